@@ -62,7 +62,7 @@ class Column:
     key: str  # the option's field
     header: str
     fmt: Fmt
-    applies: str = "both"  # "serve" | "train" | "both" | "targets" | "rl"
+    applies: str = "both"  # "serve" | "train" | "both" | "targets" | "rl" | "pd"
     tip: str = ""  # what it means (the window's header tooltip)
     editable: bool = False  # a unit price the user may set (Hardware tab)
 
@@ -205,6 +205,21 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
     Column("energy_kwh", "kWh", num_fmt(0), "train", "Energy of the training run at system power"),
     Column("electricity_cost", "Power $", _usd, "train", "Electricity of the training run"),
     Column("layout", "Layout", text_fmt, tip="Parallel layout; double-click a row to apply it"),
+    Column(
+        "pd_other_answer",
+        "Other answer",
+        text_fmt,
+        "pd",
+        "serving.disaggregated: the answer not ranked, aggregated or the prefill/decode split "
+        "(core/sizing/pd_choice.py ranks the cheaper that meets the targets)",
+    ),
+    Column(
+        "pd_other_cost_per_million_tokens",
+        "Other $/M tok",
+        _usd,
+        "pd",
+        "serving.disaggregated: the cost per million output tokens of the answer not ranked",
+    ),
     Column("nodes", "Nodes", num_fmt(0), tip="Servers (or boxes) of gpus_per_node GPUs"),
     Column("per_gpu_total", "Peak/GPU", bytes_fmt, tip="Peak memory of the busiest GPU"),
     Column(
@@ -269,10 +284,17 @@ def _cell(column: Column, option: dict[str, Any], unit: str) -> str:
     return column.text(option, unit)
 
 
-def columns_for(training: bool, targets: bool, rl: bool = False) -> list[Column]:
+def is_pd(options: Sequence[dict[str, Any]]) -> bool:
+    """Options of a scenario that asks for a prefill/decode split (core/sizing/pd_choice.py)."""
+    return any(o.get("pd_other_answer") is not None for o in options)
+
+
+def columns_for(training: bool, targets: bool, rl: bool = False, pd: bool = False) -> list[Column]:
     """The columns that apply to a workload (and to serving targets when stated, RL's step and
-    run for an RL scenario)."""
+    run for an RL scenario, the answer not ranked for a prefill/decode split)."""
     skip = {"serve"} if training else {"train"}
+    if not pd:
+        skip.add("pd")
     if not targets:
         skip.add("targets")
     if not rl:

@@ -20,6 +20,7 @@ from .compare_columns import (
     bytes_fmt,
     columns_for,
     duration_fmt,
+    is_pd,
     is_rl,
     num_fmt,
     plan_columns,
@@ -40,6 +41,7 @@ __all__ = [
     "columns_for",
     "compare_text",
     "duration_fmt",
+    "is_pd",
     "is_rl",
     "need_lines",
     "plan_columns",
@@ -75,7 +77,7 @@ def compare_text(options: Sequence[dict[str, Any]], training: bool, targets: boo
     marks the Pareto front (nothing cheaper and faster); notes below."""
     if not options:
         return "No GPU matches the filters."
-    cols = columns_for(training, targets, is_rl(options))
+    cols = columns_for(training, targets, is_rl(options), is_pd(options))
     rows = table_rows(options, cols, unit)
     name = next(i for i, c in enumerate(cols) if c.key == "gpu_name")
     for row, o in zip(rows[1:], options, strict=True):

@@ -40,6 +40,7 @@ from .layout_search import MAX_GPUS, Evaluator, GpuTarget
 from .layout_space import Layout
 from .links import links_for
 from .option import SizingOption, layout_label
+from .pd_choice import pd_fields
 from .practical import cap_words, practical_cap
 from .reason import layout_reason
 from .rl_notes import rl_fields, split_notes
@@ -208,7 +209,9 @@ class GpuAdvice:
             **goodput(self.s, c),
             **rl_fields(est.rl),
         }
-        return SizingOption(**fields)
+        # serving.disaggregated: the split ranked where it is the cheaper (core/sizing/pd_choice.py)
+        split_bought = growth.unit.count(split.gpus) if split is not None else 0
+        return SizingOption(**pd_fields(fields, split, split_bought, node, self._unit))
 
     def _notes(
         self, c: Choice, growth: Growth, est: Estimate, bought: int, changes: dict[str, Any]

@@ -32,6 +32,7 @@ from .compare_options import (
     UTILIZATION,
 )
 from .option_band import band_head, cost_at_slow_edge, slow_edge
+from .pd_choice import other_cost
 from .prices import check_prices
 from .unmet import priced_reason
 
@@ -113,6 +114,12 @@ def price_options(
         if o["fits"]:
             row = o | cost | per_work(cost, rl_work(o), training, how.electricity_usd_per_kwh)
             row["notes"] = list(o["notes"]) + unit_notes(row, how.basis)
+            row |= other_cost(
+                o,
+                lambda x: per_work(
+                    money(specs[x["gpu"]], x, how.prices, rates), x, training, how.electricity_usd_per_kwh
+                ),
+            )
             row["notes"] += need_rent_note(row, money(specs[o["gpu"]], need_priced(o), how.prices, rates))
             unpriced = priced_reason(row, how.basis)
             if unpriced is not None:

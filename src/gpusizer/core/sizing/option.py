@@ -182,6 +182,10 @@ class SizingOption:
     band: dict[str, Any] = field(default_factory=dict)
     # serving.disaggregated: the prefill/decode split proposed beside this aggregated answer
     split: DisaggSplit | None = None
+    # its choice against the aggregated answer (core/sizing/pd_choice.py: pd_chosen, pd_other,
+    # pd_other_gpus, pd_other_layout; None where no split is asked, so other scenarios' JSON
+    # keeps its keys)
+    pd: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The public option: every field of :data:`FIELDS` (money null until priced)."""
@@ -197,7 +201,7 @@ class SizingOption:
         out["notes"] = list(self.notes)
         out["pareto"] = False
         split = self.split.fields() if self.split is not None else {}
-        return out | dict(self.unit) | copy.deepcopy(self.band) | split
+        return out | dict(self.unit) | copy.deepcopy(self.band) | split | dict(self.pd or {})
 
     def edits(self, gpu: bool = True) -> dict[str, Any]:
         """The edits that put this option into its scenario (:func:`option_edits`)."""

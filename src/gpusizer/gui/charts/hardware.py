@@ -37,7 +37,7 @@ from ...core.sizing.search import catalog_specs
 from ...core.sizing.service_level import any_target
 from ...core.views.settings import HardwareView
 from ...io.calibration import mark_options
-from ...io.compare_table import columns_for, is_rl
+from ...io.compare_table import columns_for, is_pd, is_rl
 from ..hardware.controls import ControlsStrip, HardwareControls
 from ..hardware.runner import compare_worker, search_key
 from ..hardware.table import OptionsModel, OptionsTable
@@ -184,7 +184,7 @@ class HardwareChart(CostSpeedChart):
     def _fill_table(self, s: Scenario) -> None:
         # the default target too; RL's step and run, as the CLI's table (io/compare_table.py)
         rl = is_rl(self.options)
-        columns = columns_for(s.workload.trains, any_target(s), rl)
+        columns = columns_for(s.workload.trains, any_target(s), rl, is_pd(self.options))
         keys = [c.key for c in columns]
         self.model.set_options(self.options, columns)
         self.table.show_columns(self.view.hidden_columns)

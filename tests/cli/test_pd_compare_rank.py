@@ -1,0 +1,117 @@
+"""``compare`` on a P/D scenario ranks the cheaper of the split the advice found and the
+aggregated answer, the other beside it (core/sizing/pd_choice.py). The buyer's ask: "the
+advisor picks the split (xPyD) that meets the targets at the least cost, and compares it with
+the aggregated answer in the same table". Before, the DeepSeek-V3 case ranked A100 SXM 80GB by
+464 aggregated GPUs while a note said a 1P4D split of 80 met the same targets; that split ran
+about 70 of the 512 users at once, and one that serves them all needs more than 464."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import gpusizer
+from gpusizer.cli import main
+from gpusizer.core.sizing.pd_choice import split_layout
+from gpusizer.io.compare_columns import columns_for, is_pd
+
+DATA = Path(__file__).parent / "data" / "buyer"
+PD = DATA / "serve-deepseek-v3-pd.gpusizer.json"
+GPUS = ("a100-sxm-80gb", "gb200-186gb")
+LLAMA: dict[str, Any] = {
+    "model": {"preset": "llama-3.1-70b"},
+    "framework": "vllm",
+    "hardware": {"gpu": "h100-sxm-80gb"},
+    "parallelism": {"tensor": 4},
+    "workload": {"kind": "inference", "prompt_tokens": 4000, "generated_tokens": 500, "batch_size": 64},
+    "serving": {"concurrency": 64, "load": "steady", "disaggregated": {"prefill_gpus": 4, "decode_gpus": 4}},
+    "targets": {"users": 64, "max_ttft_seconds": 1.0, "min_tokens_per_second_per_user": 30},
+}
+
+
+@pytest.fixture(scope="module")
+def rows() -> dict[str, dict[str, Any]]:
+    case = json.loads(PD.read_text())
+    return {o["gpu"]: o for o in gpusizer.compare_gpus(case, gpus=list(GPUS))}
+
+
+def test_the_split_is_ranked_where_it_is_the_cheaper() -> None:
+    """Llama 3.1 70B for 64 users at a 1 s first token and 30 tokens/s on H100: the aggregated
+    answer (8 GPUs, TP 4 x DP 2) misses the first token (2.65 s), a split meets both, so the
+    split's count, layout and speed are the row's and the 8 stay in ``pd_other_*``, priced as
+    the row is."""
+    o = gpusizer.compare_gpus(LLAMA, gpus=["h100-sxm-80gb"])[0]
+    split = o["disaggregated_split"]
+    assert o["pd_chosen"] == split and o["targets_met"] is True and o["unmet"] is None
+    assert o["gpus"] == o["disaggregated_split_gpus"]
+    assert o["pd_other"] == "aggregated" and o["pd_other_answer"] == f"{o['pd_other_gpus']} aggregated"
+    assert o["pd_other_layout"] == "TP 4 x PP 1 x DP 2"
+    assert o["layout"].startswith(f"{split}: ") and "decode TP 4" in o["layout"]
+    assert o["ttft_seconds"] == o["disaggregated_split_ttft_seconds"] <= 1.0
+    assert o["tpot_seconds"] == o["disaggregated_split_tpot_seconds"] <= 1 / 30
+    assert o["tokens_per_second"] == o["disaggregated_split_tokens_per_second"]
+    assert o["pd_other_cost_per_million_tokens"] is not None
+    # the pools reproduce the split (scenario_changes, docs/scenario-format.md)
+    changes = o["scenario_changes"]
+    assert changes["serving.disaggregated.prefill_gpus"] == o["disaggregated_split_prefill_gpus"]
+    assert changes["serving.disaggregated.decode_gpus"] == o["disaggregated_split_decode_gpus"]
+    assert o["layout_reason"].startswith(f"disaggregated {o['layout']}")
+    assert "the aggregated answer, 8 GPUs (TP 4 x PP 1 x DP 2), misses them" in o["layout_reason"]
+
+
+def test_deepseek_v3_split_serves_every_user_and_the_cheaper_is_ranked(rows: dict[str, Any]) -> None:
+    """DeepSeek-V3 for 512 users on A100 SXM 80GB. Before, the note's split (1P4D, 80 GPUs at
+    19.6 ms a token) put out 3,609 tokens/s, the output of about 70 of the 512 users (the
+    decode engine's running requests), the rest queued outside the first token; a split now
+    puts out what its users draw (core/sizing/disagg_split.py ``_served``), and on this GPU it
+    needs more GPUs than the aggregated 464 (TP 8 x PP 2 x DP 29), which stays ranked with the
+    split beside it."""
+    o = rows["a100-sxm-80gb"]
+    cycle = o["disaggregated_split_ttft_seconds"] + 1024 * o["disaggregated_split_tpot_seconds"]
+    assert o["disaggregated_split_tokens_per_second"] >= 0.9 * 512 * 1024 / cycle
+    assert o["pd_chosen"] == "aggregated" and o["gpus"] == 464
+    assert o["layout"] == "TP 8 x PP 2 x DP 29"
+    assert o["pd_other"] == o["disaggregated_split"]
+    assert o["pd_other_gpus"] >= o["disaggregated_split_gpus"] >= 464
+    assert o["pd_other_answer"] == f"{o['pd_other_gpus']:,} as {o['disaggregated_split']}"
+    assert o["pd_other_cost_per_million_tokens"] > o["cost_per_million_tokens"]
+    assert "aggregated kept: the split" in o["layout_reason"]
+
+
+def test_a_split_that_buys_the_same_rack_keeps_the_aggregated_answer(rows: dict[str, Any]) -> None:
+    """GB200 NVL72 is bought by the rack: a split buys at least the 72, so the aggregated
+    answer stays ranked (no KV transfer between pools) and the split is shown."""
+    o = rows["gb200-186gb"]
+    assert o["pd_chosen"] == "aggregated" and o["gpus"] == 72
+    assert o["pd_other"] == o["disaggregated_split"] and o["pd_other_gpus"] % 72 == 0
+    assert "aggregated kept" in o["layout_reason"]
+
+
+def test_the_table_shows_the_other_answer_only_for_a_split(rows: dict[str, Any]) -> None:
+    options = list(rows.values())
+    assert is_pd(options)
+    keys = [c.key for c in columns_for(False, True, False, is_pd(options))]
+    assert "pd_other_answer" in keys and "pd_other_cost_per_million_tokens" in keys
+    assert "pd_other_answer" not in [c.key for c in columns_for(False, True)]
+
+
+def test_cli_compare_prints_the_split_and_the_other_answer(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", str(PD), "--gpus", "a100-sxm-80gb"]) == 0
+    out = capsys.readouterr().out
+    head, row = out.splitlines()[0], out.splitlines()[2]
+    assert "Other answer" in head and "Other $/M tok" in head
+    assert "TP 8 x PP 2 x DP 29" in row and " as " in row
+    assert "aggregated kept: the split" in out
+
+
+def test_split_layout_words() -> None:
+    from gpusizer.core.sizing.option_split import DisaggSplit
+
+    split = DisaggSplit(1, 4, 16, 16, 8, 1.4, 0.02, 1e4, True)
+    assert split_layout(split, 2) == "1P4D: 16 prefill TP 8 x PP 2 + 64 decode TP 8 x PP 2"
+    assert split_layout(DisaggSplit(1, 4, 8, 8, 8, 1.4, 0.02, 1e4, True), 1) == (
+        "1P4D: 8 prefill TP 8 + 32 decode TP 8"
+    )
