@@ -247,7 +247,8 @@ def fraction_lever_words(option: Mapping[str, Any]) -> str:
         return ""
     stated = f"{lever['stated_fraction']:g}"
     if lever["fraction"] is None:
-        return f"; no memory fraction below {stated} down to 0.5 (serving.memory_fraction) makes a replica fit"
+        lowest = "down to 0.5 (serving.memory_fraction)"
+        return f"; no memory fraction below {stated} {lowest} makes a replica fit"
     check = {
         "start_free": "the engine's start-up check (memory_fraction x total free at start) refuses",
         "kv_pool": "the KV pool left does not hold the load",

@@ -16,10 +16,10 @@ An engine that reserves its KV pool up front takes ``serving.memory_fraction`` o
 
 On 12-16 GB cards with weights split over many ranks the first refuses 0.9 on every count
 (each rank's context and NCCL buffers leave less than a tenth of the card free) while a lower
-fraction holds a replica: the refusal names that fraction. The probe reruns the same search
-(core/sizing/compare.py ``sized``) on the GPU at fractions from the stated one down, in steps
-of :data:`STEP` (multiples of it below the stated), and keeps the highest that fits (the largest pool); none down to
-:data:`LOWEST` means no fraction would.
+fraction holds a replica: the refusal names that fraction. The probe reruns the same count
+search (core/sizing/search.py ``search_catalog``) on the GPU at the multiples of :data:`STEP`
+below the stated fraction, from the top, and keeps the highest that fits (the largest pool);
+none down to :data:`LOWEST` means no fraction would.
 """
 
 from __future__ import annotations
