@@ -2,7 +2,7 @@
 and hold the load, or that none would.
 
 An engine that reserves its KV pool up front takes ``serving.memory_fraction`` of each GPU
-(vLLM ``gpu_memory_utilization``, default 0.9; SGLang ``mem_fraction_static``; TensorRT-LLM
+(vLLM ``gpu_memory_utilization``, default 0.9, 0.92 from 0.20; SGLang ``mem_fraction_static``; TensorRT-LLM
 ``free_gpu_memory_fraction``). Two checks of the engine meet at that fraction
 (core/serving/rules/pool.py, core/serving/rules/vllm.py):
 
@@ -31,14 +31,17 @@ from typing import TYPE_CHECKING
 
 from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
+from ..serving.engine_settings import engine_settings
 from ..serving.rules import memory_rule
 
 if TYPE_CHECKING:
     from .layout_search import GpuTarget
 
-STEP = 0.05  # the fractions tried: multiples of 0.05 below the stated (0.85, 0.80, ... for 0.9)
+STEP = 0.05  # the fractions tried: multiples of 0.05 below the stated (0.90, 0.85, ... for 0.92)
 LOWEST = 0.5  # below, the pool of a card that failed at 0.9 holds less than weights need
-DEFAULT = 0.9  # vLLM's gpu_memory_utilization default (vllm/config/cache.py)
+# where the release names none (core/registry/engine_releases.py: vLLM 0.9 up to 0.19, 0.92 from
+# 0.20, vllm/config/cache.py gpu_memory_utilization)
+DEFAULT = 0.9
 
 _PROBING: ContextVar[bool] = ContextVar("fraction_probe", default=False)
 
@@ -76,7 +79,7 @@ def fraction_lever(s: Scenario, g: GpuTarget, max_gpus: int) -> FractionLever | 
         return None
     from .search import search_catalog  # the count search that found no fit, rerun
 
-    stated = s.serving.memory_fraction or DEFAULT
+    stated = engine_settings(s, g.spec).memory_fraction or DEFAULT  # the release's default
     base = s.model_copy(update={"hardware": g.hardware})
     token = _PROBING.set(True)
     try:
@@ -87,27 +90,32 @@ def fraction_lever(s: Scenario, g: GpuTarget, max_gpus: int) -> FractionLever | 
             found = search_catalog(probe, [g], 1, max_gpus)[g.id][1]
             if found:
                 lay, held, _ = found[0]
-                return FractionLever(stated, f, lay.gpus, *_refused(held, stated, g))
+                at, check, short = _refused(held.model_copy(update={"serving": s.serving}), g)
+                return FractionLever(at or stated, f, lay.gpus, check, short)
     finally:
         _PROBING.reset(token)
     return FractionLever(stated, None, None)
 
 
-def _refused(held: Scenario, stated: float, g: GpuTarget) -> tuple[str | None, int]:
-    """(check, short bytes per GPU) of the layout ``held`` at the ``stated`` fraction: the
-    engine's start-up free check where its refusal names it (core/serving/rules/vllm.py
-    ``refusal``), else the pool; short by the engine's inverse (``required_bytes``, the
-    smallest GPU that starts and holds the load) less the GPU's memory."""
-    serving = held.serving.model_copy(update={"memory_fraction": stated})
+def _refused(held: Scenario, g: GpuTarget) -> tuple[float | None, str | None, int]:
+    """(the fraction the engine takes, check, short bytes per GPU) of the layout ``held`` at
+    the scenario's own fraction (its engine's default where none is stated: the estimate's
+    ``memory_fraction``): the engine's start-up free check where its refusal names it
+    (core/serving/rules/vllm.py ``refusal``), else the pool; short by the engine's inverse
+    (``required_bytes``, the smallest GPU that starts and holds the load) less the GPU's
+    memory."""
     from .search import holds
 
     try:
-        est = estimate(held.model_copy(update={"serving": serving}))
+        est = estimate(held)
     except Exception:  # the lever stands without the check
-        return None, 0
-    if est.serving is None or holds(est, g.capacity):
-        return None, 0  # the layout holds at the stated fraction too: no check to name
+        return None, None, 0
+    if est.serving is None:
+        return None, None, 0
+    at = est.serving.memory_fraction
+    if holds(est, g.capacity):
+        return at, None, 0  # the layout holds at the stated fraction too: no check to name
     if est.serving.starts:
-        return "kv_pool", max(0, est.required_bytes - g.capacity)
+        return at, "kv_pool", max(0, est.required_bytes - g.capacity)
     check = "start_free" if "memory_fraction x total" in (est.serving.reason or "") else "kv_pool"
-    return check, max(0, est.serving.required_bytes - g.spec.capacity_bytes)
+    return at, check, max(0, est.serving.required_bytes - g.spec.capacity_bytes)
