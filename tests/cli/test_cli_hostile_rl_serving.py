@@ -5,6 +5,7 @@ the RL kind sets itself is said to be ignored. In-process."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from gpusizer.cli import main
+from gpusizer.core.limits import MAX_GPU_COUNT
 
 RL = {"model": {"preset": "qwen2.5-0.5b"}, "workload": {"kind": "rl"}, "framework": "fsdp"}
 SERVE = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}, "framework": "vllm"}
@@ -104,15 +106,16 @@ def test_a_report_given_as_a_scenario_says_what_it_is(
 def test_a_huge_split_rollout_pool_is_answered_in_bounded_time(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Before: estimate ran for minutes (every pool size of 10^9 GPUs listed)."""
+    """Before: estimate ran for minutes (every pool size of 10^9 GPUs listed). The pool now
+    stops at the GPU-count bound (core/limits.py MAX_GPU_COUNT, 2^20), which it runs at."""
     path = _write(
-        tmp_path / "s.gpusizer.json", {**RL, "rl": {"placement": "split", "rollout": {"gpus": 10**9}}}
+        tmp_path / "s.gpusizer.json", {**RL, "rl": {"placement": "split", "rollout": {"gpus": MAX_GPU_COUNT}}}
     )
     start = time.process_time()
     assert main(["estimate", str(path), "--json"]) == 0
     assert time.process_time() - start < 10.0
     rl = json.loads(capsys.readouterr().out)["rl"]
-    assert rl["rollout_gpus"] == 10**9 and rl["split_options"]
+    assert rl["rollout_gpus"] == MAX_GPU_COUNT and rl["split_options"]
 
 
 @pytest.mark.parametrize(
@@ -144,13 +147,18 @@ def test_a_training_flag_on_lora_is_not_warned(capsys: pytest.CaptureFixture[str
 def test_huge_rl_counts_are_printed_with_separators(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Before: "on 1000000000 engine replica(s), 1000000001 GPUs", and "1 GPUs" for one."""
+    """Before: "on 1000000000 engine replica(s), 1000000001 GPUs", and "1 GPUs" for one (the pool
+    now at the GPU-count bound, core/limits.py MAX_GPU_COUNT: 1,048,576)."""
     path = _write(
-        tmp_path / "s.gpusizer.json", {**RL, "rl": {"placement": "split", "rollout": {"gpus": 10**9}}}
+        tmp_path / "s.gpusizer.json", {**RL, "rl": {"placement": "split", "rollout": {"gpus": MAX_GPU_COUNT}}}
     )
     assert main(["estimate", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "1,000,000,000 engine replica(s), 1,000,000,001 GPUs" in out and "1,000,000,000 rollout + 1" in out
+    assert "1,048,576 engine replica(s), 1,048,577 GPUs" in out
+    # the fastest split of 1,048,577 GPUs (43,691 rollout on this base), thousands separated
+    assert re.search(
+        r"fastest split of these GPUs: \d{1,3}(,\d{3})+ rollout \+ \d{1,3}(,\d{3})+ training", out
+    ), out
     one = _write(tmp_path / "one.gpusizer.json", {**RL, "hardware": {"gpu": "h100-sxm-80gb"}})
     assert main(["estimate", str(one)]) == 0
     assert "engine replica(s), 1 GPU;" in capsys.readouterr().out

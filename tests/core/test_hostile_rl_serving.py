@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import gpusizer
+from gpusizer.core.limits import MAX_GPU_COUNT
 from tests.core.hostile_inputs import NOT_COUNTS, RL, SERVE, at, finite, refused
 
 # -- counts of the RL block and the serving features ------------------------------------------
@@ -100,10 +101,11 @@ def test_a_registry_id_of_another_type_names_the_ids(path: str, value: Any, word
 
 
 # -- huge values: bounded time -----------------------------------------------------------------
-@pytest.mark.parametrize("gpus", [10**6, 10**9, 2**53])
+@pytest.mark.parametrize("gpus", [10**6, MAX_GPU_COUNT])
 def test_a_huge_split_rollout_pool_is_answered_quickly(gpus: int) -> None:
     """Before: ``rl.split_options`` listed every rollout pool size one by one; a pool of 10^9
-    GPUs ran for minutes (2^53: for ever)."""
+    GPUs ran for minutes (2^53: for ever). The pool now stops at the GPU-count bound
+    (core/limits.py MAX_GPU_COUNT, 2^20; 10^9 and 2^53 are refused naming the range)."""
     scenario = at(RL, "rl", {"placement": "split", "rollout": {"gpus": gpus}})
     start = time.process_time()
     report = gpusizer.estimate_report(scenario)
@@ -111,6 +113,12 @@ def test_a_huge_split_rollout_pool_is_answered_quickly(gpus: int) -> None:
     finite(report)
     options = report["rl"]["split_options"]
     assert 0 < len(options) <= 25 and report["rl"]["rollout_gpus"] == gpus
+
+
+@pytest.mark.parametrize("gpus", [MAX_GPU_COUNT + 1, 10**9, 2**53])
+def test_a_rollout_pool_past_the_gpu_count_bound_is_refused(gpus: int) -> None:
+    scenario = at(RL, "rl", {"placement": "split", "rollout": {"gpus": gpus}})
+    refused(scenario, "rl.rollout.gpus", "a GPU count must be 0 to 1,048,576")
 
 
 def test_split_options_are_the_pool_sizes_they_were() -> None:
@@ -186,7 +194,7 @@ def test_huge_valid_rl_values_give_finite_figures_quickly(rl: dict[str, Any]) ->
             "serving.disaggregated",
             {"prefill_gpus": 0, "decode_gpus": 1},
             "serving.disaggregated.prefill_gpus",
-            ("greater than or equal to 1",),
+            ("a GPU count must be 1 to 1,048,576",),  # core/limits.py MAX_GPU_COUNT
         ),
         (
             SERVE,

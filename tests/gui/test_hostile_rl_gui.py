@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
+from gpusizer.core.limits import MAX_GPU_COUNT
 from tests.scenarios import RL_SPLIT
 
 from .helpers import error_text, find, mismatches, set_scenario
@@ -82,15 +83,17 @@ def test_a_file_with_a_bad_rl_block_is_refused_whole(window, tmp_path, message_b
 
 
 def test_a_file_with_a_huge_rollout_pool_opens_in_bounded_time(window, tmp_path, qtbot) -> None:
-    """Before: the estimate of a split pool of 10^9 GPUs ran for minutes in the worker."""
+    """Before: the estimate of a split pool of 10^9 GPUs ran for minutes in the worker. The pool
+    now stops at the GPU-count bound (core/limits.py MAX_GPU_COUNT, 2^20), opened here."""
     path = tmp_path / "huge.gpusizer.json"
-    huge = {**RL_SPLIT, "rl": {"placement": "split", "rollout": {"gpus": 10**9, "prompts_per_step": 64}}}
+    rollout = {"gpus": MAX_GPU_COUNT, "prompts_per_step": 64}
+    huge = {**RL_SPLIT, "rl": {"placement": "split", "rollout": rollout}}
     path.write_text(json.dumps(huge), encoding="utf-8")
     assert window.files.open_path(path)
     qtbot.waitUntil(
         lambda: window.state.estimate is not None and window.state.estimate.rl is not None, timeout=20000
     )
-    assert window.state.estimate.rl["rollout_gpus"] == 10**9
+    assert window.state.estimate.rl["rollout_gpus"] == MAX_GPU_COUNT
 
 
 def _type(qtbot: Any, field: Any, text: str) -> None:

@@ -28,6 +28,10 @@ MAX_DEGREE = 2**20  # any parallel degree (a million GPUs)
 # before: a desk-side unified-memory box "rented 1 of the 1,000,000 GPUs of" its node.
 MAX_NODE_GPUS = 2**16
 MAX_EXPERTS = 2**16
+# every GPU-count field of the scenario (parallel degrees, rl.rollout.gpus, the P/D pools):
+# one bound, the parallel degrees' (a million GPUs; xAI's Colossus, the largest announced
+# cluster, is 200,000 GPUs)
+MAX_GPU_COUNT = MAX_DEGREE
 MAX_COUNT = 2**53  # any other count: exact as a float64 and in every JSON reader
 MAX_BYTES = 2**50  # bytes per GPU (a PiB)
 MAX_RATE = 1e9  # GB/s, TFLOPS, W, USD/hour, soft-caps
@@ -45,7 +49,7 @@ def whole_number(value: object) -> object:
     if isinstance(value, float):
         if value.is_integer():
             return int(value)
-        raise ValueError(f"must be a whole number; got {value:g}")
+        raise ValueError(f"must be a whole number; got {value:,}")
     return value
 
 
@@ -62,6 +66,23 @@ Vocab = Annotated[int, Whole, Field(ge=1, le=MAX_VOCAB)]
 Batch = Annotated[int, Whole, Field(ge=1, le=MAX_BATCH)]
 Degree = Annotated[int, Whole, Field(ge=1, le=MAX_DEGREE)]
 NodeGPUs = Annotated[int, Whole, Field(ge=1, le=MAX_NODE_GPUS)]
+
+
+def _gpu_range(least: int) -> BeforeValidator:
+    """The one-line message of a GPU count out of range, naming the allowed range (the field's
+    path is prefixed by the scenario's error wording)."""
+
+    def check(value: object) -> object:
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if number and not least <= value <= MAX_GPU_COUNT:  # type: ignore[operator]
+            raise ValueError(f"a GPU count must be {least} to {MAX_GPU_COUNT:,}; got {value:,}")
+        return value
+
+    return BeforeValidator(check)
+
+
+GpuCount = Annotated[int, Whole, _gpu_range(1), Field(ge=1, le=MAX_GPU_COUNT)]
+SomeGpus = Annotated[int, Whole, _gpu_range(0), Field(ge=0, le=MAX_GPU_COUNT)]  # 0: none
 Experts = Annotated[int, Whole, Field(ge=1, le=MAX_EXPERTS)]
 SomeExperts = Annotated[int, Whole, Field(ge=0, le=MAX_EXPERTS)]
 Bytes = Annotated[int, Whole, Field(ge=0, le=MAX_BYTES)]

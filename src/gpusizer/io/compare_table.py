@@ -26,6 +26,7 @@ from .compare_columns import (
     plan_columns,
     text_fmt,
 )
+from .wording import fraction_lever_words
 
 __all__ = [
     "BASIS_WORDS",
@@ -103,10 +104,16 @@ def compare_text(options: Sequence[dict[str, Any]], training: bool, targets: boo
     lines += [f"Why ({o['gpu']}): {o['layout_reason']}" for o in options[:10] if o.get("layout_reason")]
     lines += need_lines(options[:10])
     lines += caveat_lines(options, training)
-    lines += [f"Not offered ({o['gpu']}, {o['unmet']}): {o['unmet_reason']}" for o in options if o["unmet"]]
+    lines += [not_offered_line(o) for o in options if o["unmet"]]
     said = {o.get("unmet_reason") for o in options}
     lines += sorted({f"Note ({o['gpu']}): {n}" for o in options for n in o["notes"] if n not in said})
     return "\n".join(lines)
+
+
+def not_offered_line(o: dict[str, Any]) -> str:
+    """``Not offered (GPU, cause): why``, with the memory fraction that would fit where the
+    option carries one (io/wording.py ``fraction_lever_words``)."""
+    return f"Not offered ({o['gpu']}, {o['unmet']}): {o['unmet_reason']}{fraction_lever_words(o)}"
 
 
 def money_units(unit: str) -> str:

@@ -232,3 +232,29 @@ def per_gpu_phrase(option: SizingOption, unit: str = "GiB") -> str:
     return (
         f"per GPU {size(option.per_gpu_total or 0, unit)}, {size(option.headroom_bytes or 0, unit)} headroom"
     )
+
+
+def fraction_lever_words(option: Mapping[str, Any]) -> str:
+    """The clause a serving memory no-fit adds from its ``fraction_lever`` (core/sizing/
+    fraction_lever.py): the check that refused at the stated fraction and by how much, and the
+    memory fraction at which the count search finds a replica, or that none below the stated one
+    down to 0.5 does ("" where the option has no lever). vLLM refuses at start unless
+    ``gpu_memory_utilization`` x total is free (vllm/v1/worker/gpu_worker.py ``init_device``),
+    and needs the pool it leaves to hold a request (vllm/v1/core/kv_cache_utils.py
+    ``check_enough_kv_cache_memory``)."""
+    lever = option.get("fraction_lever")
+    if not lever:
+        return ""
+    stated = f"{lever['stated_fraction']:g}"
+    if lever["fraction"] is None:
+        lowest = "down to 0.5 (serving.memory_fraction)"
+        return f"; no memory fraction below {stated} {lowest} makes a replica fit"
+    check = {
+        "start_free": "the engine's start-up check (memory_fraction x total free at start) refuses",
+        "kv_pool": "the KV pool left does not hold the load",
+    }.get(lever["check"] or "")
+    why = f"; at {stated} {check} (short by {size(lever['short_bytes'])} per GPU)" if check else ""
+    return (
+        f"{why}; at serving.memory_fraction {lever['fraction']:g}, "
+        f"{count(lever['gpus'], 'GPU')} hold one replica"
+    )

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator
 
 from ..errors import check_id
-from ..limits import Batch, Degree, NonNegInt, PosInt, Strict, Tokens, Whole
+from ..limits import Batch, Degree, PosInt, SomeGpus, Strict, Tokens, Whole
 from ..registry.rl_algorithms import RL_ALGORITHMS
 from ..registry.rl_frameworks import RL_FRAMEWORKS
 from ..registry.workloads import WORKLOAD_KINDS
@@ -47,7 +47,7 @@ class RolloutSpec(Strict):
     # usage context has its own max_num_seqs default: 128 from vLLM 0.9.2 where max_sequences
     # is null (core/registry/vllm_engine_context.py); false: the offline LLM class (verl's 1,024)
     async_engine: bool = False
-    gpus: NonNegInt = 0  # split placement: GPUs of the rollout pool (colocated: ignored)
+    gpus: SomeGpus = 0  # split placement: GPUs of the rollout pool (colocated: ignored)
     # colocated: vLLM sleep mode level (1: weights to host RAM, KV dropped, NeMo RL's; 2: both
     # dropped, the refit refills the weights); SGLang release_memory_occupation as level 1
     sleep_level: Literal[1, 2] = 1

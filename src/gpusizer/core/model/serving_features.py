@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import Field, field_validator
 
 from ..errors import check_id, excerpt
-from ..limits import Rate, Strict, Tokens, Whole
+from ..limits import GpuCount, Rate, Strict, Tokens, Whole
 from ..registry.pd_connectors import PD_CONNECTORS
 
 SpecMethod = Literal["draft_model", "eagle", "eagle3", "mtp", "ngram"]
@@ -96,8 +96,8 @@ class DisaggregatedSpec(Strict):
 
     # counts take a JSON number with no fraction (2.0) as every count of the scenario does
     # (core/limits.py Whole); 1.5 is refused naming the fraction
-    prefill_gpus: Annotated[int, Whole, Field(ge=1, le=1_000_000)] | None = None
-    decode_gpus: Annotated[int, Whole, Field(ge=1, le=1_000_000)] | None = None
+    prefill_gpus: GpuCount | None = None  # 1 .. core/limits.py MAX_GPU_COUNT
+    decode_gpus: GpuCount | None = None
     link_gb_per_s: Rate | None = None
     prefill_tensor: Annotated[int, Whole, Field(ge=1, le=1024)] | None = None
     prefill_attention_data: Annotated[int, Whole, Field(ge=1, le=1024)] | None = None

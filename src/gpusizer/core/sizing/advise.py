@@ -21,7 +21,7 @@ need and targets met in core/sizing/advise_need.py.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..cancel import CancelToken
@@ -36,6 +36,7 @@ from .disagg_pools import pool_changes, pools_note
 from .disagg_split import propose_split
 from .fill import Filler
 from .fill_serving import Choice
+from .fraction_lever import fraction_lever
 from .layout_search import MAX_GPUS, Evaluator, GpuTarget
 from .layout_space import Layout
 from .links import links_for
@@ -98,7 +99,7 @@ class GpuAdvice:
         """The answer, then runners-up (``ask.keep`` in all), each with the choice it is of
         (None: nothing fits)."""
         if not self.fewest:
-            return [(self._missing(*self._no_fit()), None)]
+            return [(self._lever(self._missing(*self._no_fit())), None)]
         least = min(lay.gpus for lay in self.fewest.values())
         most = self._most()
         if least > most:  # memory alone needs more consumer cards than the practical cap
@@ -117,6 +118,11 @@ class GpuAdvice:
             tail = f"; {cap_words(cap, self.g.spec)}" if cap else ""
             return [(self._missing("practical_limit", why + tail), None)]
         return [(self._option(c, growth, i), c) for i, c in enumerate(growth.choices)]
+
+    def _lever(self, option: SizingOption) -> SizingOption:
+        """A memory no-fit with the memory fraction that would fit (core/sizing/fraction_lever.py)."""
+        lever = fraction_lever(self.s, self.g, self.ask.max_gpus) if option.unmet == "memory" else None
+        return option if lever is None else replace(option, fraction_lever=lever)
 
     def _unreachable(self, growth: Growth, least: int) -> str | None:
         """The sentence when the serving search stopped before its cap because doubling the

@@ -94,7 +94,7 @@ def needed(
     layout that meets the targets."""
     training = s.workload.trains
     if growth.why == "fewest" or growth.met is False:
-        lay = min(fewest.values(), key=lambda x: x.gpus)
+        v, lay = min(fewest.items(), key=lambda item: item[1].gpus)
         par = {
             "tensor": lay.tp,
             "pipeline": lay.pp,
@@ -104,7 +104,7 @@ def needed(
             "expert": lay.ep,
             "attention_data": lay.ad,
             "recompute": lay.recompute,
-        }
+        } | _offload_fields(filler, v, lay, training)
         n, label = lay.gpus, layout_label(par, training)
     else:
         n, label = (
@@ -162,3 +162,17 @@ def _fewest_units(growth: Growth, bought: int) -> bool:
     """Whether ``bought`` is in the fewest units any count is (one unit; a split RL run's
     rollout pool beside it can make that two: core/sizing/units.py ``PoolUnit``)."""
     return growth.unit.units(bought) == growth.unit.units(1)
+
+
+# the host-RAM fields the Layout column names (core/sizing/option.py ``_offloads``)
+_OFFLOADS = ("activation_offload", "offload_parameters", "offload_optimizer")
+
+
+def _offload_fields(filler: Filler, v: int, lay: Layout, training: bool) -> dict[str, Any]:
+    """The offloads variant ``v`` of the technique ladder (core/sizing/savings.py) turns on, so
+    the Need line names the same layout as the Layout column (``..., offloaded checkpoints,
+    optimizer offload``); none where the label does not name them (serving)."""
+    if not training:
+        return {}
+    par = filler.scenario(v, lay, None).parallelism.model_dump(mode="json")
+    return {k: par[k] for k in _OFFLOADS if k in par}

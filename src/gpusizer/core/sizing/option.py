@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .compare_options import SYSTEM_FIELDS
 from .option_band import BAND_FIELDS
 from .option_split import SPLIT_FIELDS, DisaggSplit
+
+if TYPE_CHECKING:
+    from .fraction_lever import FractionLever
 
 # Every comparison option carries every field (null where it does not apply), so tables and
 # CSV align. Money fields are filled by compare_rank.price_options.
@@ -186,6 +189,9 @@ class SizingOption:
     # pd_other_gpus, pd_other_layout; None where no split is asked, so other scenarios' JSON
     # keeps its keys)
     pd: dict[str, Any] | None = None
+    # serving no-fit on an engine that reserves its pool: the memory fraction that would fit
+    # (core/sizing/fraction_lever.py); in the JSON only where set
+    fraction_lever: FractionLever | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The public option: every field of :data:`FIELDS` (money null until priced)."""
@@ -201,6 +207,8 @@ class SizingOption:
         out["notes"] = list(self.notes)
         out["pareto"] = False
         split = self.split.fields() if self.split is not None else {}
+        if self.fraction_lever is not None:
+            split = split | {"fraction_lever": self.fraction_lever.fields()}
         return out | dict(self.unit) | copy.deepcopy(self.band) | split | dict(self.pd or {})
 
     def edits(self, gpu: bool = True) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from PySide6.QtGui import QColor, QFont, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
 from ...io.compare_table import NOT_OFFERED, Column, band_tip_lines, columns_for
+from ...io.wording import fraction_lever_words
 from .. import colors
 from .frozen import FrozenColumns
 
@@ -181,7 +182,7 @@ class OptionsModel(QAbstractTableModel):
                     f"Needs {need:,} ({o['needed_layout']}); {spare:,} spare GPUs bought run as the layout"
                 )
         if o.get("unmet"):
-            lines.append(f"Not offered ({o['unmet']}): {o['unmet_reason']}")
+            lines.append(f"Not offered ({o['unmet']}): {o['unmet_reason']}{fraction_lever_words(o)}")
         notes = [n for n in o["notes"] if n != o.get("unmet_reason")]
         return "\n".join(lines + band_tip_lines(o, self.unit) + notes)
 
