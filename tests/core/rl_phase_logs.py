@@ -33,6 +33,9 @@ def dtensor(figure: RLFigure) -> dict[str, Any]:
     # the DTensor worker runs torch's log_softmax over the FP32 logits, not DistributedLogprob's
     # eager passes (dtensor_policy_worker.py at v0.3.0): not priced
     scenario["rl"]["policy"]["fp32_logprobs"] = False
+    # each packed training row padded to train_mb_tokens, 4,096 (dtensor_policy_worker.py train at
+    # v0.3.0: pack_sequences min_seq_len; get_logprobs without one): docs/evidence/rl.md section 44
+    scenario["rl"]["policy"]["pad_rows_to_capacity"] = "training"
     return scenario
 
 

@@ -51,19 +51,22 @@ RECORDED = {
         "refit": 0.373,
         "prep": 0.203,
     },
+    # the DTensor rows' packed training rows padded to train_mb_tokens (rl.policy.pad_rows_to_capacity
+    # "training", NeMo RL v0.3.0's dtensor_policy_worker.py pack_sequences min_seq_len; docs/evidence/rl.md
+    # section 44): training 0.724 -> 0.768 and 0.708 -> 0.732, steps 0.785 -> 0.798 and 0.757 -> 0.765
     "v0.3 blog Llama 3.1 8B DTensor, 8 H100": {
-        "step": 0.785,
+        "step": 0.798,
         "rollout": 0.725,
         "log_probs": 1.032,
-        "training": 0.724,
+        "training": 0.768,
         "refit": 1.261,
         "prep": 0.568,
     },
     "#959 rerun Llama 3.1 8B DTensor, 8 H100": {
-        "step": 0.757,
+        "step": 0.765,
         "rollout": 0.763,
         "log_probs": 1.062,
-        "training": 0.708,
+        "training": 0.732,
         "refit": 0.841,
         "prep": 0.252,
     },

@@ -212,6 +212,11 @@ GLOSSARY: dict[str, str] = {
     "every packed micro-batch to the longest packed row of its batch (a static PP buffer): the "
     "log-prob forwards and training compute the padding too, 1.1-1.15x the tokens where "
     "responses run near the cap. Off: each row runs its own tokens (read with PP > 1 only).",
+    "rl.policy.pad_rows_to_capacity": "NeMo RL's DTensor (FSDP2) policy pads every packed "
+    "micro-batch to its capacity, train_mb_tokens (pack_sequences min_seq_len): its training "
+    "at v0.3-v0.5, its log-prob forwards too from v0.6 (the v2 worker). The padded passes "
+    "compute the padding; short responses pad only the last rows, a few %. No: each row runs "
+    "its own tokens.",
     "rl.policy.old_logprobs": "The policy's own log-prob forward over the rollout before "
     "training (NeMo RL prev_logprobs, verl old_log_prob). Off: skipped, as NeMo RL does with "
     "force_on_policy_ratio and one update a rollout (its v0.7.0 recipes); the reference's "

@@ -131,6 +131,11 @@ class PolicySpec(Strict):
     # packed row (NeMo RL's Megatron policy, tags v0.4.0-v0.7.0: core/pipeline/rl_padding.py);
     # false: each row runs its own tokens
     pad_packed_rows: bool = False
+    # packed, every micro-batch's row padded to its capacity (prompt + longest) x micro-batch, as
+    # NeMo RL's DTensor policy does (pack_sequences min_seq_len=train_mb_tokens): "training", its
+    # update (tags v0.3.0-v0.5.0); "all", the log-prob forwards too (v0.6.0 on, the v2 worker);
+    # "none": each row runs its own tokens (core/pipeline/rl_capacity_padding.py)
+    pad_rows_to_capacity: Literal["none", "training", "all"] = "none"
     # MoE under EP, its training and log-prob passes (parallelism.expert_routing): the router's
     # own load, as RL runs it (NeMo RL grpo_math_1B.yaml: moe_router_load_balancing_type "none",
     # freeze_moe_router, dropless), or "balanced" as the training benchmarks force it

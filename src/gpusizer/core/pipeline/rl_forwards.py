@@ -31,7 +31,7 @@ def forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float]
     models = [s.model] * rl.policy.old_logprobs + [role_model(s, "", rl.reference.model)] * rl.has_reference
     models += [role_model(s, "", rl.critic.model)] * rl.has_critic
     models += [role_model(s, "", rl.reward.model)] * (rl.reward.kind == "model")
-    tokens = computed_tokens(s)  # the padded rows run the math too (core/pipeline/rl_padding.py)
+    tokens = computed_tokens(s)  # the padded rows run the math too (core/pipeline/rl_capacity_padding.py)
     rows, causal = policy.workload.attention_span, policy.parallelism.attention == "flash"
     fwd = sum(forward_seconds(tokens, forward_flops(m, rows, causal), gpus, rate) for m in models)
     train = c.time_seconds * (2 if rl.has_critic else 1)  # the critic: as much again (its model's)
@@ -48,13 +48,15 @@ def _policy_flags(s: Scenario, policy: Scenario, gpu: GPUSpec, forwards: int) ->
     (core/pipeline/rl_swiglu.py), over ``forwards`` scoring passes and each epoch's training."""
     rl, p = rl_of(s), policy.parallelism
     tokens, bw, epochs = computed_tokens(s), memory_rate(gpu), rl.policy.epochs
+    trained = computed_tokens(s, training=True)  # padded to capacity: the update's rows only
     fwd = train = 0.0
     if rl.policy.fp32_logprobs:
         vocab, loss = resolve(policy.model).vocab, loss_bytes_per_logit(policy)
         fwd += fp32_logprob_seconds(tokens, vocab, p.pipeline, p.gpus, bw, forwards)
-        train += fp32_loss_seconds(tokens * epochs, vocab, p.pipeline, p.gpus, bw, loss)
+        train += fp32_loss_seconds(trained * epochs, vocab, p.pipeline, p.gpus, bw, loss)
     if not rl.policy.bias_activation_fusion and policy.framework in INVENTORIES:
         full = p.recompute == "full"
-        glu = unfused_swiglu_seconds(policy.model, tokens, p.gpus, bw, forwards, full)
-        fwd, train = fwd + glu[0], train + epochs * glu[1]
+        glu = unfused_swiglu_seconds(policy.model, tokens, p.gpus, bw, forwards, full)[0]
+        glu_train = unfused_swiglu_seconds(policy.model, trained, p.gpus, bw, forwards, full)[1]
+        fwd, train = fwd + glu, train + epochs * glu_train
     return fwd, train

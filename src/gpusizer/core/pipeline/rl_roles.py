@@ -19,10 +19,10 @@ from ..model.rl_spec import RLSpec, RolloutSpec
 from ..model.specs import ModelSpec, Scenario
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
+from .rl_capacity_padding import pass_share
 from .rl_check import rl_of
 from .rl_engine_seqs import engine_sequences
 from .rl_packed_attention import packed_span, spanned
-from .rl_padding import padded_share
 from .scenario import parse_scenario, scenario_dict
 
 # verl's examples' gpu_memory_utilization 0.5 beside the training states
@@ -73,20 +73,23 @@ def _batches(s: Scenario) -> tuple[int, int, int]:
     unit = micro * s.parallelism.data
     mini = rl.policy.mini_batch_size or responses(rl)
     if rl.policy.sequence_packing:
-        pad = padded_share(s, seq * micro, mini)  # rows padded under PP (core/pipeline/rl_padding.py)
+        pad = pass_share(s, seq * micro, mini, True)  # padded rows (core/pipeline/rl_capacity_padding.py)
         mini = math.ceil(mini * (rl.prompt_tokens + rl.rollout.response_tokens) * pad / seq)
     return seq, micro, max(unit, math.ceil(mini / unit) * unit)
 
 
-def computed_tokens(s: Scenario) -> float:
-    """Tokens the policy's training and log-prob passes compute per step: the trained tokens,
-    and under pipeline parallelism with ``rl.policy.pad_packed_rows`` the padding of each packed
-    row to its batch's longest (core/pipeline/rl_padding.py)."""
+def computed_tokens(s: Scenario, training: bool = False) -> float:
+    """Tokens the policy's log-prob passes (``training``: its update) compute per step: the
+    trained tokens, and with packing the padding of each packed row, to its batch's longest under
+    pipeline parallelism with ``rl.policy.pad_packed_rows`` (core/pipeline/rl_padding.py) or to its
+    capacity with ``rl.policy.pad_rows_to_capacity`` (core/pipeline/rl_capacity_padding.py)."""
     rl = rl_of(s)
-    if not (rl.policy.sequence_packing and rl.policy.pad_packed_rows):
+    padded = rl.policy.pad_packed_rows or rl.policy.pad_rows_to_capacity != "none"
+    if not (rl.policy.sequence_packing and padded):
         return trained_tokens(rl)
     row = (rl.prompt_tokens + _row_response(rl)) * (rl.policy.micro_batch_size or s.workload.micro_batch_size)
-    return trained_tokens(rl) * padded_share(s, row, rl.policy.mini_batch_size or responses(rl))
+    mini = rl.policy.mini_batch_size or responses(rl)
+    return trained_tokens(rl) * pass_share(s, row, mini, training)
 
 
 # A role scenario's field -> the rl field the user set it through (an error names that one)
@@ -167,7 +170,7 @@ def trainer_fields(s: Scenario, kind: str | None = None) -> dict[str, Any]:
         "sequence_length": seq,
         "micro_batch_size": micro,
         "global_batch_size": mini,
-        "training_tokens": computed_tokens(s) * rl.policy.epochs,
+        "training_tokens": computed_tokens(s, training=True) * rl.policy.epochs,
         "expert_routing": rl.policy.expert_routing,
     }
 

@@ -18,6 +18,7 @@ FUSION = "rl.policy.moe_permute_fusion"
 FP32_LOGPROBS = "rl.policy.fp32_logprobs"
 SWIGLU = "rl.policy.bias_activation_fusion"
 PAD_ROWS = "rl.policy.pad_packed_rows"
+PAD_CAPACITY = "rl.policy.pad_rows_to_capacity"
 OLD_LOGPROBS = "rl.policy.old_logprobs"
 PACKING, UNIT = "rl.policy.sequence_packing", "rl.policy.micro_batch_unit"
 ROUTING, PREFETCH = "rl.policy.expert_routing", "rl.policy.prefetch_gathers"
@@ -31,6 +32,13 @@ _CHECKS = (
     ("Fused SwiGLU (Megatron)", SWIGLU, "check_rl_bias_activation_fusion"),
     ("Pad packed rows under PP", PAD_ROWS, "check_rl_pad_packed_rows"),
     ("Old-policy log-probs pass", OLD_LOGPROBS, "check_rl_old_logprobs"),
+)
+
+# NeMo RL's DTensor policy pads each packed row to train_mb_tokens (core/pipeline/rl_capacity_padding.py)
+_CAPACITY_CHOICES = (
+    ("no: each row its own tokens", "none"),
+    ("training (NeMo RL DTensor v0.3-v0.5)", "training"),
+    ("training and log-probs (DTensor v2, v0.6+)", "all"),
 )
 
 
@@ -66,6 +74,12 @@ class PolicyRows:
         )
         for label, path, name in _CHECKS:
             f.add("", QCheckBox(label), path, name=name)
+        f.add(
+            "Rows padded to capacity",
+            combo(_CAPACITY_CHOICES),
+            PAD_CAPACITY,
+            name="combo_rl_policy_pad_rows_to_capacity",
+        )
 
     def refresh(self) -> None:
         st, f = self.state, self.form
@@ -81,6 +95,8 @@ class PolicyRows:
         # the padding is priced with packing under pipeline parallelism (core/pipeline/rl_padding.py)
         pipelined = (st.value("parallelism.pipeline") or 1) > 1
         f.show(PAD_ROWS, pipelined or bool(st.value(PAD_ROWS)))
+        # the capacity's padding is priced with packing (core/pipeline/rl_capacity_padding.py)
+        f.show(PAD_CAPACITY, st.value(PACKING) is not False or st.value(PAD_CAPACITY) not in (None, "none"))
 
     def show_defaults(self) -> None:
         """The batches null stands for: every response of the step, the workload's micro-batch."""
