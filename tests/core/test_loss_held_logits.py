@@ -42,6 +42,8 @@ def test_the_held_fp32_logits_are_four_bytes_a_logit_through_backward() -> None:
     assert held["per_gpu"]["activations"] - full["per_gpu"]["activations"] == 4 * T * V
     assert held["per_gpu"]["temporary"] == full["per_gpu"]["temporary"]
     assert held["peak_phase"] == full["peak_phase"] == "backward"
+    assert any("holds its fp32 logits through backward" in line for line in held["assumptions"])
+    assert not any("holds its fp32 logits" in line for line in full["assumptions"])
 
 
 def test_pr961_single_gpu_full_finetune_peak() -> None:
