@@ -47,6 +47,13 @@ tests/core/data/techniques-measured.json, scripts/measure_techniques.py):
   new 16-bit gradient (p·T·V). z-loss (``lse_square_scale``) reuses the saved LSE.
   ``lse_16bit_inplace`` (Liger's cross-entropy, flash-attn with ``inplace_backward``): the
   same saved bytes, the gradient written over them: no backward transient.
+* ``full_logits_held`` (torchtune before v0.3.0: the model returns fp32 logits,
+  ``torchtune/modules/transformer.py`` ``self.output(h).float()``, and the recipe's loop keeps its
+  ``logits`` (the shifted ``.contiguous()`` fp32 copy) referenced until ``loss.backward()``
+  returns; torchtune PRs #1046 and #1235 added ``del logits`` before backward, v0.2.0 for
+  ``lora_finetune_distributed``, v0.3.0 for the others): ``full``'s saved bytes plus those fp32
+  logits (8·T·V), nothing more in the forward (the bf16 output and its upcast, then the upcast
+  and its shifted copy, are no more than that), the backward ``full``'s 8·T·V beside them.
 * ``z_loss`` (eager z-loss beside transformers' loss, ``logsumexp(logits.float())**2``):
   PyTorch's ``logsumexp_backward`` takes the fp32 logits and the result, so the fp32 logits
   (4·T·V) and the LSE (4·T) are saved beside the fp32 log-softmax; transients as ``full``.
@@ -122,6 +129,8 @@ def saved(arch: Arch, loss: LossSetup, logits: Logits, head_trainable: bool) -> 
         kept += p * t * v
     if kind.z_loss:  # logsumexp keeps the fp32 logits and its result
         kept += 4 * t * v + 4 * t
+    if kind.holds_logits:  # the loop's own fp32 logits, alive until backward returns
+        kept += 4 * t * v
     return kept
 
 
@@ -146,6 +155,8 @@ def transients(arch: Arch, loss: LossSetup, logits: Logits, head_grad: float) ->
             return 0.0, p * tv / n + head_grad
         logits_kept = p * tv if kind.logit_list else p * tv / n  # 16-bit logits alive in the forward
         return logits_kept + 4 * tv / n, 8 * tv / n + head_grad
+    if kind.holds_logits:  # the forward's upcast and shifted copy are the held logits' bytes
+        return 0.0, 8 * tv
     return tv * (p + (4 if p < 4 else 0)), 8 * tv
 
 

@@ -205,6 +205,8 @@ def _loss_line(s: Scenario) -> str | None:
         return f"fused cross-entropy: 16-bit logits and an fp32 log-sum-exp kept{inplace}"
     if kind.z_loss:
         return "z-loss in eager PyTorch: the fp32 logits kept beside the fp32 log-softmax"
+    if kind.holds_logits:
+        return "the loop holds its fp32 logits through backward (torchtune < 0.3) beside the fp32 log-softmax"
     if kind.chunked and not kind.upcast:
         return (
             f"16-bit cross-entropy in {kind.chunk_tokens}-token chunks: 16-bit log-softmax kept, no fp32 copy"

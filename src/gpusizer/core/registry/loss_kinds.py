@@ -36,6 +36,9 @@ class LossKind:
     inplace_backward: bool = False  # d(loss)/d(logits) written over the kept logits
     # z-loss in eager PyTorch: logsumexp of the fp32 logits keeps them for its backward
     z_loss: bool = False
+    # the training loop keeps its own reference to the fp32 logits it passed to the loss until
+    # after backward (torchtune before v0.3.0): 4 B per logit alive beside the log-softmax
+    holds_logits: bool = False
     sources: tuple[str, ...] = ()
 
 
@@ -138,6 +141,24 @@ for _k in (
         sources=(
             "z-loss = 1e-4 * logsumexp(logits.float())**2 beside F.cross_entropy (PaLM, "
             "arXiv 2204.02311 §5; OLMo); torch's logsumexp_backward takes self and result",
+        ),
+    ),
+    LossKind(
+        "full_logits_held",
+        "Full logits, fp32 logits held through backward (torchtune < 0.3)",
+        chunked=False,
+        compilable=False,
+        logit_list=False,
+        holds_logits=True,
+        sources=(
+            "pytorch/torchtune v0.2.1 torchtune/modules/transformer.py TransformerDecoder.forward "
+            "'output = self.output(h).float()'; recipes/full_finetune_single_device.py, "
+            "full_finetune_distributed.py, lora_finetune_single_device.py: 'logits = "
+            "logits[..., :-1, :].contiguous()' passed to nn.CrossEntropyLoss, then "
+            "loss.backward() with logits still referenced",
+            "torchtune PR #1046 (lora_finetune_distributed, v0.2.0) and PR #1235 (the other "
+            "recipes, v0.3.0): 'del logits' before backward ('free logits otherwise it peaks "
+            "backward memory'); torchtitan PR #391 the same",
         ),
     ),
 ):
