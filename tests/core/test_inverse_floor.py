@@ -100,6 +100,9 @@ def test_16gb_cards_refuse_the_default_fraction_at_start_and_hold_at_0_9() -> No
         "free memory on the device (13.93 GiB) is less than memory_fraction x total (14.19 GiB)"
         in (rep["fit_reason"])
     )
-    lever = row(case(CHAT), "rtx-5080-16gb")["fraction_lever"]
+    o = row(case(CHAT), "rtx-5080-16gb")
+    # memory, not the consumer cap (core/sizing/practical.py, 32): the search ran to 4,096
+    assert o["unmet"] == "memory" and "with up to 4,096 GPUs" in o["unmet_reason"]
+    lever = o["fraction_lever"]
     assert (lever["stated_fraction"], lever["fraction"], lever["gpus"]) == (0.92, 0.9, 10), lever
     assert lever["check"] == "start_free"
