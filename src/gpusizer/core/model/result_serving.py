@@ -115,6 +115,11 @@ class EngineMemory:
     load_bytes: float = 0.0  # KV bytes the load's requests hold (block-rounded, with state)
     holds_load: bool = True  # the KV cache holds the load as the rule allocates it
     required_bytes: int = 0  # per GPU: the smallest device that starts, holds the load and fits
+    # the inverse's two terms (pool rules; 0: not split): the smallest device whose budget
+    # holds the pool's need, and the one the engine needs whatever its pool (vLLM's start-up free
+    # check); ``required_bytes`` is the larger (core/serving/inverse.py)
+    pool_need_bytes: int = 0
+    floor_bytes: int = 0
 
 
 @dataclass(frozen=True)

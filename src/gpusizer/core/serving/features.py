@@ -16,6 +16,7 @@ from ..registry.sglang_reserve import reserve_step
 from ..speed.step import EngineCosts, StepModel
 from ..speed.step_model import step_model
 from .engine_settings import EngineSettings
+from .inverse import moved, outside
 from .kv_offload import load_seconds, offload_fields
 from .lora_serving import lora_bytes, lora_fields, with_lora
 from .mtp import mtp_note
@@ -73,12 +74,7 @@ def after_pool(em: EngineMemory, weight_bytes: float, kv_per_token: float) -> En
     kv = int(em.kv_capacity_tokens * kv_per_token)
     mem = replace(m, weights=m.weights + w, kv_cache=m.kv_cache + kv, total=m.total + w + kv)
     load_kv = em.load_bytes * kv_per_token / em.kv_bytes_per_token if em.kv_bytes_per_token else 0.0
-    return replace(
-        em,
-        memory=mem,
-        outside_bytes=em.outside_bytes + w + kv,
-        required_bytes=int(em.required_bytes + w + load_kv) if em.required_bytes else 0,
-    )
+    return outside(replace(em, memory=mem, outside_bytes=em.outside_bytes + w + kv), w + load_kv)
 
 
 def reserve(em: EngineMemory, weight_bytes: float, kv_per_token: float, what: str) -> EngineMemory:
@@ -109,6 +105,7 @@ def reserve(em: EngineMemory, weight_bytes: float, kv_per_token: float, what: st
     starts, reason = em.starts, em.reason
     if starts and pool <= 0:
         starts, reason = False, f"{what} leave no memory for the KV cache"
+    em = moved(em, (w + load_kv) / em.fraction)  # the pool's term; the floor stays (inverse.py)
     return replace(
         em,
         memory=mem,
@@ -120,7 +117,6 @@ def reserve(em: EngineMemory, weight_bytes: float, kv_per_token: float, what: st
         reason=reason,
         load_bytes=em.load_bytes + load_kv,
         holds_load=em.holds_load and em.load_bytes + load_kv <= pool,
-        required_bytes=int(em.required_bytes + (w + load_kv) / em.fraction) if em.required_bytes else 0,
     )
 
 

@@ -23,6 +23,7 @@ from ..model.serving_features import PrefixSpec
 from ..model.specs import Scenario
 from ..speed.step import StepModel
 from ..speed.step_wrap import StepWrapper
+from .inverse import moved
 from .scheduler_types import Engine, Workload
 
 
@@ -102,10 +103,8 @@ def prefix_memory(s: Scenario, em: EngineMemory, block: int, concurrency: int) -
         return em
     saved = (concurrency - 1) * cached * em.kv_bytes_per_token
     load = max(0.0, em.load_bytes - saved)
-    need = em.required_bytes - int(saved / (em.fraction or 1.0)) if em.required_bytes else 0
-    return replace(
-        em, load_bytes=load, holds_load=em.holds_load or load <= em.kv_pool_bytes, required_bytes=need
-    )
+    em = moved(em, -int(saved / (em.fraction or 1.0)))  # the pool's term; the floor stays
+    return replace(em, load_bytes=load, holds_load=em.holds_load or load <= em.kv_pool_bytes)
 
 
 def users_held(s: Scenario, em: EngineMemory, block: int) -> int:

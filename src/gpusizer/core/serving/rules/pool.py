@@ -44,8 +44,17 @@ class PoolRule(MemoryRule):
 
     def device_total(self, v: EngineView, stage: Stage, b: PoolBudget, kv: float) -> float:
         """The inverse: the smallest device total (as the engine sees it) whose pool holds
-        ``kv`` bytes and whose memory fits the GPU."""
+        ``kv`` bytes and whose memory fits the GPU: the larger of the pool's term and the
+        floor's (core/serving/inverse.py: features move the first only)."""
+        return max(self.pool_total(v, stage, b, kv), self.floor_total(v, stage, b))
+
+    def pool_total(self, v: EngineView, stage: Stage, b: PoolBudget, kv: float) -> float:
+        """The smallest device total whose budget holds what it reserves and ``kv`` bytes."""
         raise NotImplementedError
+
+    def floor_total(self, v: EngineView, stage: Stage, b: PoolBudget) -> float:
+        """The smallest device total the engine needs whatever its pool holds (0: none)."""
+        return 0.0
 
     def refusal(self, v: EngineView, b: PoolBudget) -> str | None:
         """A start-up check of the engine's own besides the pool's (None: it passes)."""
@@ -67,23 +76,31 @@ class PoolRule(MemoryRule):
         weights the most. The first of them was reported: with PP 2 one layer more lowered
         DeepSeek-V3's reported weights from 98 to 78 GiB (18 -> 19 layers: the later stage of
         10 MoE layers outweighs the first of 3 dense and 7, but neither starts). The inverse is
-        the largest of the stages' (every stage must start and hold the load)."""
+        the largest of the stages' (every stage must start and hold the load), its two terms kept
+        apart (``pool_need_bytes``, ``floor_bytes``: core/serving/inverse.py)."""
         v = engine_view(s, gpu, st)
         load, layout = scenario_load(s, st), kv_layout(st.release)
         best: EngineMemory | None = None
         rank: tuple[int, float] | None = None
-        need = 0.0
+        need = floor = 0.0
         for stage in stages(s, arch, counts, gpu, st):
             b = self.budget(v, stage)
             kv = request_kv(s, arch, st, stage.sp, layout)
             em = self._stage_memory(v, stage, b, kv, load)
             kv_need = max(em.request_bytes, kv.whole_blocks(em.load_bytes))
-            need = max(need, self.device_total(v, stage, b, kv_need))
+            need = max(need, self.pool_total(v, stage, b, kv_need))
+            floor = max(floor, self.floor_total(v, stage, b))
             mine = (em.kv_capacity_tokens, b.pool)
             if rank is None or mine < rank:
                 best, rank = em, mine
         assert best is not None
-        return replace(best, required_bytes=int(need + v.driver))
+        d = v.driver
+        return replace(
+            best,
+            required_bytes=int(max(need, floor) + d),
+            pool_need_bytes=int(need + d),
+            floor_bytes=int(floor + d) if floor > 0 else 0,
+        )
 
     def _stage_memory(
         self, v: EngineView, stage: Stage, b: PoolBudget, kv: RequestKV, load: Load

@@ -71,18 +71,21 @@ class StaticPool(PoolRule):
             notes += reserve_notes(v.s, st, rel.tier(v.gpu))
         return PoolBudget(fraction * cut, stage.weights, outside + after, pool, memory, notes)
 
-    def device_total(self, v: EngineView, stage: Stage, b: PoolBudget, kv: float) -> float:
+    def pool_total(self, v: EngineView, stage: Stage, b: PoolBudget, kv: float) -> float:
         f = b.fraction
         if f <= 0:
             # The default fraction is 0 when SGLang's reservation for this GPU class and TP x PP
             # is the whole device (server_args.py): no device of these settings starts, so the
             # answer is "more than any GPU" (the bytes limit), not a division by zero.
             return float(MAX_BYTES)
-        pool = (b.reserved + kv) / f + v.outside
-        if f >= 1:
-            return pool
+        return (b.reserved + kv) / f + v.outside
+
+    def floor_total(self, v: EngineView, stage: Stage, b: PoolBudget) -> float:
+        f = b.fraction
+        if f <= 0 or f >= 1:
+            return 0.0
         graphs = b.away - v.outside
-        return max(pool, v.outside + (stage.body + graphs - v.driver) / (1 - f))
+        return v.outside + (stage.body + graphs - v.driver) / (1 - f)
 
     def budget_line(self, gpu: GPUSpec, em: EngineMemory) -> tuple[int, str]:
         return em.memory.weights + em.kv_pool_bytes, "weights + pool"
@@ -103,7 +106,7 @@ class FreePool(PoolRule):
             fraction, reserved, outside, pool, pool_parts(stage.weights, stage.body, 0.0, outside, pool)
         )
 
-    def device_total(self, v: EngineView, stage: Stage, b: PoolBudget, kv: float) -> float:
+    def pool_total(self, v: EngineView, stage: Stage, b: PoolBudget, kv: float) -> float:
         return b.reserved + kv / b.fraction + b.away
 
 

@@ -78,13 +78,15 @@ class ProfiledPool(PoolRule):
             f"than memory_fraction x total ({b.fraction * total / 2**30:.2f} GiB)"
         )
 
-    def device_total(self, v: EngineView, stage: Stage, b: PoolBudget, kv: float) -> float:
+    def pool_total(self, v: EngineView, stage: Stage, b: PoolBudget, kv: float) -> float:
+        return (b.reserved + kv) / b.fraction
+
+    def floor_total(self, v: EngineView, stage: Stage, b: PoolBudget) -> float:
         f = b.fraction
-        inside = b.reserved + kv
         if f >= 1:  # everything in the budget: only the pool's term is left
-            return inside / f
+            return 0.0
         free = _before_snapshot(v) / (1 - f) if _free_check(v.st) else 0.0
-        return max(inside / f, free, (b.away - v.driver) / (1 - f))
+        return max(free, (b.away - v.driver) / (1 - f))
 
     def budget_line(self, gpu: GPUSpec, em: EngineMemory) -> tuple[int, str]:
         f = em.fraction
