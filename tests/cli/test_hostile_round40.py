@@ -106,7 +106,8 @@ CASES: list[tuple[dict[str, Any], str, tuple[str, ...]]] = [
     (
         at(PD, "serving.disaggregated.decode_gpus", 0),
         "serving.disaggregated.decode_gpus",
-        ("greater than or equal to 1",),
+        # one bound for every GPU count (core/limits.py MAX_GPU_COUNT), worded with its range
+        ("a GPU count must be 1 to 1,048,576",),
     ),
     (at(PD, "serving.disaggregated.foo", 1), "serving.disaggregated.foo", ("unknown field",)),
     (at(RL, "rl.policy.mini_batch_size", 10**6), "rl.policy.mini_batch_size", ("2,048", "or null")),
