@@ -55,7 +55,12 @@ def test_subset_states_its_source() -> None:
 
 
 def test_subset_counts(replayed: list[tuple[dict[str, Any], tuple[float, float]]]) -> None:
-    """50 rows: first tokens 14 of 50 within 25 %, time per token 39 of 50 (11 before the
+    """50 rows: first tokens 15 of 50 within 25 %, time per token 39 of 50 (14 before a decode
+    replica's wait for KV room was put in the first token, core/serving/decode_queue.py,
+    serving.md "A disaggregated decode replica runs its engine's running cap": Qwen3-32B
+    4000/1000 on H100 under SGLang came in, 0.06 -> 0.77, while its time per token stays 0.19,
+    so it is in by the queue, not a right decode step; DeepSeek-R1 GB200 1k/1k c4096 3.5 ->
+    20.6 and Qwen3-32B on H100 under vLLM 2.8 -> 7.8 stay out; 11 before the
     replay stated aiperf's opening burst, ``opening_burst`` over 10 requests a user:
     core/serving/disagg_burst.py, serving.md "aiperf's opening burst"; 10 and 40 before
     SGLang's default fraction reserved cuda_graph_max_bs x dp_size x 4.5 MiB under DP attention,
@@ -74,7 +79,7 @@ def test_subset_counts(replayed: list[tuple[dict[str, Any], tuple[float, float]]
     costs more than ours (§16). Pinned so that a model closing either gap updates §17."""
     ttft = [ours[0] / float(row["silicon_ttft_ms"]) for row, ours in replayed]
     tpot = [ours[1] / float(row["silicon_tpot_ms"]) for row, ours in replayed]
-    assert sum(abs(q - 1) <= TOL for q in ttft) == 14
+    assert sum(abs(q - 1) <= TOL for q in ttft) == 15
     assert sum(abs(q - 1) <= TOL for q in tpot) == 39
     assert 0.85 <= statistics.median(tpot) <= 1.0
 

@@ -15,10 +15,15 @@ has one outstanding at most). Between them a request's KV, prompt x bytes per to
 GPU in whole engine blocks (the connectors move blocks: vLLM's, SGLang's pages), crosses the
 link of each GPU in parallel. First token: the prefill pool's plus the transfer; time per token: the
 decode pool's; tokens/s: the users' output over their cycle, at most the decode pool's. A decode
-replica whose KV pool cannot hold even its users' prompts holds those whose prompt and output
-fit (an engine admits a request only while its pool has room) and the rest wait for a slot,
-their users through its slots each freed every request's decode (Little's law): that wait is
-in the first token and in ``disaggregated_decode_wait_seconds``.
+replica runs at most its engine's running-request cap (core/serving/decode_slots.py: vLLM's
+``max_num_seqs``, SGLang's ``max_running_requests``, TensorRT-LLM's ``max_batch_size``); one
+whose KV pool cannot hold even its users' prompts holds those whose prompt and output fit (an
+engine admits a request only while its pool has room). The rest wait for a slot, their users
+through its slots each freed every request's decode (Little's law); those it holds wait in its
+queue while its pool has no room for their next tokens (its scheduler's run,
+core/serving/decode_queue.py). Both waits are in the first token (the client's first token is
+the decode engine's) and in ``disaggregated_decode_wait_seconds``; the time per token is the
+running batch's.
 
 The prefill pool may run narrower tensor parallelism than the decode pool
 (``prefill_tensor``): prompts are compute-bound, so a narrow prefill replica loses little and
@@ -158,6 +163,7 @@ def disaggregated_fields(
     """The report's fields of the split (empty without it; module docstring): ``s`` is one
     attention-DP rank's view of ``whole`` (the scenario as set; null: ``s`` itself), each
     pool's replicas counted in ranks."""
+    from .decode_slots import decode_slots
     from .load import ROUNDS, serving_load
 
     spec = disaggregated_of(s)
@@ -176,24 +182,26 @@ def disaggregated_fields(
     step, eng, wl = served.step, served.engine, served.workload
     pre_step = prefill_step(s, gpu, st, pre, served)
     each = max(1, math.ceil(users / decode_r))
-    dec, share = _decode_run(decode_pool_step(s, step), eng, wl, each)
+    slots = replace(eng, max_running=decode_slots(s, st, eng))
+    dec, share, queued = _decode_run(decode_pool_step(s, step), slots, wl, each)
     # the connectors move whole KV blocks (vLLM's block, SGLang's page)
     sent = math.ceil(w.prompt_tokens / max(1, eng.block)) * max(1, eng.block)
     transfer_bytes = sent * em.kv_bytes_per_token * per
     transfer = transfer_bytes / min(per, pre_per) / _link(spec, gpu)
     pre_eng = replace(eng, max_running=spec.prefill_max_sequences) if spec.prefill_max_sequences else eng
     # users a full decode replica does not hold wait for a slot: its ``each`` users through
-    # ``share`` slots each freed every ``dec.e2e`` (Little's law; 0 when it holds them all)
+    # ``share`` slots each freed every ``dec.e2e`` (Little's law; 0 when it holds them all);
+    # those it holds wait in its queue (``queued``, inside ``dec.e2e``) while its pool fills
     wait = dec.e2e * (each - share) / share
     rest = (dec.e2e + wait, transfer)
     queue = prefill_ttft(pre_step, pre_eng, wl, users, prefill_r, rest, spec.arrival_burstiness)
     if spec.opening_burst:
         rounds = (s.serving.requests or ROUNDS * max(1, st.concurrency)) / max(1, st.concurrency)
         queue = opening_burst(pre_step, pre_eng, wl, users, prefill_r, queue, rounds)
-    first = queue + transfer + wait
+    first = queue + transfer + wait + queued
     path = _path(spec, eng, dec, transfer, each, first)
     first += path
-    cycle = dec.e2e + first
+    cycle = dec.e2e - queued + first  # the run's queue is in its e2e and now in the first token
     tps = min(dec.tokens_per_second * decode_r, users * w.generated_tokens / cycle if cycle > 0 else 0.0)
     return {
         "disaggregated_prefill_gpus": spec.prefill_gpus,
@@ -203,7 +211,7 @@ def disaggregated_fields(
         "disaggregated_tokens_per_second": tps,
         "disaggregated_kv_transfer_bytes": int(transfer_bytes),
         "disaggregated_kv_transfer_seconds": transfer,
-        "disaggregated_decode_wait_seconds": wait,
+        "disaggregated_decode_wait_seconds": wait + queued,
         "disaggregated_path_seconds": path,
     }
 
@@ -224,23 +232,24 @@ def _path(
     return PD_CONNECTORS[spec.connector].seconds(PathInputs(eng.front_end, dec.tpot, transfer, busy))
 
 
-def _decode_run(step: StepModel, eng: Engine, wl: Workload, each: int) -> tuple[LoadResult, int]:
-    """A decode replica's run of its ``each`` users and how many it holds at once
-    (:func:`_held`): their prompts already in the cache (the run's prompt is what a shared
-    prefix leaves of it: core/serving/prefix.py already offsets the rest)."""
+def _decode_run(step: StepModel, eng: Engine, wl: Workload, each: int) -> tuple[LoadResult, int, float]:
+    """A decode replica's run of its ``each`` users, how many it holds at once (:func:`_held`)
+    and their mean wait in its queue for admission (core/serving/decode_queue.py): their
+    prompts already in the cache (the run's prompt is what a shared prefix leaves of it:
+    core/serving/prefix.py already offsets the rest)."""
     from .budget import MAX_SIMULATED_USERS, extrapolated
+    from .decode_queue import queued_run
     from .prefix import PrefixStep
-    from .scheduler import simulate
 
     own = wl.prompt - 1
-    share = _held(each, own, wl.output, eng.kv_tokens, eng.block)
+    share = _held(min(each, eng.max_running), own, wl.output, eng.kv_tokens, eng.block)
     kv = max(float(eng.block), eng.kv_tokens - share * own)
     # past the simulation's users (core/serving/budget.py) the run is of that many, its waits
     # scaled as the aggregated run's are: 2^20 users on one llama.cpp replica ran for minutes
     ran = min(share, MAX_SIMULATED_USERS)
     dec_wl = replace(wl, prompt=1, load="steady", users=ran, requests=4 * ran, time_boxed=False)
-    dec = simulate(PrefixStep(step, own), replace(eng, kv_tokens=kv, front_end=0.0), dec_wl)
-    return extrapolated(dec, share / ran), share
+    dec, queued = queued_run(PrefixStep(step, own), replace(eng, kv_tokens=kv, front_end=0.0), dec_wl)
+    return extrapolated(dec, share / ran), share, queued * share / ran
 
 
 def _held(share: int, own: int, output: int, kv_tokens: float, block: int) -> int:

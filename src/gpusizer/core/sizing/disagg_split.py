@@ -138,10 +138,14 @@ SERVED_SHARE = 0.9
 def _served(s: Scenario, x: DisaggSplit) -> bool:
     """Whether the pools put out what the users draw at the split's own speeds: every user one
     request per cycle of its first token plus ``generated_tokens`` at the time per token (the
-    users' cycle of core/serving/disaggregated.py), within :data:`SERVED_SHARE`. A split whose
-    decode pool puts out less runs only some users at that time per token, the rest queued for
-    a running slot outside the first token: before, 512 DeepSeek-V3 users on one B300 decode
-    replica read 25.3 ms a token while the pool put out 1,459 tokens/s, the output of 37 users.
+    users' cycle of core/serving/disaggregated.py), within :data:`SERVED_SHARE`. The decode
+    pool's waits for a running slot or KV room are the estimate's own now (in its first token:
+    core/serving/decode_queue.py), so a split whose decode pool runs fewer users than it has no
+    longer passes here with the others queued outside the first token (before, 512
+    DeepSeek-V3 users on one B300 decode replica, its SGLang engine capped at the aggregated
+    replica's 37 users, read 25.3 ms a token while the pool put out 1,459 tokens/s). What this
+    still turns away is a decode run that the sizing call's work budget (core/serving/budget.py
+    ``SIZING``) cut in its ramp, whose tokens/s are the ramp's (gpt-oss-120b on L40, 64P28D).
     Both sides use the split's own first token, so the decode search (one prefill replica)
     and the prefill search weigh the same thing."""
     users = max(1, s.serving.concurrency or s.workload.batch_size or 1) * s.parallelism.data
