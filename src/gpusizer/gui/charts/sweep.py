@@ -154,12 +154,10 @@ class SweepChart(ChartBase):
         r = self.result
         if r is None:
             return ""
-        ok = [
-            v
-            for v, t, good in zip(r.values, r.totals, r.valid, strict=True)
-            if good and t <= r.capacity_bytes
-        ]
+        ok = [v for v, fit in zip(r.values, r.fits_under(), strict=True) if fit]
         name = self.knob_name()
+        if not ok and r.starts and not any(r.starts):  # the estimate's own start check
+            return f"the engine does not start from {r.values[0]:,} to {r.values[-1]:,}"
         if not ok:
             return f"nothing fits from {r.values[0]:,} to {r.values[-1]:,}"
         if self.axis == "gpus":
@@ -177,11 +175,7 @@ class SweepChart(ChartBase):
         r, p10 = self.result, getattr(self, "p10", None)
         if r is None or not p10:
             return ""
-        ok = [
-            v
-            for v, t, good in zip(r.values, r.totals, r.valid, strict=True)
-            if good and t / p10 <= r.capacity_bytes
-        ]
+        ok = [v for v, fit in zip(r.values, r.fits_under(p10), strict=True) if fit]
         if ok and max(ok) == fits:
             return " (band's upper edge too)"
         return f"; with the band's upper edge: {max(ok):,}" if ok else "; the band's upper edge fits none"
@@ -202,11 +196,7 @@ class SweepChart(ChartBase):
             return None
         if self.axis != "gpus":
             return r.oom_at
-        ok = [
-            v
-            for v, t, good in zip(r.values, r.totals, r.valid, strict=True)
-            if good and t <= r.capacity_bytes
-        ]
+        ok = [v for v, fit in zip(r.values, r.fits_under(), strict=True) if fit]
         return min(ok) if ok and ok[0] != r.values[0] else None
 
     # --- drawing ------------------------------------------------------------------------------
@@ -384,6 +374,7 @@ class SweepChart(ChartBase):
         ]
         if r is None:
             return rows
+        fits = r.fits_under()
         for i, v in enumerate(r.values):
             rows.append(
                 [
@@ -392,7 +383,7 @@ class SweepChart(ChartBase):
                     *[r.components[c][i] for c in COMPONENTS],
                     r.totals[i],
                     round(to_unit(r.totals[i], self.unit), 3),
-                    r.valid[i] and r.totals[i] <= r.capacity_bytes,
+                    fits[i],
                 ]
             )
         return rows
