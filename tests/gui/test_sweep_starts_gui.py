@@ -22,3 +22,5 @@ def test_the_headline_says_the_engine_does_not_start(qtbot):
     assert text.startswith("the engine does not start from"), text
     assert "fits" not in text
     assert not any(row[-1] for row in chart.data_rows()[1:])  # the data's "fits" column
+    assert chart.boundary.isVisible()
+    assert chart.boundary.label.format.strip().startswith("the engine does not start from")

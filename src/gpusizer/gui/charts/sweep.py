@@ -165,9 +165,17 @@ class SweepChart(ChartBase):
         if r.oom_at is None:
             return f"every {name} up to {r.values[-1]:,} fits" + self._band_text(max(ok))
         return (
-            f"largest {name} that fits: {r.largest_fitting:,} (out of memory from {r.oom_at:,})"
+            f"largest {name} that fits: {r.largest_fitting:,} ({self._stop_word(r.oom_at)} from {r.oom_at:,})"
             + self._band_text(r.largest_fitting)
         )
+
+    def _stop_word(self, value: int) -> str:
+        """Why ``value`` does not fit: the engine does not start there (the estimate's start
+        check, core/views/sweep.py), or out of memory."""
+        r = self.result
+        if r is not None and r.starts and not r.starts[r.values.index(value)]:
+            return "the engine does not start"
+        return "out of memory"
 
     def _band_text(self, fits: int | None) -> str:
         """The largest value whose band upper edge (total / p10: where runs like this have
@@ -301,7 +309,7 @@ class SweepChart(ChartBase):
         self.boundary.setVisible(b is not None)
         if b is not None:
             self.boundary.setValue(pos(b))
-            word = "fits from" if self.axis == "gpus" else "out of memory from"
+            word = "fits from" if self.axis == "gpus" else f"{self._stop_word(b)} from"
             vals = self.result.values if self.result is not None else (b, b)
             lo, hi = pos(vals[0]), pos(vals[-1])
             right_half = hi > lo and (pos(b) - lo) / (hi - lo) > 0.6
