@@ -66,3 +66,10 @@ def test_a_mac_shows_its_one_box_node_without_writing_it(qtbot):
     assert "gpus_per_node" not in state.scenario.hardware.model_fields_set
     spin = panel.box.findChild(QuantityField, "spin_gpus_per_node")
     assert spin is not None and spin.value() == 1
+
+
+def test_back_from_a_mac_the_hgx_gpu_takes_eight_again(state):
+    state.edit("hardware.gpu", "apple-m3-ultra-512gb", immediate=True)
+    assert state.scenario.hardware.gpus_per_node == 1
+    state.edit("hardware.gpu", "h100-sxm-80gb", immediate=True)
+    assert state.scenario.hardware.gpus_per_node == 8
