@@ -29,10 +29,13 @@ def _scenario(gpu: str, **hardware: Any) -> dict[str, Any]:
         # HGX boards: one 8-GPU NVLink domain, the field's default already
         ("h100-sxm-80gb", 8),
         ("b200-192gb", 8),
-        # not one NVLink domain (PCIe workstations, Infinity Fabric, a Mac) or no system: 8 as before
+        # not one NVLink domain (PCIe workstations, Infinity Fabric) or no system: 8 as before
         ("rtx-4090-24gb", 8),
         ("mi300x-192gb", 8),
-        ("apple-m3-ultra-512gb", 8),
+        # a unified-memory box is one SoC: its catalog gpus_per_node, 1 (it was 8, which priced
+        # tensor parallelism across Macs on a node fabric they do not have)
+        ("apple-m3-ultra-512gb", 1),
+        ("dgx-spark-128gb", 1),
         ("a100-sxm-80gb", 8),
     ],
 )

@@ -49,3 +49,27 @@ def test_the_host_cpu_combo_sets_the_field_and_empty_follows_the_gpu(qtbot):
     assert state.scenario.hardware.host_cpu == "grace"
     state.edit("hardware.host_cpu", None, immediate=True)
     assert host.currentData() is None
+
+
+def test_a_mac_shows_its_one_box_node_without_writing_it(qtbot):
+    """A unified-memory GPU's node is its catalog's 1 (presets/gpus/apple-m3-ultra-512gb.json);
+    the Hardware panel's spin box shows it and the scenario leaves the field unset."""
+    from gpusizer.gui.binding import Binder
+    from gpusizer.gui.panels.hardware_panel import HardwarePanel
+    from gpusizer.gui.quantity_field import QuantityField
+
+    state = ScenarioState(merge_ms=0)
+    panel = HardwarePanel(Binder(state))
+    qtbot.addWidget(panel.box)
+    state.edit("hardware.gpu", "apple-m3-ultra-512gb", immediate=True)
+    assert state.scenario.hardware.gpus_per_node == 1
+    assert "gpus_per_node" not in state.scenario.hardware.model_fields_set
+    spin = panel.box.findChild(QuantityField, "spin_gpus_per_node")
+    assert spin is not None and spin.value() == 1
+
+
+def test_back_from_a_mac_the_hgx_gpu_takes_eight_again(state):
+    state.edit("hardware.gpu", "apple-m3-ultra-512gb", immediate=True)
+    assert state.scenario.hardware.gpus_per_node == 1
+    state.edit("hardware.gpu", "h100-sxm-80gb", immediate=True)
+    assert state.scenario.hardware.gpus_per_node == 8

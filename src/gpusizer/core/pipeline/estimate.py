@@ -115,6 +115,12 @@ def memory_only(s: Scenario) -> Memory:
     return builder_of(s.workload.info).memory(s)
 
 
+def starts(s: Scenario) -> bool:
+    """Whether the work of a validated scenario starts: a serving engine's start check
+    (``Estimate.runs``), without the rest of the estimate (sweeps)."""
+    return builder_of(s.workload.info).starts(s)
+
+
 def sizing_memory(s: Scenario) -> Memory:
     """What the sizing advisor compares with a GPU's capacity: the peak (training,
     transformers) or, for an engine that reserves its memory, what it needs to start and hold

@@ -15,7 +15,14 @@ from ..errors import ScenarioError, check_text, excerpt, from_validation
 from ..memo import Memo
 from ..memory.techniques import fill_profile_defaults
 from ..model.checkpoint import fill_precision
-from ..model.presets import gpu_presets, model_presets, nvlink_domain, resolve_gpu_id, user_gpu_skipped
+from ..model.presets import (
+    gpu_presets,
+    gpu_spec,
+    model_presets,
+    nvlink_domain,
+    resolve_gpu_id,
+    user_gpu_skipped,
+)
 from ..model.redundant import check_balance
 from ..model.specs import GPUSpec, HardwareSpec, ModelSpec, Scenario
 from ..registry.workloads import WORKLOAD_KINDS
@@ -256,9 +263,22 @@ def with_hardware(s: Scenario, hw: HardwareSpec) -> Scenario:
 def default_gpus_per_node(gpu: str | GPUSpec) -> int:
     """The node a scenario on ``gpu`` takes when it leaves ``hardware.gpus_per_node`` out: the
     NVLink domain of a catalog GPU's systems where they are all one (:func:`nvlink_domain`, 72
-    on GB200/GB300), else the field's default, 8."""
+    on GB200/GB300), else the catalog's own ``gpus_per_node`` for a unified-memory box (1: a
+    Mac Studio or DGX Spark is one SoC, and Macs joined for tensor parallelism talk over
+    Thunderbolt, not a node's fabric; presets/gpus/apple-m3-ultra-512gb.json), else the
+    field's default, 8."""
     node = nvlink_domain(gpu) if isinstance(gpu, str) else None
-    return node or int(HardwareSpec.model_fields["gpus_per_node"].default)
+    return node or _unified_box(gpu) or int(HardwareSpec.model_fields["gpus_per_node"].default)
+
+
+def _unified_box(gpu: str | GPUSpec) -> int | None:
+    """GPUs of one box of a unified-memory GPU (``category: unified_memory``, the catalog's
+    ``gpus_per_node``), None for any other GPU or an unknown id."""
+    try:
+        spec = gpu if isinstance(gpu, GPUSpec) else gpu_spec(gpu)
+    except KeyError:
+        return None
+    return spec.gpus_per_node if spec.unified_memory else None
 
 
 def _default_node(s: Scenario) -> Scenario:

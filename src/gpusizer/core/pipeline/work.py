@@ -127,6 +127,11 @@ class WorkBuilder:
         """What the sizing advisor compares with a GPU's capacity."""
         return self.memory(s)
 
+    def starts(self, s: Scenario) -> bool:
+        """Whether the work starts at all, of a validated scenario (the estimate's
+        ``Estimate.runs``): a training run or an eager model always does."""
+        return True
+
     def settings(self, job: Job, states: str | None) -> list[str]:
         """The assumptions its own settings add (the optimizer, the batch, the cache)."""
         raise NotImplementedError
@@ -296,6 +301,12 @@ class ServingWork(WorkBuilder):
     def memory(self, s: Scenario) -> Memory:
         arch, counts = model_of(s.model)
         return _rank_engine_memory(s, arch, counts, scenario_gpu(s))[0].memory
+
+    def starts(self, s: Scenario) -> bool:
+        """The engine's own start check (serving/engine_memory.py ``EngineMemory.starts``, the
+        estimate's ``serving.starts``), from the one memo the estimate reads."""
+        arch, counts = model_of(s.model)
+        return bool(_rank_engine_memory(s, arch, counts, scenario_gpu(s))[0].starts)
 
     def sizing_memory(self, s: Scenario) -> Memory:
         """Transformers' peak, or for an engine that reserves its memory what it needs to start

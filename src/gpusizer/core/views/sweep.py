@@ -13,7 +13,7 @@ from ..errors import ScenarioError
 from ..model.presets import scenario_gpu
 from ..model.result import COMPONENTS
 from ..model.specs import Scenario
-from ..pipeline.estimate import memory_only
+from ..pipeline.estimate import memory_only, starts
 from ..pipeline.scenario import parse_scenario
 from ..pipeline.validate import check_scenario
 from ..serving.rules import memory_rule
@@ -33,21 +33,34 @@ class SweepResult:
     totals: tuple[int, ...]
     capacity_bytes: int
     valid: tuple[bool, ...]  # False where the layout is invalid at that value (shown as a gap)
+    # False where a serving engine does not start at that value (the estimate's own check,
+    # pipeline/estimate.py ``starts``); empty: every value starts
+    starts: tuple[bool, ...] = ()
+
+    def fits_under(self, scale: float = 1.0) -> tuple[bool, ...]:
+        """Per value: a valid layout whose engine starts and whose peak / ``scale`` fits the
+        GPU (``scale`` the band's p10 for its upper edge): the one fit test of the chart."""
+        starts = self.starts or (True,) * len(self.values)
+        return tuple(
+            ok and up and t / scale <= self.capacity_bytes
+            for t, ok, up in zip(self.totals, self.valid, starts, strict=True)
+        )
 
     @property
     def largest_fitting(self) -> int | None:
-        """The largest axis value whose peak fits (None if none does)."""
+        """The largest axis value that fits (None if none does)."""
         best = None
-        for v, t, ok in zip(self.values, self.totals, self.valid, strict=True):
-            if ok and t <= self.capacity_bytes:
+        for v, fit in zip(self.values, self.fits_under(), strict=True):
+            if fit:
                 best = v
         return best
 
     @property
     def oom_at(self) -> int | None:
-        """The first axis value that does not fit."""
-        for v, t, ok in zip(self.values, self.totals, self.valid, strict=True):
-            if ok and t > self.capacity_bytes:
+        """The first valid axis value that does not fit (out of memory, or the engine does
+        not start there)."""
+        for v, ok, fit in zip(self.values, self.valid, self.fits_under(), strict=True):
+            if ok and not fit:
                 return v
         return None
 
@@ -108,6 +121,7 @@ def sweep(scenario: Scenario | dict, axis: str, values: Sequence[int]) -> SweepR
     comps: dict[str, list[int]] = {c: [] for c in COMPONENTS}
     totals: list[int] = []
     valid: list[bool] = []
+    up: list[bool] = []
     for v in values:
         s = vary(base, axis, int(v))
         try:
@@ -116,11 +130,13 @@ def sweep(scenario: Scenario | dict, axis: str, values: Sequence[int]) -> SweepR
             mem = memory_only(s)
         except ScenarioError:
             valid.append(False)
+            up.append(False)
             totals.append(0)
             for c in COMPONENTS:
                 comps[c].append(0)
             continue
         valid.append(True)
+        up.append(starts(s))
         totals.append(mem.total)
         for c in COMPONENTS:
             comps[c].append(getattr(mem, c))
@@ -131,4 +147,5 @@ def sweep(scenario: Scenario | dict, axis: str, values: Sequence[int]) -> SweepR
         tuple(totals),
         capacity,
         tuple(valid),
+        tuple(up),
     )

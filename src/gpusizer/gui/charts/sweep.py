@@ -154,12 +154,10 @@ class SweepChart(ChartBase):
         r = self.result
         if r is None:
             return ""
-        ok = [
-            v
-            for v, t, good in zip(r.values, r.totals, r.valid, strict=True)
-            if good and t <= r.capacity_bytes
-        ]
+        ok = [v for v, fit in zip(r.values, r.fits_under(), strict=True) if fit]
         name = self.knob_name()
+        if not ok and r.starts and not any(r.starts):  # the estimate's own start check
+            return f"the engine does not start from {r.values[0]:,} to {r.values[-1]:,}"
         if not ok:
             return f"nothing fits from {r.values[0]:,} to {r.values[-1]:,}"
         if self.axis == "gpus":
@@ -167,9 +165,17 @@ class SweepChart(ChartBase):
         if r.oom_at is None:
             return f"every {name} up to {r.values[-1]:,} fits" + self._band_text(max(ok))
         return (
-            f"largest {name} that fits: {r.largest_fitting:,} (out of memory from {r.oom_at:,})"
+            f"largest {name} that fits: {r.largest_fitting:,} ({self._stop_word(r.oom_at)} from {r.oom_at:,})"
             + self._band_text(r.largest_fitting)
         )
+
+    def _stop_word(self, value: int) -> str:
+        """Why ``value`` does not fit: the engine does not start there (the estimate's start
+        check, core/views/sweep.py), or out of memory."""
+        r = self.result
+        if r is not None and r.starts and not r.starts[r.values.index(value)]:
+            return "the engine does not start"
+        return "out of memory"
 
     def _band_text(self, fits: int | None) -> str:
         """The largest value whose band upper edge (total / p10: where runs like this have
@@ -177,11 +183,7 @@ class SweepChart(ChartBase):
         r, p10 = self.result, getattr(self, "p10", None)
         if r is None or not p10:
             return ""
-        ok = [
-            v
-            for v, t, good in zip(r.values, r.totals, r.valid, strict=True)
-            if good and t / p10 <= r.capacity_bytes
-        ]
+        ok = [v for v, fit in zip(r.values, r.fits_under(p10), strict=True) if fit]
         if ok and max(ok) == fits:
             return " (band's upper edge too)"
         return f"; with the band's upper edge: {max(ok):,}" if ok else "; the band's upper edge fits none"
@@ -202,11 +204,7 @@ class SweepChart(ChartBase):
             return None
         if self.axis != "gpus":
             return r.oom_at
-        ok = [
-            v
-            for v, t, good in zip(r.values, r.totals, r.valid, strict=True)
-            if good and t <= r.capacity_bytes
-        ]
+        ok = [v for v, fit in zip(r.values, r.fits_under(), strict=True) if fit]
         return min(ok) if ok and ok[0] != r.values[0] else None
 
     # --- drawing ------------------------------------------------------------------------------
@@ -311,7 +309,7 @@ class SweepChart(ChartBase):
         self.boundary.setVisible(b is not None)
         if b is not None:
             self.boundary.setValue(pos(b))
-            word = "fits from" if self.axis == "gpus" else "out of memory from"
+            word = "fits from" if self.axis == "gpus" else f"{self._stop_word(b)} from"
             vals = self.result.values if self.result is not None else (b, b)
             lo, hi = pos(vals[0]), pos(vals[-1])
             right_half = hi > lo and (pos(b) - lo) / (hi - lo) > 0.6
@@ -384,6 +382,7 @@ class SweepChart(ChartBase):
         ]
         if r is None:
             return rows
+        fits = r.fits_under()
         for i, v in enumerate(r.values):
             rows.append(
                 [
@@ -392,7 +391,7 @@ class SweepChart(ChartBase):
                     *[r.components[c][i] for c in COMPONENTS],
                     r.totals[i],
                     round(to_unit(r.totals[i], self.unit), 3),
-                    r.valid[i] and r.totals[i] <= r.capacity_bytes,
+                    fits[i],
                 ]
             )
         return rows

@@ -19,7 +19,7 @@ from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF
 
 from ...core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ...core.model.specs import Scenario
@@ -33,11 +33,9 @@ from .base import ChartBase, display_unit
 from .labels import PAD, Leaders, overlaps, place, room_above, scene_rect, set_top
 from .palette import LABEL_PX, font
 from .stack import StackedBars, capacity_line, style_line
+from .tick_fit import edge_margin, fitted_ticks, short_names, two_lines
 
-
-def tick_label(label: str) -> str:
-    """Two-line tick labels keep seven bars legible at the export width ("Full\nfine-tune")."""
-    return label.replace(" ", "\n", 1)
+tick_label = two_lines  # the tick text of one bar where the pitch is wide enough
 
 
 def _short(n_bytes: float, unit: str) -> str:
@@ -113,7 +111,6 @@ class VariantsChart(WorkerChart, ChartBase):
         pooled = [(i, b.reserved / scale) for i, b in enumerate(cmp.bars) if b.reserved]
         self.pools.setOpts(x=[i for i, _h in pooled], height=[h for _i, h in pooled], width=0.62)
         self.pools.setVisible(bool(pooled))
-        self.plot.getAxis("bottom").setTicks([[(i, tick_label(b.label)) for i, b in enumerate(cmp.bars)]])
         self.gpu_line.setValue(cmp.capacity_bytes / scale)
         self.gpu_line.label.setFormat("GPU's share" if cmp.unified else "1 GPU")
         node = cmp.node_capacity_bytes
@@ -124,6 +121,7 @@ class VariantsChart(WorkerChart, ChartBase):
         self.node_line.label.setFormat(f"1 node ({count(cmp.gpus_per_node, 'GPU')})")
         top = max(top_bytes, node if self.node_line.isVisible() else 0) / scale
         self.plot.setXRange(-0.6, len(cmp.bars) - 0.4, padding=0)
+        self._fit_ticks()
         self._top = top * 1.05
         self.plot.setYRange(0, self._top, padding=0)
         self.set_axis_label("left", f"memory of the whole job ({unit})")
@@ -152,6 +150,29 @@ class VariantsChart(WorkerChart, ChartBase):
             )
         self.set_legend(entries)
         self._update_labels(scale)
+
+    def _fit_ticks(self) -> None:
+        """The bars' names under them in the first form that keeps neighbours apart at the
+        bars' pitch (tick_fit.py), room at both ends for the outer names, and the axis as tall
+        as their lines. The pitch comes from the plot's width, not its current range (the
+        range follows the names' room)."""
+        assert self.cmp is not None
+        bars, axis = self.cmp.bars, self.plot.getAxis("bottom")
+        metrics = QFontMetricsF(axis.style.get("tickFont") or axis.font())
+        width = metrics.horizontalAdvance
+        labels = [b.label for b in bars]
+        shorts = short_names(labels, [b.kind for b in bars], [b.weights_dtype.upper() for b in bars])
+        texts, lines = [two_lines(x) for x in labels], 2
+        span, left, right = self.plot.vb.width(), 0.6, 0.6
+        for _ in range(3):  # the pitch and the ends' room settle in a pass or two
+            pitch = span / (len(bars) - 1 + left + right)
+            texts, lines = fitted_ticks(labels, shorts, pitch, width)
+            left, right = edge_margin(texts[0], pitch, width), edge_margin(texts[-1], pitch, width)
+        axis.setTicks([list(enumerate(texts))])
+        self.plot.setXRange(-left, len(bars) - 1 + right, padding=0)
+        height = 52 if lines == 2 else 52 + int(2 * metrics.lineSpacing())
+        if axis.height() != height:
+            axis.setHeight(height)
 
     def _set_titles(self) -> None:
         cmp = self.cmp
@@ -219,6 +240,7 @@ class VariantsChart(WorkerChart, ChartBase):
         if cmp is None:
             return
         scale = self.stack.scale
+        self._fit_ticks()  # the pitch follows the chart's width
         labels = self.bar_labels[: len(cmp.bars)]
         lines = [x for x in (self.gpu_line, self.node_line) if x.isVisible()]
         tops = [(b.total + b.host) / scale for b in cmp.bars] + [x.value() for x in lines]
