@@ -19,19 +19,12 @@ import gpusizer
 from gpusizer.cli import main
 from gpusizer.core.sizing.pd_choice import split_layout
 from gpusizer.io.compare_columns import columns_for, is_pd
+from tests.scenarios import LLAMA_70B_PD
 
 DATA = Path(__file__).parent / "data" / "buyer"
 PD = DATA / "serve-deepseek-v3-pd.gpusizer.json"
 GPUS = ("a100-sxm-80gb", "gb200-186gb")
-LLAMA: dict[str, Any] = {
-    "model": {"preset": "llama-3.1-70b"},
-    "framework": "vllm",
-    "hardware": {"gpu": "h100-sxm-80gb"},
-    "parallelism": {"tensor": 4},
-    "workload": {"kind": "inference", "prompt_tokens": 4000, "generated_tokens": 500, "batch_size": 64},
-    "serving": {"concurrency": 64, "load": "steady", "disaggregated": {"prefill_gpus": 4, "decode_gpus": 4}},
-    "targets": {"users": 64, "max_ttft_seconds": 1.0, "min_tokens_per_second_per_user": 30},
-}
+LLAMA: dict[str, Any] = LLAMA_70B_PD
 
 
 @pytest.fixture(scope="module")

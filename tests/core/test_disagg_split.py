@@ -15,16 +15,9 @@ from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.sizing.disagg_split import _split as timed
 from gpusizer.core.sizing.disagg_split import propose_split
 from gpusizer.core.sizing.option_split import SPLIT_FIELDS
+from tests.scenarios import LLAMA_70B_PD
 
-BASE: dict[str, Any] = {
-    "model": {"preset": "llama-3.1-70b"},
-    "framework": "vllm",
-    "hardware": {"gpu": "h100-sxm-80gb"},
-    "parallelism": {"tensor": 4},
-    "workload": {"kind": "inference", "prompt_tokens": 4000, "generated_tokens": 500, "batch_size": 64},
-    "serving": {"concurrency": 64, "load": "steady", "disaggregated": {"prefill_gpus": 4, "decode_gpus": 4}},
-    "targets": {"users": 64, "max_ttft_seconds": 1.0, "min_tokens_per_second_per_user": 30},
-}
+BASE: dict[str, Any] = LLAMA_70B_PD
 
 
 def _split(targets: dict[str, Any]) -> Any:

@@ -13,18 +13,11 @@ from PySide6.QtCore import Qt
 from gpusizer import compare_gpus
 from gpusizer.gui.hardware.table import OptionsModel
 from gpusizer.io.compare_table import columns_for, is_pd
+from tests.scenarios import LLAMA_70B_PD
 
 # Llama 3.1 70B for 64 users at a 1 s first token (tests/cli/test_pd_compare_rank.py): 8 H100
 # aggregated miss the first token (2.65 s), a split meets it
-LLAMA: dict[str, Any] = {
-    "model": {"preset": "llama-3.1-70b"},
-    "framework": "vllm",
-    "hardware": {"gpu": "h100-sxm-80gb"},
-    "parallelism": {"tensor": 4},
-    "workload": {"kind": "inference", "prompt_tokens": 4000, "generated_tokens": 500, "batch_size": 64},
-    "serving": {"concurrency": 64, "load": "steady", "disaggregated": {"prefill_gpus": 4, "decode_gpus": 4}},
-    "targets": {"users": 64, "max_ttft_seconds": 1.0, "min_tokens_per_second_per_user": 30},
-}
+LLAMA: dict[str, Any] = LLAMA_70B_PD
 
 
 def _cells(model: OptionsModel) -> dict[str, str]:
