@@ -26,30 +26,12 @@ under that load; the target below leaves the load's margin.
 
 from __future__ import annotations
 
-import json
-import time
-from pathlib import Path
 from typing import Any
 
-from gpusizer.core.pipeline.estimate import clear_caches
-from gpusizer.core.sizing.compare import compare_gpus
+from cold_compare import time_cold_compare
 
 TARGET_CPU_SECONDS = 20.0  # ~15 s on an idle machine; the shared 2-core machine adds a third
-CASE = Path(__file__).resolve().parents[1] / "tests/cli/data/buyer/rl-qwen3-30b-a3b-colocated.gpusizer.json"
 
 
 def test_rl_compare_catalog(benchmark: Any) -> None:
-    data = json.loads(CASE.read_text(encoding="utf-8"))
-    spent: list[float] = []
-
-    def cold() -> list[dict[str, Any]]:
-        clear_caches()  # no memo from an earlier run
-        start = time.process_time()
-        options = compare_gpus(data)
-        spent.append(time.process_time() - start)
-        return options
-
-    options = benchmark.pedantic(cold, rounds=1, iterations=1)
-    assert any(o["fits"] for o in options)
-    if benchmark.stats is not None and not benchmark.disabled:
-        assert min(spent) < TARGET_CPU_SECONDS
+    time_cold_compare(benchmark, "rl-qwen3-30b-a3b-colocated.gpusizer.json", TARGET_CPU_SECONDS)
