@@ -6,7 +6,10 @@ each backend x GPU x model, the 6 rows of lowest SHA-256 of their id, never chos
 of the 110 rows of aiconfigurator 0.12.0's ``systems/silicon_sample.csv`` (Apache-2.0) that
 ours expresses, each kept as the CSV has it and mapped by the script itself. The whole replay
 (110 rows, 220 figures): TTFT 20 of 110 within 25 %, TPOT 92 of 110; after later rounds
-113 rows, TTFT 26 and TPOT 88, and with aiperf's opening burst stated TTFT 30 of 113."""
+113 rows, TTFT 26 and TPOT 88, and with aiperf's opening burst stated TTFT 30 of 113; with a
+decode replica's running cap and its wait for a slot or KV room in the first token
+(core/serving/decode_queue.py, serving.md "aiconfigurator's 113 P/D runs re-counted after the
+decode pool's running cap") TTFT 31 of 113, TPOT 88: five rows move, each a KV-room wait."""
 
 from __future__ import annotations
 
