@@ -19,9 +19,10 @@ verification follows the last token (one call).
 One call: :data:`VERIFY_SECONDS`, the one published serial rate of this call: verl PR #1206
 ("Add ray-based distributed reward manager", 2025-04-22): verl's naive reward manager, one
 process, ``verl/utils/reward_score/math_verify.py`` ``compute_score`` (the same ``math_metric``
-configuration and boxed gold as NeMo RL's), "200+ seconds" for "256 x 64 = 16384 generations";
-200 / 16,384 = 12.2 ms a response. The other reading of that sentence (200 s for 2,048, 98 ms)
-is ruled out by this project's timing of NeMo RL's call (``scripts/measure_math_verify.py``,
+configuration and boxed gold as NeMo RL's; ``verl/workers/reward_manager/naive.py`` decodes
+each prompt and response before it, a fraction of a millisecond), "200+ seconds" for "256 x 64 =
+16384 generations": 200 / 16,384 = 12.2 ms a response. The other reading of that sentence (200 s
+for 2,048, 98 ms) is ruled out by this project's timing of NeMo RL's call (``scripts/measure_math_verify.py``,
 docs/evidence/rl.md section 29: medians 7.2-23.2 ms at 12,800 characters, 35.6 ms at most at
 22,800). The PR states no response length, so the rate is one figure for any length."""
 
