@@ -100,6 +100,10 @@ class RLFigure(NamedTuple):
         # recorded before the async engines' own max_num_seqs default was stated (the
         # engine-context section of docs/evidence/rl.md): verl's 1,024, as then
         sc["rl"]["rollout"].pop("async_engine", None)
+        # recorded before the math environment's verification was priced (rl.reward.verify_workers,
+        # core/pipeline/rl_verify.py); kept out also because the popped async engine would price
+        # the async recipes' per-response verifications as the synchronous batch's
+        sc["rl"].pop("reward", None)
         return sc
 
     @property
@@ -167,6 +171,15 @@ class RLFigure(NamedTuple):
         return "shard" if self.name.startswith(("v0.4", "v0.5", "v0.6", "v0.7")) else None
 
     @property
+    def verify_workers(self) -> int | None:
+        """``rl.reward.verify_workers``: the Math-Verify actors NeMo RL's math environment deals
+        a step's responses to, ``env.math.num_workers: 8`` in grpo_math_1B.yaml at tags v0.3.0
+        through v0.7.0 (no Llama or Qwen3 or DeepSeek V3 GRPO performance recipe overrides it; the
+        DAPO DeepSeek V3 recipe's 64 is not replayed): every NeMo RL row
+        (core/pipeline/rl_verify.py; docs/evidence/rl.md, the verification's section)."""
+        return 8 if self.name.startswith(("v0.3", "#959", "v0.4", "v0.5", "v0.6", "v0.7")) else None
+
+    @property
     def pad_packed_rows(self) -> bool:
         """``rl.policy.pad_packed_rows``: NeMo RL's Megatron worker pads each packed row to its
         batch's longest under PP > 1, in training and in the log-prob forwards. Tags v0.4.0-v0.7.0
@@ -228,6 +241,7 @@ class RLFigure(NamedTuple):
                 # NeMo RL keeps the reference on the host and swaps it in for its forward
                 # (megatron_policy_worker.py use_reference_model)
                 "reference": {"offload": True},
+                **({"reward": {"verify_workers": self.verify_workers}} if self.verify_workers else {}),
                 "rollout": {
                     "engine_version": self.engine_version,
                     "tensor": self.engine_tp,

@@ -184,7 +184,9 @@ RECORDED = {
     # 0.950 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     "v0.5 Qwen3-32B, 32 H100": 1.102,  # 0.871 before the FP32 log-probs (rl.md section 16)
     # 0.601 before FP32 log-probs (rl.md section 16)
-    "v0.5 Llama 3.1 8B, 8 GB200": 0.612,  # 0.564 before Grace issued the log-prob copy
+    # 0.612 before the math environment's verification was priced (rl.reward.verify_workers 8,
+    # 256 Math-Verify calls at verl PR #1206's 12.2 ms; core/pipeline/rl_verify.py)
+    "v0.5 Llama 3.1 8B, 8 GB200": 0.636,  # 0.564 before Grace issued the log-prob copy
     # 0.350 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     # 0.358 before a GB200's two GPUs shared their Grace's C2C (rl.md section 28)
     # 0.364 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
@@ -368,9 +370,12 @@ PHASE_RECORDED = {
     # 1.200, training 1.032; 70B 0.795, 0.811, 0.762
     # before FP32 log-probs (rl.md section 16): 8B step 0.861, log-probs 1.085, training 0.98;
     # 70B 0.788, 0.794, 0.75
+    # the math environment's verification in the rollout (rl.reward.verify_workers 8: 256
+    # Math-Verify calls of 12.2 ms, verl PR #1206; core/pipeline/rl_verify.py): 8B step 0.868 ->
+    # 0.896, rollout 0.715 -> 0.768; 70B step 0.798 -> 0.819, rollout 0.841 -> 0.86
     "v0.3 Llama 3.1 8B, 8 H100": {
-        "step": 0.868,
-        "rollout": 0.715,
+        "step": 0.896,
+        "rollout": 0.768,
         "log_probs": 1.14,
         "training": 0.975,
         "refit": 1.6,
@@ -382,8 +387,8 @@ PHASE_RECORDED = {
     # with the packed rows padded to the batch's longest under PP (rl.policy.pad_packed_rows,
     # NeMo RL v0.3.0's pad_full_seq_to; rl.md section 42; the 8B's 1.133 -> 1.14, 0.969 -> 0.975)
     "v0.3 Llama 3.1 70B, 64 H100": {
-        "step": 0.798,
-        "rollout": 0.841,
+        "step": 0.819,
+        "rollout": 0.86,
         "log_probs": 0.788,
         "training": 0.74,
         "refit": 0.947,
@@ -410,7 +415,7 @@ def test_each_phase_of_the_blog_steps_is_as_recorded(figure, measured) -> None:
     ratios = _phase_ratios(figure, measured)
     for name, recorded in PHASE_RECORDED[figure.name].items():
         assert ratios[name] == pytest.approx(recorded, rel=0.03), name
-    assert ratios["rollout"] < 0.85
+    assert ratios["rollout"] < 0.9  # 0.85 before the verification was priced (0.86 for the 70B now)
 
 
 # Two sizes of one recipe (same layouts, G-Average within 2 %) split each measured step into a

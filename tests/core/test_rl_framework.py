@@ -100,6 +100,10 @@ DEFAULTS = [
     ("openrlhf", "0.9.2", "rollout.engine_version", "0.13.0"),
     ("openrlhf", "0.11.0", "rollout.engine_version", "0.27.1"),
     ("verl", "0.7.0", "rollout.engine_version", None),
+    # env.math.num_workers in grpo_math_1B.yaml (v0.3.1 through v0.7.0); verl prices none
+    ("nemo_rl", "0.3.1", "reward.verify_workers", 8),
+    ("nemo_rl", "0.7.0", "reward.verify_workers", 8),
+    ("verl", "0.6.0", "reward.verify_workers", None),
 ]
 
 
@@ -255,8 +259,9 @@ def test_nemo_rl_replay_stated_as_the_framework() -> None:
     knobs = next(f for f in FIGURES if f.name == "v0.6 Qwen3-30B-A3B, 32 H100").scenario()
     stated, gone = _stated_as(knobs, "nemo_rl", "0.6.0")
     # memory fraction, log-prob copies, FP32 log-probs, pageable..., the vLLM pin (9 before the
-    # replays stated it), the refit gather "shard" (10 before the release set it: rl.md section 43)
-    assert len(gone) == 11, gone
+    # replays stated it), the refit gather "shard" (10 before the release set it: rl.md section 43),
+    # the math environment's 8 verify workers (11 before: core/pipeline/rl_verify.py)
+    assert len(gone) == 12, gone
     rep, base = estimate_report(stated), estimate_report(knobs)
     assert _answer(rep) == _answer(base)
     # filled where the replay left the field's default, with no effect here: the collective

@@ -11,8 +11,11 @@ batch, ``chunk_list_to_workers`` hands it to the first worker) through the one `
 actor, one call at a time (v0.4.0-v0.6.0; v0.7.0 gives the actor ``max_concurrency=1000`` and
 deals the calls round the workers), so a step's verifications run in series: the published v0.6
 Qwen3-30B-A3B 8-off step (34.5 s for 2,048 responses of 3,206 tokens) bounds one verification,
-Ray's two calls included, at 16.8 ms. Nothing here enters the model: the measured rates are of
-synthetic responses on a shared development CPU (tests/core/data/rl-generation-host.json)."""
+Ray's two calls included, at 16.8 ms. The measured rates (synthetic responses on a shared
+development CPU, tests/core/data/rl-generation-host.json) do not enter the model; the verification
+does, at verl PR #1206's published serial rate of 12.2 ms a call (core/pipeline/rl_verify.py),
+which they and the bound bracket. The pairs' bounds below are as recorded, before it was priced
+(``RLFigure.recorded``)."""
 
 from __future__ import annotations
 
@@ -20,6 +23,8 @@ import json
 from pathlib import Path
 
 import pytest
+
+from gpusizer.core.pipeline.rl_verify import VERIFY_SECONDS
 
 from .rl_figures import OFF_POLICY
 from .test_rl_moe_phases import _ALL, _parts, bounds
@@ -47,6 +52,14 @@ def test_the_async_step_bounds_one_verification() -> None:
     # the measured synthetic responses of about 3,600 tokens: ended ones inside the bound, cut ones at it
     assert max(DATA["verify_ms"]["chars_12800_ended"]) / 1e3 < verify_bound()
     assert min(DATA["verify_ms"]["chars_12800_cut"]) / 1e3 > 0.9 * verify_bound()
+
+
+def test_the_priced_rate_lies_between_the_measured_and_the_bound() -> None:
+    # verl PR #1206: 200 s for 16,384 responses in one process (12.2 ms); this page's medians of
+    # responses that ended (7.2-7.7 ms at 12,800 characters) below it, the async step's bound
+    # (16.8 ms) above: the PR's other reading (200 s for 2,048, 98 ms) lies outside both
+    assert abs(VERIFY_SECONDS - 0.0122) < 0.0001
+    assert max(DATA["verify_ms"]["chars_12800_ended"]) / 1e3 < VERIFY_SECONDS < verify_bound()
 
 
 @pytest.mark.parametrize("pair", SYNC_PAIRS, ids=[p[0] for p in SYNC_PAIRS])

@@ -4,10 +4,11 @@ What these logs add to the performance summary's totals: which timer the colocat
 misses. On the four logged steps (and the v0.3 blog's two, read the same way) the log-prob
 forwards land within 10 % on the 8B rows (0.69-0.77 on the 70B at TP 4 PP 4) and Megatron's
 training within 4 % on the 8B; what stays short on every row is the generation timer
-(0.72-0.85 with the engine's per-token log-probs and the worker's copy of them, 0.65-0.84
-before: 13-16 s a step still), the refit timer (0.07-0.17: 3-24 s) and the timers the model
-has no phase for (data_processing, reward_calculation, logprob_inference_prep,
-training_prep: 3-14 s against the model's 0.3-0.6 s reload of the training states)."""
+(0.77-0.87 with the engine's per-token log-probs, the worker's copy of them and the math
+environment's verification, 0.65-0.84 before the first two: 10-14 s a step still), the refit
+timer (0.07-0.17: 3-24 s) and the timers the model has no phase for (data_processing,
+reward_calculation, logprob_inference_prep, training_prep: 3-14 s against the model's 0.3-0.6 s
+reload of the training states)."""
 
 from __future__ import annotations
 
@@ -31,10 +32,16 @@ from .rl_phase_logs import LOGS, dtensor
 # rerun 0.696 -> 0.709 and 0.656 -> 0.668, blog 8B 1.133 -> 1.14 and 0.969 -> 0.975, blog 70B
 # 0.777 -> 0.788 and 0.729 -> 0.74 (the steps as pinned: the 70B's had drifted from 0.805 and 0.664
 # to 0.795 and 0.655 before, through the rollout)
+# The math environment's verification inside the generation timer (rl.reward.verify_workers 8:
+# 2,048 responses over NeMo RL's 8 Math-Verify workers, 256 calls of 12.2 ms each, verl PR
+# #1206's serial rate; core/pipeline/rl_verify.py, docs/evidence/rl.md, the verification's
+# section) added 3.1 s to every row's rollout: step 0.855 -> 0.882, 0.659 -> 0.676, 0.785 -> 0.81,
+# 0.757 -> 0.782, 0.868 -> 0.896, 0.798 -> 0.819; generation 0.753 -> 0.808, 0.82 -> 0.839,
+# 0.725 -> 0.779, 0.763 -> 0.818, 0.72 -> 0.773, 0.85 -> 0.869 (no row changes side)
 RECORDED = {
     "#959 rerun Llama 3.1 8B Megatron, 8 H100": {
-        "step": 0.855,
-        "rollout": 0.753,
+        "step": 0.882,
+        "rollout": 0.808,
         "log_probs": 1.179,
         "training": 1.045,
         "refit": 0.643,
@@ -44,8 +51,8 @@ RECORDED = {
     # v0.3.0's full tensors broadcast over the pipeline group (rl.refit_gather "full",
     # core/pipeline/rl_pp_gather.py; docs/evidence/rl.md section 37)
     "#959 rerun Llama 3.1 70B Megatron, 64 H100": {
-        "step": 0.659,
-        "rollout": 0.82,
+        "step": 0.676,
+        "rollout": 0.839,
         "log_probs": 0.709,
         "training": 0.668,
         "refit": 0.373,
@@ -55,32 +62,32 @@ RECORDED = {
     # "training", NeMo RL v0.3.0's dtensor_policy_worker.py pack_sequences min_seq_len; docs/evidence/rl.md
     # section 44): training 0.724 -> 0.768 and 0.708 -> 0.732, steps 0.785 -> 0.798 and 0.757 -> 0.765
     "v0.3 blog Llama 3.1 8B DTensor, 8 H100": {
-        "step": 0.798,
-        "rollout": 0.725,
+        "step": 0.824,  # 0.81 before the rows padded to capacity met the verification (both priced)
+        "rollout": 0.779,
         "log_probs": 1.032,
         "training": 0.768,
         "refit": 1.261,
         "prep": 0.568,
     },
     "#959 rerun Llama 3.1 8B DTensor, 8 H100": {
-        "step": 0.765,
-        "rollout": 0.763,
+        "step": 0.789,  # 0.782 before the rows padded to capacity met the verification (both priced)
+        "rollout": 0.818,
         "log_probs": 1.062,
         "training": 0.732,
         "refit": 0.841,
         "prep": 0.252,
     },
     "v0.3 Llama 3.1 8B, 8 H100": {
-        "step": 0.868,
-        "rollout": 0.72,
+        "step": 0.896,
+        "rollout": 0.773,
         "log_probs": 1.14,
         "training": 0.975,
         "refit": 1.029,
         "prep": 0.837,
     },
     "v0.3 Llama 3.1 70B, 64 H100": {
-        "step": 0.798,
-        "rollout": 0.85,
+        "step": 0.819,
+        "rollout": 0.869,
         "log_probs": 0.788,
         "training": 0.74,
         "refit": 0.694,
@@ -119,7 +126,7 @@ def test_each_logged_timer_is_as_recorded(figure, backend, measured) -> None:
     # source: NVIDIA-NeMo/RL issue #959's table (Total step time, Policy training, Refit,
     # Generation, Get logprobs); tolerance 3 % of the recorded ratio (drift of the model, not
     # accuracy). The generation and the refit timer stay short on every row (the generation
-    # 0.72-0.85: the math environment's verification inside it has no published rate).
+    # 0.77-0.87 with the math environment's verification priced at verl PR #1206's rate).
     ratios = _ratios(figure, backend, measured)
     for name, recorded in RECORDED[figure.name].items():
         assert ratios[name] == pytest.approx(recorded, rel=0.03), name

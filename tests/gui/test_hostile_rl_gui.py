@@ -26,6 +26,7 @@ RL_FIELDS = (
     ("rl.rollout.tensor", "spin_rl_rollout_tp"),
     ("rl.rollout.gpus", "spin_rl_rollout_gpus"),
     ("rl.off_policy_steps", "spin_rl_off_policy_steps"),
+    ("rl.reward.verify_workers", "spin_rl_reward_verify_workers"),
 )
 
 

@@ -158,6 +158,7 @@ TRAINING = (
     Case("rl.rollout.engine_version", RL, "0.8.3"),
     Case("rl.critic.model", RL, "qwen2.5-7b"),
     Case("rl.reward.model", RL, "qwen2.5-7b"),
+    Case("rl.reward.verify_workers", RL, 8),
     # the RL panel's collapsible groups (gui/panels/rl_sections.py)
     Case("rl.policy.mini_batch_size", RL, 128),
     Case("rl.policy.micro_batch_size", RL, 2),

@@ -195,6 +195,9 @@ GLOSSARY: dict[str, str] = {
     "rl.steps": "RL steps of the run: its time and cost.",
     "rl.reward.kind": "Rule: a verifier or function, no GPU. Model: a reward model's forward "
     "over every response.",
+    "rl.reward.verify_workers": "A rule reward's CPU workers (NeMo RL env.math.num_workers, 8): "
+    "each checks its share of the step's responses with Math-Verify, one after another, at "
+    "12.2 ms a response (verl PR #1206), before the rollout ends. Default: not priced.",
     "rl.policy.moe_permute_fusion": "Megatron's fused MoE token permutation (moe_permute_fusion: "
     "off in NeMo RL's grpo_math_1B.yaml, on in its DeepSeek V3 and Qwen3-235B performance "
     "recipes): the policy's eager MoE layers issue fewer host ops. Its log-prob forwards and "

@@ -106,6 +106,10 @@ class RewardSpec(Strict):
 
     kind: Literal["rule", "model"] = "rule"
     model: PresetId | None = None  # null: the policy's
+    # rule: CPU workers verifying the step's responses in parallel, each its share in series at
+    # one Math-Verify call a response, serial with the rollout (NeMo RL env.math.num_workers);
+    # null: the verification not priced (core/pipeline/rl_verify.py)
+    verify_workers: Annotated[int, Whole, Field(ge=1, le=4096)] | None = None
 
 
 class CriticSpec(Strict):

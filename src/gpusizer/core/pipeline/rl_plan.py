@@ -34,6 +34,7 @@ from .rl_roles import (
 from .rl_shared import shared_rollout, shared_trainer
 from .rl_time import Decode, host_seconds_per_token, prefill_seconds, step_seconds
 from .rl_transitions import Transition
+from .rl_verify import verify_seconds
 
 
 @dataclass(frozen=True)
@@ -163,7 +164,8 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
         # the engine's scenario and GPU set its step: layouts of one rollout share the run
         rollout, run = scheduled_rollout(d, step, pool, (rs.model_dump_json(), id(gpu)), (gpu,))
         seconds = {
-            "rollout": rollout,
+            # the rule verifier runs inside the rollout (NeMo RL's generation timer)
+            "rollout": rollout + verify_seconds(s),
             "log_probs": fwd,
             "training": train,
             "weight_sync": weight_sync_seconds(s, gpu),

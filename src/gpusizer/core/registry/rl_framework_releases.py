@@ -147,6 +147,12 @@ _NEMO_031 = RLRelease(
             "nemo_rl/models/megatron/refit_utils.py gather_params: TP all-gather, then "
             "torch.distributed.broadcast(full_param, group=pp_group) (v0.3.1)",
         ),
+        RLDefault(
+            "reward.verify_workers",
+            8,
+            f"{_NEMO_YAML} env.math.num_workers 8; nemo_rl/environments/math_environment.py "
+            "HFVerifyWorker.verify: math_verify's math_metric per response, the same through v0.7.0 (v0.3.1)",
+        ),
         vllm_pin("0.9.0", f"{_NEMO_PIN}: vllm==0.9.0; uv.lock vllm 0.9.0 from pypi.org/simple (v0.3.1)"),
     ),
 )

@@ -52,6 +52,7 @@ _ROLE_MODELS = (
     ("Reward model", "rl.reward.model", "combo_rl_reward_model"),
 )
 RELEASE = "rl.rollout.engine_version"
+VERIFY = "rl.reward.verify_workers"
 RL_FW, RL_FW_VERSION = "rl.framework", "rl.framework_version"
 # item data is rl.overlap's value; None is the default (the binder selects it for null)
 _OVERLAP_ITEMS = (
@@ -149,6 +150,9 @@ class RLPanel(Panel):
             "rl.reward.kind",
             name="combo_rl_reward",
         )
+        # a rule reward's verifier workers (core/pipeline/rl_verify.py); null: not priced
+        verify = QuantityField("count", VERIFY, step=1, none_text="not priced")
+        f.add("Verify workers", verify, VERIFY, name="spin_rl_reward_verify_workers")
         for label, path, name, kind, step, unit in (*_INTS[:5], SPREAD, *_INTS[5:]):
             f.add(label, QuantityField(kind, path, step=step, unit=unit), path, name=name)
 
@@ -181,6 +185,7 @@ class RLPanel(Panel):
         self.form.show("rl.critic.model", critic or self._held("rl.critic.model"))
         reward = self.state.value("rl.reward.kind") == "model"
         self.form.show("rl.reward.model", reward or self._held("rl.reward.model"))
+        self.form.show(VERIFY, not reward or self._held(VERIFY))
         # read only where the pools overlap (RLSpec.steps_in_flight): colocated, one policy
         self.form.enable("rl.off_policy_steps", split and self.state.value("rl.overlap") is not False)
         self.reference.setItemText(
