@@ -116,9 +116,9 @@ def test_the_featured_inverse_round_trips_on_the_floor(gpu: str, fraction: float
     """The smallest card the inverse names, with the draft (EAGLE-3) and the shared prefix
     applied (core/serving/features.py ``featured_memory``), starts the engine, holds the load
     and fits (``MemoryRule.runs``; settings held fixed as in tests/core/test_memory_rules.py),
-    and 200 MiB less does not (42 and 160 MiB of slack remain here, bisected; not traced:
-    docs/evidence/serving.md §55). Before, the draft went over the start-up check's floor: 1.5 GiB
-    more than needed, and a card 200 MiB under the answer still ran."""
+    and 200 MiB less does not (the slack of 42 and 160 MiB §55 left is gone: the draft's share of
+    one max_context request, tests/core/test_inverse_draft.py). Before, the draft went over the
+    start-up check's floor: 1.5 GiB more than needed, and a card 200 MiB under the answer still ran."""
     data = case(CHAT, fraction) | {"hardware": {"gpu": gpu}, "parallelism": {"pipeline": pp}}
     s = parse_scenario(data)
     spec, rule = gpu_spec(gpu), memory_rule(s.profile)

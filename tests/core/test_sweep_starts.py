@@ -35,8 +35,10 @@ def test_a_sweep_where_the_engine_does_not_start_fits_nowhere() -> None:
 
 
 def test_a_context_the_pool_holds_starts_and_fits_as_before() -> None:
-    # max_context 4,096: 1.25 GiB of KV for one request, inside the ~2.2 GiB pool
-    data = {**EAGLE_70B, "serving": {**EAGLE_70B["serving"], "max_context": 4096}}  # type: ignore[dict-item]
+    # the drafter's 1.31 GiB come out of the ~2.2 GiB budget (vLLM loads it before the profile
+    # run), leaving a 0.88 GiB pool: max_context 4,096 (1.27 GiB with the drafter's layer) is
+    # refused by the same check (core/serving/features.py ``reserve``); 2,560 (0.79 GiB) starts
+    data = {**EAGLE_70B, "serving": {**EAGLE_70B["serving"], "max_context": 2560}}  # type: ignore[dict-item]
     s = parse_scenario(data)
     assert estimate(s).runs and starts(s)
     r = sweep(s, "sequence_length", [512, 1024, 2048])

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.model.result import Estimate
+from ..core.serving.start_headroom import stated_headroom
 from ..core.sizing.layout_search import MAX_GPUS  # the most GPUs the advice searches
 from ..core.sizing.option import SizingOption
 from ..core.sizing.savings import describe
@@ -62,7 +63,11 @@ class Fit:
     contract), so that both give the same words. Bytes per GPU."""
 
     peak: int
-    headroom: int  # capacity minus the peak; negative when the peak does not fit
+    gpu_bytes: int  # the GPU's usable memory
+    # capacity minus the peak; negative when the peak does not fit, and where the engine does
+    # not start its card's shortfall against the smallest it starts on
+    # (core/serving/start_headroom.py)
+    headroom: int
     fits: bool  # the work runs (core/model/result.Estimate.fits)
     reason: str | None  # why it does not run, or a note when it does (``fit_reason``)
     engine_reason: str | None  # why the serving engine refuses to start (None: it starts)
@@ -70,7 +75,7 @@ class Fit:
 
     @property
     def capacity(self) -> int:
-        return self.peak + self.headroom
+        return self.gpu_bytes
 
 
 def fit_of(est: Estimate) -> Fit:
@@ -78,7 +83,8 @@ def fit_of(est: Estimate) -> Fit:
     sv = est.serving
     return Fit(
         peak=est.memory.total,
-        headroom=est.headroom_bytes,
+        gpu_bytes=est.capacity_bytes,
+        headroom=stated_headroom(est),
         fits=est.fits,
         reason=est.fit_reason,
         engine_reason=(sv.reason or "") if sv is not None and not sv.starts else None,
@@ -91,6 +97,7 @@ def fit_of_report(rep: Mapping[str, Any]) -> Fit:
     sv = rep.get("serving")
     return Fit(
         peak=int(rep["per_gpu"]["total"]),
+        gpu_bytes=int(rep["gpu"]["memory_bytes"]),
         headroom=int(rep["headroom_bytes"]),
         fits=bool(rep["fits"]),
         reason=rep.get("fit_reason"),
@@ -103,10 +110,11 @@ def verdict_phrase(fit: Fit, unit: str = "GiB", also: str | None = None) -> str:
     """``fits, 17.55 GiB headroom``, ``does not fit, 4.20 GiB short``, ``the engine does not
     start: <why>`` or ``does not run: <why>`` (the peak fits but the work does not: the
     engine's context, unified memory); with the system RAM a serving engine keeps when it runs."""
-    if fit.headroom < 0:
-        tail = f"does not fit, {size(-fit.headroom, unit, also)} short"
+    if fit.peak > fit.capacity:
+        tail = f"does not fit, {size(fit.peak - fit.capacity, unit, also)} short"
     elif fit.engine_reason is not None:
-        tail = "the engine does not start" + (f": {fit.engine_reason}" if fit.engine_reason else "")
+        tail = "the engine does not start" + _start_short(fit, unit, also)
+        tail += f": {fit.engine_reason}" if fit.engine_reason else ""
     elif not fit.fits:
         tail = f"does not run: {fit.reason}"
     else:
@@ -114,6 +122,22 @@ def verdict_phrase(fit: Fit, unit: str = "GiB", also: str | None = None) -> str:
     if fit.host_ram and fit.fits:
         tail += f", plus {size(fit.host_ram, unit, also)} of system RAM"
     return tail
+
+
+def _start_short(fit: Fit, unit: str, also: str | None) -> str:
+    """How much more card the engine needs to start (its stated headroom, negative), or ""."""
+    if fit.headroom >= 0:
+        return ""
+    return f", {size(-fit.headroom, unit, also)} short of the smallest card it starts on"
+
+
+def room_word(fit: Fit) -> str:
+    """The memory chart's word for the stated headroom beside its figure: ``headroom``,
+    ``short by`` (the peak over the card) or ``short to start by`` (the engine's start-up
+    check: the smallest card it starts on is larger)."""
+    if fit.headroom >= 0:
+        return "headroom"
+    return "short by" if fit.peak > fit.capacity else "short to start by"
 
 
 def verdict_line(fit: Fit, unit: str = "GiB") -> str:

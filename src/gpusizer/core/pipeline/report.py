@@ -15,6 +15,7 @@ from ..model.presets import scenario_gpu
 from ..model.result import Estimate, Serving
 from ..model.specs import Scenario
 from ..serving.service_level import default_target_dict
+from ..serving.start_headroom import stated_headroom
 from ..speed.compute import roofline_block
 from ..speed.goodput import effective_time_share, wall_seconds
 from ..speed.roofline import RooflineModel, roofline_model
@@ -79,7 +80,7 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
         "unmet": est.unmet,  # memory | context_limit (null: runs)
         # serving: the stated default service level where the scenario sets no speed of its own
         "default_target": default_target_dict(est.scenario),
-        "headroom_bytes": est.headroom_bytes,
+        "headroom_bytes": stated_headroom(est),  # the engine's shortfall where it does not start
         "compute": {
             "flops_per_token": c.flops_per_token,
             "total_flops": c.total_flops,

@@ -16,12 +16,14 @@ from ..registry.sglang_reserve import reserve_step
 from ..speed.step import EngineCosts, StepModel
 from ..speed.step_model import step_model
 from .engine_settings import EngineSettings
-from .inverse import moved, outside
+from .inverse import kv_moved, outside
 from .kv_offload import load_seconds, offload_fields
 from .lora_serving import lora_bytes, lora_fields, with_lora
 from .mtp import mtp_note
 from .mtp_depth import chain_tokens, depth_note, reused
 from .prefix import cached_tokens, prefix_memory, prefix_of, shared_tokens, users_held, with_prefix
+from .rules import memory_rule
+from .rules.pool import request_refusal
 from .scheduler_types import Engine, Workload
 from .speculative import (
     SpeculativeStep,
@@ -39,7 +41,8 @@ def featured_memory(
 ) -> EngineMemory:
     """The engine's memory with the proposer's weights and KV and the shared prefix."""
     em = _draft(s, arch, counts, em, st)
-    em = reserve(em, lora_bytes(s), 0.0, "the LoRA adapters' slots")
+    caps = memory_rule(s.profile).caps_context
+    em = reserve(em, lora_bytes(s), 0.0, "the LoRA adapters' slots", caps=caps)
     return prefix_memory(s, em, max(1, st.kv_block_tokens), st.concurrency)
 
 
@@ -51,7 +54,9 @@ def _draft(
     if _draft_after_pool(s, st):
         return after_pool(em, dm.weight_bytes, dm.kv_bytes_per_token)
     what = "the speculative proposer's weights"
-    return reserve(em, dm.weight_bytes, dm.kv_bytes_per_token, what)
+    rule = memory_rule(s.profile)
+    share = em.fraction if em.fraction and rule.fraction_after_weights else 1.0
+    return reserve(em, dm.weight_bytes, dm.kv_bytes_per_token, what, share, rule.caps_context)
 
 
 def _draft_after_pool(s: Scenario, st: EngineSettings) -> bool:
@@ -77,9 +82,22 @@ def after_pool(em: EngineMemory, weight_bytes: float, kv_per_token: float) -> En
     return outside(replace(em, memory=mem, outside_bytes=em.outside_bytes + w + kv), w + load_kv)
 
 
-def reserve(em: EngineMemory, weight_bytes: float, kv_per_token: float, what: str) -> EngineMemory:
+def reserve(
+    em: EngineMemory,
+    weight_bytes: float,
+    kv_per_token: float,
+    what: str,
+    share: float = 1.0,
+    caps: bool = False,
+) -> EngineMemory:
     """Weights loaded beside the model's (and KV bytes each token adds): a pool engine loads
-    them before it profiles, so its pool shrinks by them; an on-demand engine grows by both."""
+    them before it profiles, so its pool shrinks by ``share`` of them (1: its budget holds
+    them, vLLM ``determine_available_memory``; the fraction where the pool is that fraction of
+    the memory the weights leave, TensorRT-LLM ``_torch/pyexecutor/_util.py`` 1.0
+    ``_cal_max_tokens``) and the inverse's pool term by what the pool gives up over the
+    fraction (TensorRT-LLM: the weights' own bytes), its start-up check re-run on that pool
+    (``caps``: the engine caps a request to its pool instead, SGLang); an on-demand engine
+    grows by both."""
     if not weight_bytes and not kv_per_token:
         return em
     m, w = em.memory, int(weight_bytes)
@@ -95,17 +113,16 @@ def reserve(em: EngineMemory, weight_bytes: float, kv_per_token: float, what: st
             load_bytes=em.load_bytes + load_kv,
             required_bytes=em.required_bytes + w + kv if em.required_bytes else 0,
         )
-    pool = max(0, em.kv_pool_bytes - w)
+    give = w if share == 1.0 else int(w * share)  # the pool's bytes the weights take
+    pool = max(0, em.kv_pool_bytes - give)
     shrink = pool / em.kv_pool_bytes * em.kv_bytes_per_token / per if em.kv_pool_bytes else 0.0
     # what the pool cannot give up is more memory: the peak holds the weights loaded (before,
     # 2,500 GiB of adapter slots showed under a 73 GiB peak)
-    mem = replace(
-        m, weights=m.weights + w, kv_cache=max(0, m.kv_cache - w), total=m.total + max(0, w - m.kv_cache)
-    )
-    starts, reason = em.starts, em.reason
-    if starts and pool <= 0:
-        starts, reason = False, f"{what} leave no memory for the KV cache"
-    em = moved(em, (w + load_kv) / em.fraction)  # the pool's term; the floor stays (inverse.py)
+    kv_left = max(0, m.kv_cache - give)
+    mem = replace(m, weights=m.weights + w, kv_cache=kv_left, total=m.total + w - (m.kv_cache - kv_left))
+    more_request = em.request_bytes * kv_per_token / em.kv_bytes_per_token if em.kv_bytes_per_token else 0.0
+    em = kv_moved(em, give, more_request, load_kv)  # the pool's term; the floor stays (inverse.py)
+    starts, reason = _start_check(em, pool, what, caps)
     return replace(
         em,
         memory=mem,
@@ -115,9 +132,21 @@ def reserve(em: EngineMemory, weight_bytes: float, kv_per_token: float, what: st
         kv_bytes_per_token=per,
         starts=starts,
         reason=reason,
-        load_bytes=em.load_bytes + load_kv,
-        holds_load=em.holds_load and em.load_bytes + load_kv <= pool,
+        holds_load=em.holds_load and em.load_bytes <= pool and (not caps or em.request_bytes <= pool),
     )
+
+
+def _start_check(em: EngineMemory, pool: int, what: str, caps: bool) -> tuple[bool, str | None]:
+    """The engine's start-up check on the pool the weights leave: refused when it is empty or
+    (an engine that refuses rather than caps a request, vLLM ``check_enough_kv_cache_memory``)
+    one request of ``max_context`` needs more than it, the proposer's KV included."""
+    if not em.starts:
+        return em.starts, em.reason
+    if pool <= 0:
+        return False, f"{what} leave no memory for the KV cache"
+    if not caps and em.request_bytes > pool:
+        return False, request_refusal(em.max_context, em.request_bytes, pool) + f" once {what} are loaded"
+    return True, em.reason
 
 
 def featured_run(

@@ -17,6 +17,7 @@ inverse read 37 MB more than the card).
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from ..model.result_serving import EngineMemory
@@ -32,6 +33,34 @@ def moved(em: EngineMemory, device_bytes: float) -> EngineMemory:
         return replace(em, required_bytes=int(em.required_bytes + device_bytes))
     pool = int(em.pool_need_bytes + device_bytes)
     return replace(em, pool_need_bytes=pool, required_bytes=max(pool, em.floor_bytes))
+
+
+def kv_moved(em: EngineMemory, reserved: float, more_request: float, more_load: float) -> EngineMemory:
+    """``em`` with ``reserved`` bytes more inside the budget besides the pool and the pool's need
+    grown by the KV its features add: ``more_request`` bytes to one request of ``max_context``
+    (vLLM ``check_enough_kv_cache_memory``, the proposer's layers in the KV cache spec) and
+    ``more_load`` to the load's. The pool must hold the larger of the two
+    (core/serving/rules/pool.py ``PoolRule.memory``: ``max(request, load)``), so the pool's term
+    moves by ``reserved`` plus the growth of that larger one, over the fraction."""
+    req, load = em.request_bytes, em.load_bytes
+    req2, load2 = req + more_request, load + more_load
+    f = em.fraction or 1.0
+    em = replace(em, request_bytes=req2, load_bytes=load2)
+    if req <= load and req2 <= load2:  # the load sets the need before and after: its growth
+        return moved(em, (reserved + more_load) / f)
+    # whole bytes up: the start-up check compares the request with the pool to the byte
+    return moved(em, math.ceil((reserved + max(req2, load2) - max(req, load)) / f))
+
+
+def need_cut(em: EngineMemory, saved: float) -> float:
+    """What the pool's need loses when the load's KV shrinks by ``saved`` bytes (the shared
+    prefix held once, core/serving/prefix.py): all of it where the load still sets the need,
+    none where one ``max_context`` request does (the engine's start-up check holds one whole
+    request, prefix or not: vLLM ``check_enough_kv_cache_memory``)."""
+    req, load = em.request_bytes, em.load_bytes
+    if req <= load - saved:
+        return saved
+    return max(0.0, load - req)
 
 
 def outside(em: EngineMemory, device_bytes: float) -> EngineMemory:

@@ -23,7 +23,7 @@ from ..model.serving_features import PrefixSpec
 from ..model.specs import Scenario
 from ..speed.step import StepModel
 from ..speed.step_wrap import StepWrapper
-from .inverse import moved
+from .inverse import moved, need_cut
 from .scheduler_types import Engine, Workload
 
 
@@ -103,7 +103,8 @@ def prefix_memory(s: Scenario, em: EngineMemory, block: int, concurrency: int) -
         return em
     saved = (concurrency - 1) * cached * em.kv_bytes_per_token
     load = max(0.0, em.load_bytes - saved)
-    em = moved(em, -int(saved / (em.fraction or 1.0)))  # the pool's term; the floor stays
+    # the pool's term, by what its need loses (none where a max_context request sets it)
+    em = moved(em, -int(need_cut(em, saved) / (em.fraction or 1.0)))
     return replace(em, load_bytes=load, holds_load=em.holds_load or load <= em.kv_pool_bytes)
 
 

@@ -18,6 +18,7 @@ from ...core.evidence.ranges import estimate_evidence
 from ...core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ...core.model.specs import Scenario
 from ...io.units import fmt_bytes, to_unit
+from ...io.wording import fit_of, room_word
 from .base import ChartBase, display_unit
 from .labels import PAD, Leaders, place, scene_rect
 from .palette import LABEL_PX, font
@@ -83,6 +84,7 @@ class MemoryChart(ChartBase):
         self.peak = int(mem.total)
         self.band = estimate_evidence(estimate)[0].band.size_range(mem.total)
         self.capacity = int(estimate.capacity_bytes)
+        self.fit = fit_of(estimate)  # the stated headroom: the verdict's (io/wording.py)
         self.gpu_name = estimate.gpu.name
         self.subject = f"{scenario.model.name}, {scenario.workload.info.in_sentence}"
         self.pool.set_estimate(estimate)
@@ -137,8 +139,8 @@ class MemoryChart(ChartBase):
                 gone = ", ".join(f"{COMPONENT_LABELS[c]} {_fmt(v, self.unit)}" for c, v in self.freed.items())
                 html += f"<br><span style='color:{t.muted}'>freed before the peak:<br>{gone}</span>"
             if bar is peak_bar:
-                room = self.capacity - self.peak
-                word, color = ("headroom", t.good) if room >= 0 else ("short by", t.bad)
+                room = self.fit.headroom
+                word, color = room_word(self.fit), t.good if room >= 0 else t.bad
                 html += (
                     f"<br><span style='color:{color}'><b>{word} "
                     f"{fmt_bytes(abs(room), self.unit, 1)}</b></span>"

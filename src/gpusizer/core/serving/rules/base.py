@@ -51,6 +51,13 @@ class MemoryRule:
     fitted_context: ClassVar[bool] = False
     ubatch_prefill: ClassVar[bool] = False
     serving_fields: ClassVar[frozenset[str]] = frozenset()  # the serving block fields it reads
+    # Its memory fraction is of the memory left once the weights are loaded (TensorRT-LLM), not
+    # of the device: weights loaded beside the model's (a speculative draft) take ``fraction``
+    # of their bytes from the pool (core/serving/features.py ``reserve``)
+    fraction_after_weights: ClassVar[bool] = False
+    # The engine starts whatever the context and caps each request to its pool (SGLang
+    # tp_worker.py: max_req_len = min(context_len - 1, pool tokens - 1)) instead of refusing
+    caps_context: ClassVar[bool] = False
 
     def settings(self, s: Scenario, gpu: GPUSpec) -> EngineSettings:
         """The engine settings the scenario runs with on ``gpu``."""

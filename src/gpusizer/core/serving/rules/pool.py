@@ -34,9 +34,6 @@ class PoolRule(MemoryRule):
 
     reserves_memory: ClassVar[bool] = True
     serving_fields: ClassVar[frozenset[str]] = frozenset({"memory_fraction", "cuda_graphs"})
-    # The engine starts whatever the context and caps each request to its pool (SGLang
-    # tp_worker.py: max_req_len = min(context_len - 1, pool tokens - 1)) instead of refusing
-    caps_context: ClassVar[bool] = False
 
     def budget(self, v: EngineView, stage: Stage) -> PoolBudget:
         """The pool and what the engine reserves beside it on the stage's GPU."""
@@ -166,8 +163,14 @@ def _pool_refusal(kv: RequestKV, pool: float, needed: float, ctx: int) -> str | 
         )
     if needed <= pool:
         return None
+    fits = kv.largest_context(pool, ctx)
+    return f"{request_refusal(ctx, needed, pool)}; the largest context that fits is {fits:,}"
+
+
+def request_refusal(ctx: int, needed: float, pool: float) -> str:
+    """The start-up check's words where one request of ``max_context`` needs more than the pool
+    (vllm/v1/core/kv_cache_utils.py ``check_enough_kv_cache_memory``)."""
     return (
         f"one request of max_context {ctx:,} tokens needs {needed / 2**30:.2f} GiB of KV "
-        f"cache, more than the pool's {pool / 2**30:.2f} GiB; the largest context that "
-        f"fits is {kv.largest_context(pool, ctx):,}"
+        f"cache, more than the pool's {pool / 2**30:.2f} GiB"
     )

@@ -97,6 +97,9 @@ class FreePool(PoolRule):
 
     key: ClassVar[str] = "free_pool"
     label: ClassVar[str] = "a fraction of the memory free after weights and activations"
+    # _torch/pyexecutor/_util.py (1.0) ``_cal_max_tokens``: available_kv_mem = (total - peak +
+    # the profiling run's KV) x fraction, the peak holding the target's and the draft's weights
+    fraction_after_weights: ClassVar[bool] = True
 
     def budget(self, v: EngineView, stage: Stage) -> PoolBudget:
         fraction, outside = v.st.memory_fraction or 0.9, v.outside
