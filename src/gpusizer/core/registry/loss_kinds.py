@@ -145,7 +145,7 @@ for _k in (
     ),
     LossKind(
         "full_logits_held",
-        "Full logits, fp32 logits held through backward (torchtune < 0.3)",
+        "Full logits, fp32 kept to backward (torchtune < 0.3)",
         chunked=False,
         compilable=False,
         logit_list=False,

@@ -36,9 +36,9 @@ _CHECKS = (
 
 # NeMo RL's DTensor policy pads each packed row to train_mb_tokens (core/pipeline/rl_capacity_padding.py)
 _CAPACITY_CHOICES = (
-    ("no: each row its own tokens", "none"),
-    ("training (NeMo RL DTensor v0.3-v0.5)", "training"),
-    ("training and log-probs (DTensor v2, v0.6+)", "all"),
+    ("no", "none"),
+    ("training (DTensor v0.3-v0.5)", "training"),
+    ("+ log-probs (DTensor v0.6+)", "all"),
 )
 
 
@@ -75,7 +75,7 @@ class PolicyRows:
         for label, path, name in _CHECKS:
             f.add("", QCheckBox(label), path, name=name)
         f.add(
-            "Rows padded to capacity",
+            "Pad to capacity",
             combo(_CAPACITY_CHOICES),
             PAD_CAPACITY,
             name="combo_rl_policy_pad_rows_to_capacity",
