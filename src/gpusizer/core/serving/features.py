@@ -23,7 +23,7 @@ from .mtp import mtp_note
 from .mtp_depth import chain_tokens, depth_note, reused
 from .prefix import cached_tokens, prefix_memory, prefix_of, shared_tokens, users_held, with_prefix
 from .rules import memory_rule
-from .rules.pool import request_refusal
+from .rules.pool import is_request_refusal, request_refusal
 from .scheduler_types import Engine, Workload
 from .speculative import (
     SpeculativeStep,
@@ -139,14 +139,16 @@ def reserve(
 def _start_check(em: EngineMemory, pool: int, what: str, caps: bool) -> tuple[bool, str | None]:
     """The engine's start-up check on the pool the weights leave: refused when it is empty or
     (an engine that refuses rather than caps a request, vLLM ``check_enough_kv_cache_memory``)
-    one request of ``max_context`` needs more than it, the proposer's KV included."""
-    if not em.starts:
+    one request of ``max_context`` needs more than it, the proposer's KV included. Where the
+    rule already refused on that check its words are re-said on this pool, the one the engine
+    has once the weights are loaded (the report's KV pool); another check's refusal stands."""
+    if not em.starts and not is_request_refusal(em.reason):
         return em.starts, em.reason
     if pool <= 0:
         return False, f"{what} leave no memory for the KV cache"
     if not caps and em.request_bytes > pool:
         return False, request_refusal(em.max_context, em.request_bytes, pool) + f" once {what} are loaded"
-    return True, em.reason
+    return em.starts, em.reason
 
 
 def featured_run(

@@ -167,10 +167,19 @@ def _pool_refusal(kv: RequestKV, pool: float, needed: float, ctx: int) -> str | 
     return f"{request_refusal(ctx, needed, pool)}; the largest context that fits is {fits:,}"
 
 
+REQUEST_REFUSAL_START = "one request of max_context "
+
+
+def is_request_refusal(reason: str | None) -> bool:
+    """Whether a refusal is the start-up check's request-over-pool words (``request_refusal``),
+    not another check of the engine's (vLLM ``init_device``'s free memory, an empty pool)."""
+    return reason is not None and reason.startswith(REQUEST_REFUSAL_START)
+
+
 def request_refusal(ctx: int, needed: float, pool: float) -> str:
     """The start-up check's words where one request of ``max_context`` needs more than the pool
     (vllm/v1/core/kv_cache_utils.py ``check_enough_kv_cache_memory``)."""
     return (
-        f"one request of max_context {ctx:,} tokens needs {needed / 2**30:.2f} GiB of KV "
+        f"{REQUEST_REFUSAL_START}{ctx:,} tokens needs {needed / 2**30:.2f} GiB of KV "
         f"cache, more than the pool's {pool / 2**30:.2f} GiB"
     )
