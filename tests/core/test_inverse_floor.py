@@ -28,11 +28,10 @@ from gpusizer.core.model.presets import gpu_spec
 from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.serving.engine_memory import engine_memory
-from gpusizer.core.serving.features import featured_memory
-from gpusizer.core.serving.rules import memory_rule
 from gpusizer.core.sizing.layout_search import Evaluator
 from gpusizer.core.sizing.layout_space import Layout
 from gpusizer.core.sizing.search import catalog_targets, holds
+from tests.core.test_inverse_draft import sized
 
 BUYER = Path(__file__).resolve().parents[1] / "cli" / "data" / "buyer"
 CHAT = "serve-70b-chat"  # Llama 3.3 70B FP8, EAGLE-3, shared 2,048-token prefix, vLLM 0.20
@@ -120,15 +119,7 @@ def test_the_featured_inverse_round_trips_on_the_floor(gpu: str, fraction: float
     one max_context request, tests/core/test_inverse_draft.py). Before, the draft went over the
     start-up check's floor: 1.5 GiB more than needed, and a card 200 MiB under the answer still ran."""
     data = case(CHAT, fraction) | {"hardware": {"gpu": gpu}, "parallelism": {"pipeline": pp}}
-    s = parse_scenario(data)
-    spec, rule = gpu_spec(gpu), memory_rule(s.profile)
-    arch, counts = resolve(s.model), count_parameters(s.model)
-    st_ = rule.settings(s, spec)
-
-    def on(capacity: int) -> Any:
-        sized = spec.model_copy(update={"usable_memory_bytes": capacity})
-        return featured_memory(s, arch, counts, rule.memory(s, arch, counts, sized, st_), st_)
-
+    on, rule, spec = sized(data, gpu)
     need = on(spec.capacity_bytes).required_bytes
     at = on(need + 1)
     assert rule.runs(at, need + 1), (at.reason, at.holds_load, at.memory.total, need)

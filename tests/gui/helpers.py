@@ -132,3 +132,8 @@ def shown_window(qtbot: Any, scenario: dict[str, Any], size: tuple[int, int], ad
     if advice:
         w.advisor.wait()
     return w
+
+
+def rl_phase_seconds(window: Any, name: str) -> float:
+    """Seconds of the RL step's phase ``name`` in the window's current estimate."""
+    return float(next(p["seconds"] for p in window.state.estimate.rl["phases"] if p["name"] == name))

@@ -6,11 +6,7 @@ from __future__ import annotations
 
 from tests.scenarios import RL_SPLIT
 
-from .helpers import find, open_rl_sections, set_scenario
-
-
-def _sync(window) -> float:
-    return next(p["seconds"] for p in window.state.estimate.rl["phases"] if p["name"] == "weight_sync")
+from .helpers import find, open_rl_sections, rl_phase_seconds, set_scenario
 
 
 def test_per_tensor_broadcast_from_the_rl_panel(window) -> None:
@@ -19,14 +15,14 @@ def test_per_tensor_broadcast_from_the_rl_panel(window) -> None:
     box = find(window, "check_rl_broadcast_per_tensor")
     assert box.isVisibleTo(window) and not box.isChecked()
     assert "NCCL call" in box.toolTip()
-    before = _sync(window)
+    before = rl_phase_seconds(window, "weight_sync")
     box.setChecked(True)
     window.state.flush()
     assert window.state.error is None, window.state.error
     assert window.state.scenario.rl.broadcast_per_tensor is True
-    assert _sync(window) > before  # 8 + 8 H100 over two nodes: 47 us a tensor
+    assert rl_phase_seconds(window, "weight_sync") > before  # 8 + 8 H100 over two nodes: 47 us a tensor
     box.setChecked(False)
     window.state.flush()
-    assert _sync(window) == before
+    assert rl_phase_seconds(window, "weight_sync") == before
     set_scenario(window, {**RL_SPLIT, "rl": {}})  # colocated: the refit, the flag not read
     assert not box.isVisibleTo(window)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .helpers import find, open_rl_sections, set_scenario
+from .helpers import find, open_rl_sections, rl_phase_seconds, set_scenario
 
 RL: dict[str, Any] = {
     "model": {"preset": "llama-3.1-70b"},
@@ -19,25 +19,23 @@ RL: dict[str, Any] = {
 }
 
 
-def _sync(window) -> float:
-    return next(p["seconds"] for p in window.state.estimate.rl["phases"] if p["name"] == "weight_sync")
-
-
 def test_refit_gather_from_the_rl_panel(window) -> None:
     set_scenario(window, RL)
     open_rl_sections(window)  # the knob sits in a collapsible group
     box = find(window, "combo_rl_refit_gather")
     assert box.isVisibleTo(window) and box.currentData() is None
     assert "pipeline parallelism" in box.toolTip()
-    before = _sync(window)
+    before = rl_phase_seconds(window, "weight_sync")
     box.setCurrentIndex(box.findData("full"))
     window.state.flush()
     assert window.state.error is None, window.state.error
     assert window.state.scenario.rl.refit_gather == "full"
-    assert _sync(window) > before + 2.0  # 106 GB a GPU at 35 GB/s (core/pipeline/rl_pp_gather.py)
+    assert (
+        rl_phase_seconds(window, "weight_sync") > before + 2.0
+    )  # 106 GB a GPU at 35 GB/s (core/pipeline/rl_pp_gather.py)
     box.setCurrentIndex(box.findData(None))
     window.state.flush()
     assert window.state.scenario.rl.refit_gather is None
-    assert _sync(window) == before
+    assert rl_phase_seconds(window, "weight_sync") == before
     set_scenario(window, {**RL, "parallelism": {"tensor": 4, "data": 16}})  # no PP: not read
     assert not box.isVisibleTo(window)

@@ -6,11 +6,7 @@ from __future__ import annotations
 
 from tests.scenarios import RL_SPLIT
 
-from .helpers import find, open_rl_sections, set_scenario
-
-
-def _sync(window) -> float:
-    return next(p["seconds"] for p in window.state.estimate.rl["phases"] if p["name"] == "weight_sync")
+from .helpers import find, open_rl_sections, rl_phase_seconds, set_scenario
 
 
 def test_sync_transport_from_the_rl_panel(window) -> None:
@@ -19,15 +15,15 @@ def test_sync_transport_from_the_rl_panel(window) -> None:
     box = find(window, "combo_rl_sync_transport")
     assert box.isVisibleTo(window) and box.currentData() is None
     assert "NCCL group" in box.toolTip()
-    before = _sync(window)
+    before = rl_phase_seconds(window, "weight_sync")
     box.setCurrentIndex(box.findData("collective"))
     window.state.flush()
     assert window.state.error is None, window.state.error
     assert window.state.scenario.rl.sync_transport == "collective"
-    assert _sync(window) < before
+    assert rl_phase_seconds(window, "weight_sync") < before
     box.setCurrentIndex(box.findData(None))
     window.state.flush()
     assert window.state.scenario.rl.sync_transport is None
-    assert _sync(window) == before
+    assert rl_phase_seconds(window, "weight_sync") == before
     set_scenario(window, {**RL_SPLIT, "rl": {}})  # colocated: the refit, the field not read
     assert not box.isVisibleTo(window)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from .helpers import find, set_scenario
+from .helpers import find, rl_phase_seconds, set_scenario
 
 RL: dict[str, Any] = {
     "model": {"preset": "llama-3.1-8b"},
@@ -18,22 +18,18 @@ RL: dict[str, Any] = {
 }
 
 
-def _rollout(window) -> float:
-    return next(p["seconds"] for p in window.state.estimate.rl["phases"] if p["name"] == "rollout")
-
-
 def test_verify_workers_from_the_rl_panel(window) -> None:
     set_scenario(window, RL)
     spin = find(window, "spin_rl_reward_verify_workers")
     assert spin.isVisibleTo(window) and spin.value() is None
     assert "Math-Verify" in spin.toolTip()
-    before = _rollout(window)
+    before = rl_phase_seconds(window, "rollout")
     window.state.edit("rl.reward.verify_workers", 8, immediate=True)
     assert window.state.error is None, window.state.error
     assert window.state.scenario.rl.reward.verify_workers == 8
     assert spin.value() == 8
-    assert _rollout(window) - before == pytest.approx(64 * 200 / 16384, rel=1e-6)
+    assert rl_phase_seconds(window, "rollout") - before == pytest.approx(64 * 200 / 16384, rel=1e-6)
     window.state.edit("rl.reward.verify_workers", None, immediate=True)
-    assert _rollout(window) == before
+    assert rl_phase_seconds(window, "rollout") == before
     set_scenario(window, {**RL, "rl": {**RL["rl"], "reward": {"kind": "model"}}})
     assert not spin.isVisibleTo(window)
