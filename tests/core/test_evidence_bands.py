@@ -59,7 +59,8 @@ SHORT = {
     # slower than measured, all within 25 %: the v0.6 Qwen3-30B-A3B 8-off 0.81 and the v0.5
     # Qwen3-30B-A3B 1-off 0.86 (each engine's 256 responses in two waves of 128), the v0.5
     # Qwen3-32B 1-off 0.88 (as before)
-    "speed/rl/split": (4, 7),
+    # (split steps held 4 of 7 in their held-out fifth until TRL's on-policy step of open-r1 #251
+    # joined, docs/evidence/rl.md section 48: 36 figures, a fifth of 8, all 8 inside 0.85-2.08)
     # (MoE training held 6 of 8, then 5 of 8, until Pai-Megatron-Patch's two H800 rows joined it
     # and the hash order gave it a fifth of 9: 8 inside, docs/evidence/speed.md, the expert-GEMM
     # section)

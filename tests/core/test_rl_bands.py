@@ -7,8 +7,9 @@ blog's and issue #959's logged steps, verl's GRPO-LoRA step lines, verl's DeepSe
 MI300X and H200 steps), each ratio published seconds / estimated seconds (the estimate's speed over
 the published, the convention of every time here), so a step of T seconds ran between T x p10 and T
 x p90; ``memory/rl`` from verl's thirteen ``max_memory_allocated`` counters, a band of its own (12
-or more). The 35 split off-policy steps (eight until docs/evidence/rl.md sections 2l and 2m
-replayed the v0.6 table's other off-policy rows and the v0.5 tables, 25 until the v0.7 table) make
+or more). The 36 split steps (35 off-policy; eight until docs/evidence/rl.md sections 2l and 2m
+replayed the v0.6 table's other off-policy rows and the v0.5 tables, 25 until the v0.7 table; TRL's
+on-policy step of open-r1 #251 since section 48) make
 a band of their own (0.94-2.34 since the H100 recipes' sequence parallelism and padded packed rows
 are stated, docs/evidence/rl.md section 27; 0.99-2.34 since their refit runs NeMo RL's collective
 transport, section 22; 0.83-2.34 before); with eight they took the band of all serving and training
@@ -49,7 +50,8 @@ def _split(scenario: dict[str, Any]) -> dict[str, Any]:
 
 def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
     # 25 + 13 + 2 + 4 + 20 + 3 colocated steps (summary v0.4-v0.6, its v0.7 table, blog, #959,
-    # verl, verl DeepSeek-V3 and Miles' two); 35 split off-policy steps (10 of them v0.7's), a band
+    # verl, verl DeepSeek-V3 and Miles' two); 36 split steps (35 off-policy, 10 of them v0.7's, and
+    # since docs/evidence/rl.md section 48 TRL's on-policy step of open-r1 #251), a band
     # of their own (12 or more; never pooled with the colocated steps, whose gap is in what
     # colocation adds); verl's 20 counters (the seven MATH-only logs joined both,
     # docs/evidence/rl.md section 18)
@@ -62,7 +64,7 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
     dense, moe = regimes["speed/rl/colocated/dense"], regimes["speed/rl/colocated/moe"]
     assert (dense["figures"], moe["figures"]) == (35, 32) and "speed/rl/colocated" not in regimes
     assert "pooled_from" not in dense and "pooled_from" not in moe
-    assert regimes["speed/rl/split"]["figures"] == 35 and "pooled_from" not in regimes["speed/rl/split"]
+    assert regimes["speed/rl/split"]["figures"] == 36 and "pooled_from" not in regimes["speed/rl/split"]
     assert regimes["memory/rl"]["figures"] == 20 and "pooled_from" not in regimes["memory/rl"]
     # no regime pools with the RL steps, and the split steps sit in no other pool: the band of
     # all speed is the one the other small speed regimes take, unmoved by the RL steps (439
@@ -80,6 +82,7 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
     # V3's one-NIC broadcast (section 22; 0.83 before)
     # 0.56 since the replays state NeMo RL's vLLM pins (rl.md section 30): the Qwen3-235B 1-off rows
     # of v0.4-v0.6 on 0.9.1's and 0.11.1's rules, whose engines hold 0-0.8 GiB of KV, read 2-6x slow
+    # 0.85 since TRL's step joined (rl.md section 48: the fifths are dealt again over 36 figures)
     assert 0.5 < split["p10"] < 1 < 2 < split["p90"]
     # the model is fast for RL: the bands sit above 1 (published seconds / estimated seconds),
     # a MoE policy's higher: its p90 takes in NeMo RL's GB200 DeepSeek V3 steps (v0.6's 2.68-2.74)
@@ -103,7 +106,7 @@ def test_an_rl_report_states_its_regimes_and_confidence() -> None:
     # verl's own Qwen2.5 7B on 8 H100 with FSDP is among the replayed steps
     assert ev["speed"]["confidence"] == "measured"
     split = estimate_report(_split(VERL_7B["scenario"]))["evidence"]["speed"]
-    assert split["regime"] == "speed/rl/split" and split["pooled_from"] is None and split["figures"] == 35
+    assert split["regime"] == "speed/rl/split" and split["pooled_from"] is None and split["figures"] == 36
     moe = estimate_report(FIGURES[13].scenario())["evidence"]["speed"]  # DeepSeek V3 on 128 GB200
     assert moe["regime"] == "speed/rl/colocated/moe" and moe["figures"] == 32
     assert moe["label"] == "RL steps, colocated, MoE policy" and moe["pooled_from"] is None
@@ -175,7 +178,7 @@ def test_the_step_note_is_the_band_in_words() -> None:
     b = band("speed/rl/split")
     assert (
         f"RL steps like this have run {b.p10:.2f}-{b.p90:.2f}x the estimate "
-        "(80 % of 35 published RL steps, split pools; docs/evidence/rl.md)"
+        "(80 % of 36 published RL steps, split pools; docs/evidence/rl.md)"
     ) in split
 
 

@@ -1,0 +1,86 @@
+"""Other frameworks' RL step times from issue-thread logs, replayed blind (docs/evidence/rl.md, the
+section "More published RL step times from other frameworks' logs"; records in
+tests/core/data/rl-time-logs.json, each with its source link, the quoted log lines, the settings
+read from the run's recipe and trainer source at the commit it ran, and what had to be assumed).
+
+One row: TRL's GRPOTrainer (main of 2025-02-08) under open-r1's Qwen2.5-Math-7B recipe on 8 H100
+(huggingface/open-r1 #251): 70.0 s a step. The replay prices 40.5 s (0.579 of it): TRL generates
+each of the step's 8 gradient-accumulation micro-steps in its own vLLM call of 14 completions and
+waits for that call's longest before scoring and training, where the model refills each of the 14
+slots as a response ends (priced round by round, 8 rounds at the 1,024-token cap run 59 s). Not
+modelled: the row stays a miss, recorded with its reason."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpusizer import estimate_report
+
+RECORDS: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parent / "data" / "rl-time-logs.json").read_text(encoding="utf-8")
+)
+
+# estimate / published step, as docs/evidence/rl.md records it
+RECORDED = {"trl-grpo-qwen2.5-math-7b-7plus1xh100": 0.579}
+
+
+def _step(scenario: dict[str, Any]) -> float:
+    return float(estimate_report(scenario)["rl"]["time_per_step_seconds"])
+
+
+def test_every_record_names_its_source_settings_and_assumptions() -> None:
+    for record in RECORDS:
+        assert record["source"].startswith("https://github.com/"), record["id"]
+        assert record["settings_source"].startswith("https://github.com/"), record["id"]
+        assert record["quote"] and record["settings"] and record["assumptions"], record["id"]
+        assert record["counted"] and set(record["measured"]) == {"step"}
+    assert len({r["id"] for r in RECORDS}) == len(RECORDS) == len(RECORDED)
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=lambda r: r["id"])
+def test_each_step_is_as_recorded(record: dict[str, Any]) -> None:
+    # source: the record's link and quote; tolerance 3 % of the recorded ratio (drift of the model,
+    # not accuracy: the count below says how many are within 25 %)
+    ratio = _step(record["scenario"]) / record["measured"]["step"]
+    assert ratio == pytest.approx(RECORDED[record["id"]], rel=0.03)
+
+
+def test_the_count_within_25_percent_is_as_recorded() -> None:
+    # docs/evidence/rl.md, the section on these logs: 0 of 1 (the TRL step at 0.579 of measured);
+    # all RL step and phase figures 61 of 120 (61 of 119 before), other frameworks 4 of 21
+    within = [r["id"] for r in RECORDS if abs(_step(r["scenario"]) / r["measured"]["step"] - 1) <= 0.25]
+    assert len(RECORDS) == 1 and within == []
+
+
+def test_the_trl_miss_holds_over_the_unpublished_settings() -> None:
+    # open-r1 #251 prints neither the prompt length nor how TRL pads a rank's two completions: at a
+    # 100- or 200-token prompt, and with every completion padded to the 1,024 cap, the estimate
+    # stays within 3 % of the central replay, under 0.6 of the published 70.0 s
+    record = RECORDS[0]
+    central = _step(record["scenario"])
+    for path, value in (("prompt_tokens", 100), ("prompt_tokens", 200), ("policy.sequence_packing", False)):
+        scenario = copy.deepcopy(record["scenario"])
+        node = scenario["rl"]
+        *parents, leaf = path.split(".")
+        for key in parents:
+            node = node[key]
+        node[leaf] = value
+        assert _step(scenario) == pytest.approx(central, rel=0.03), path
+        assert _step(scenario) < 0.6 * record["measured"]["step"], path
+
+
+def test_trl_rounds_at_the_cap_would_take_most_of_the_gap() -> None:
+    # the diagnosis the page gives, not a model: one TRL round (2 prompts x 7 completions, all at the
+    # 1,024-token cap, which 14 draws of this run's lengths near reach) priced alone, eight times
+    # over, comes to 0.8-0.9 of the published step; the replay's refilled slots to 0.58
+    record = RECORDS[0]
+    one = copy.deepcopy(record["scenario"])
+    one["rl"]["rollout"].update(prompts_per_step=2, response_tokens=1024, response_spread=0.0)
+    one["rl"]["policy"]["mini_batch_size"] = 14
+    rounds = 8 * _step(one) / record["measured"]["step"]
+    assert 0.75 <= rounds <= 0.95
