@@ -111,7 +111,7 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     "speed/sglang/nvidia/moe": (13, 17),
     # vLLM MoE on AMD: 4 figures and no band until section 79's two Qwen3-235B-FP8 rows on 4
     # MI300X (ROCm's Triton fused MoE, AITER off: 2.41 and 2.14 fast) gave it 6 and the band of
-    # all speed (0.90-1.32), which holds the 4 before and neither of them
+    # all speed (0.90-1.36), which holds the 4 before and neither of them
     "speed/vllm/amd/moe": (4, 6),
 }
 
