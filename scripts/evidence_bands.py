@@ -220,6 +220,21 @@ def _vendors() -> Iterator[Figure]:
         yield _memory(f"mlx-memory:{rec['id']}", rec["scenario"], rec["published_gb"] * 1e9)
 
 
+def _heldout() -> Iterator[Figure]:
+    """Published serving speeds replayed blind (speed-figures-heldout.json, replayed by
+    tests/core/test_speed_figures_heldout.py; docs/evidence/speed.md section 79): each joins its
+    scenario's regime whatever its outcome."""
+    from tests.core.test_speed_figures import speed_ratio
+    from tests.core.test_speed_figures_heldout import FIGURES, RATIOS
+
+    for r, e in FIGURES:
+        ratio = speed_ratio(e, RATIOS[(r["id"], e["label"])])
+        regime, case = _regime("speed", e["scenario"])
+        release = e["scenario"].get("serving", {}).get("engine_version") or ""
+        key = f"speed-figures-heldout:{r['id']}:{e['label']}"
+        yield Figure(key, regime, ratio, case, release, gpu=_gpu(e["scenario"]))
+
+
 def _rl_steps() -> Iterator[tuple[str, dict[str, Any], float]]:
     """(key, scenario, published seconds) of each replayed RL step (docs/evidence/rl.md): NeMo RL's
     performance summary (tests/core/rl_figures.py FIGURES, OFF_POLICY; rl_figures_v05.py,
@@ -285,6 +300,7 @@ def figures() -> list[Figure]:
         _serving_speeds,
         _training_speeds,
         _vendors,
+        _heldout,
         _rl,
     ):
         out.extend(replace(f, ratio=round(f.ratio, RATIO_DECIMALS)) for f in source())

@@ -103,6 +103,17 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # 62); 50 of 62 (80 %) since those recipes' loops hold their fp32 logits through backward
     # (workload.loss "full_logits_held", training.md "torchtune v0.2.1's low peaks traced"):
     # off this list
+    # SGLang MoE on NVIDIA: 9 figures on the pooled NVIDIA MoE band (0.86-1.30) until the eight H20
+    # figures replayed blind (docs/evidence/speed.md section 79: Qwen3-30B-A3B and Qwen3-235B-FP8
+    # at 100 requests, Qwen3-Next at 32 users, 1.21-1.99) gave it 17 and a band of its own
+    # (1.09-1.99), which holds 13: outside, three of InferenceX's DeepSeek-R1 rows on 8 H200
+    # (1.085-1.090) just under the p10 of the four fifths that leave them out, and Qwen3-Next at
+    # TP 8 (1.99) above the top of its own
+    "speed/sglang/nvidia/moe": (13, 17),
+    # vLLM MoE on AMD: 4 figures and no band until section 79's two Qwen3-235B-FP8 rows on 4
+    # MI300X (ROCm's Triton fused MoE, AITER off: 2.41 and 2.14 fast) gave it 6 and the band of
+    # all speed (0.90-1.36), which holds the 4 before and neither of them
+    "speed/vllm/amd/moe": (4, 6),
 }
 
 
