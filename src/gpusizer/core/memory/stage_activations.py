@@ -23,6 +23,7 @@ from ..registry.dtypes import DTYPES, nbytes
 from ..registry.lightning_precision import autocasts, te_fp8_inputs
 from ..registry.quant_rules import FORMAT_DEFAULTS
 from .activations import ActContext
+from .attention_vjp import attention_vjp_bytes
 from .expert_loop import expert_loop
 from .layouts import activation_layout, lora_kernels, stage_layout
 from .lora import module_targets, recorded_share
@@ -163,7 +164,11 @@ def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts) -> S
     held = 0.0
     if ctx.quantised_inputs and s.profile.holds_last_step:
         held = per - layout.kept(s, arch, replace(ctx, quantised_inputs=False), sp)
-    return StageActivations(gpu, host, rebuilt, top, held, loop.layer_backward)
+    layer_backward = loop.layer_backward
+    scores = attention_vjp_bytes(s, arch)  # an unfused attention backward's L x L arrays
+    if scores:
+        layer_backward += scores
+    return StageActivations(gpu, host, rebuilt, top, held, layer_backward)
 
 
 def kernel_assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:

@@ -128,6 +128,10 @@ class FrameworkProfile:
     # or "reserved" (max_memory_reserved: the caching allocator's segments, not the CUDA
     # context or NCCL's buffers); "" when it prints none (core/memory/overhead.py reported_bytes)
     reports: Literal["", "allocated", "reserved"] = ""
+    # Score-sized [batch, heads, L, L] arrays one layer's attention backward holds where the
+    # framework has no fused attention backward (MLX on Metal differentiates its SDPA's unfused
+    # fallback: 3, core/memory/attention_vjp.py); 0: a fused kernel keeps none
+    attention_vjp_scores: int = 0
     # Its checkpoint converter copies a tied embedding into a separate LM head (LitGPT 0.4.x
     # litgpt/scripts/convert_hf_checkpoint.py: lm_head.weight = transformer.wte.weight for Gemma)
     unties_embeddings: bool = False

@@ -161,6 +161,7 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         # workspace (the Metal device's few MB and Python sit outside the wired pool)
         overhead=OverheadDefaults(0, 0, 0.0, 0),
         kernels="mlx",
+        attention_vjp_scores=3,  # no fused SDPA backward on Metal (core/memory/attention_vjp.py)
         prefill_chunk_tokens=2048,
         kv_step_tokens=256,
         rotating_kv=True,
@@ -189,6 +190,8 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
             "adapted layer by default since v0.28.2 (PR #515, 2025-09-30), q_proj and v_proj "
             "before ('Trainable parameters: 0.041% (1.311M/3212.750M)' for Llama 3.2 3B, PR #330)",
             "ml-explore/mlx mlx.core.quantize (group_size 64, bits 4), mx.fast.scaled_dot_product_attention",
+            "ml-explore/mlx v0.24.0 mlx/fast.cpp Custom::vjp (the SDPA backward differentiates the unfused "
+            "fallback: L x L scores per layer), still so on Metal at v0.32.1",
         ),
     ),
 )
