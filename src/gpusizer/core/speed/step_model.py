@@ -145,6 +145,8 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
         groups = moe.expert_groups if moe and s.profile.eplb_groups else 0  # a group-aware EPLB
         nodes = eplb_hierarchical.nodes(sh.ep, s.hardware.gpus_per_node)
         sh = replace(sh, physical=physical_experts(s), expert_groups=groups, ep_nodes=nodes)
+    if p.expert_in_tensor > 1:  # experts whole over the TP ranks (core/serving/expert_in_tensor.py)
+        sh = replace(sh, ep_tp=p.expert_in_tensor)
     experts = group_bytes(s, resolve(s.model)).dtypes.get("experts", "") if s.model.moe else ""
     rule, family = rule_id(s, prec.weights), gpu_family(gpu)
     era = era_for_experts(costs.kernel_era, family, experts, rule)
@@ -231,6 +233,7 @@ def step_model(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload =
         s.framework,
         p.tensor,
         p.expert,
+        p.expert_in_tensor,
         p.pipeline,
         prec.weights,
         prec.activations,
