@@ -12,7 +12,7 @@ import pytest
 
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.pipeline.estimate import estimate
-from gpusizer.core.speed.expert_reads import busiest_reads_factor
+from gpusizer.core.speed.expert_reads import busiest_reads_factor, uniform_rank_factor
 
 # The Anyscale MI325X P/D blog's engine (anyscale/pd-amd-blogpost serve_configs/pd/
 # qwen235b_1p1d_tp8.yaml at 2609b4d0: TP 8 with enable_expert_parallel, FP8 KV), one replica
@@ -118,3 +118,27 @@ def test_hostile_layouts_are_refused_by_name(edit: dict[str, Any], field: str, w
     assert err.value.field == field
     assert words in err.value.message
     assert "\n" not in err.value.message
+
+
+def test_uniform_routing_reads_more_experts_and_loads_the_ranks_alike() -> None:
+    """``serving.routing_simulation`` "uniform_random" (vLLM's VLLM_MOE_ROUTING_SIMULATION_STRATEGY):
+    8 decoding tokens x top-8 read 128 (1 - (1 - 1/128)^64) = 51.4 experts where Qwen3's skewed
+    router reads fewer, so the time per token is not shorter; a 16,000-token prefill's pairs
+    spread over 8 ranks within 1.42 sqrt(16,000 x 8 x 1/8 x 7/8) / 16,000 = 1.05 % of the mean
+    (Blom), where the power-law router's busiest rank carries more, so the first token is not
+    longer."""
+    router = estimate(QWEN)
+    uniform = estimate({**QWEN, "serving": {"routing_simulation": "uniform_random"}})
+    assert router.serving is not None and uniform.serving is not None
+    assert uniform.serving.tokens_per_second_per_user <= router.serving.tokens_per_second_per_user
+    assert uniform.serving.ttft_seconds <= router.serving.ttft_seconds
+    assert uniform_rank_factor(8, 16000, 8) == pytest.approx(1.0105, abs=1e-3)
+    assert uniform_rank_factor(8, 16000, 1) == 1.0
+
+
+@pytest.mark.parametrize("value", ["uniform", "", 1, True])
+def test_hostile_routing_simulation_is_refused_by_name(value: object) -> None:
+    with pytest.raises(ScenarioError) as err:
+        estimate({**QWEN, "serving": {"routing_simulation": value}})
+    assert err.value.field == "serving.routing_simulation"
+    assert "uniform_random" in err.value.message

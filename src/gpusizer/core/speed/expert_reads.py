@@ -25,6 +25,31 @@ from __future__ import annotations
 from functools import lru_cache
 from statistics import NormalDist
 
+# The routing of a run whose tokens pick their experts uniformly at random (vLLM
+# ``VLLM_MOE_ROUTING_SIMULATION_STRATEGY=uniform_random``, ``serving.routing_simulation``):
+# the power law's alpha 0, every expert alike
+UNIFORM_ROUTING_ALPHA = 0.0
+
+
+def _blom(ranks: int) -> float:
+    """The expected largest of ``ranks`` standard normals, Blom's approximation (module
+    docstring)."""
+    return NormalDist().inv_cdf((ranks - 0.375) / (ranks + 0.25))
+
+
+def uniform_rank_factor(top_k: int, tokens: float, ranks: int) -> float:
+    """The busiest EP rank's routed (token, expert) pairs over the mean rank's where every pair
+    picks its expert uniformly at random (``UNIFORM_ROUTING_ALPHA``): a rank's pairs are
+    Binomial(tokens x top_k, 1 / ranks) (the pairs taken as independent; a token's experts are
+    distinct, so the real spread is a little narrower), the busiest at the normal's expected
+    maximum. 1 for one rank or no tokens. The power-law draws of core/speed/expert_load.py
+    describe a router's skew, not this."""
+    if ranks <= 1 or tokens <= 0:
+        return 1.0
+    pairs, share = tokens * top_k, 1.0 / ranks
+    mean = pairs * share
+    return 1.0 + _blom(ranks) * (pairs * share * (1.0 - share)) ** 0.5 / mean
+
 
 @lru_cache(maxsize=4096)
 def busiest_reads_factor(experts: int, top_k: int, tokens: float, ranks: int, alpha: float) -> float:
@@ -44,5 +69,4 @@ def busiest_reads_factor(experts: int, top_k: int, tokens: float, ranks: int, al
     mean = m * mean_q
     if mean <= 0:
         return 1.0
-    z = NormalDist().inv_cdf((ranks - 0.375) / (ranks + 0.25))
-    return max(1.0, min(float(m), mean + z * var**0.5) / mean)
+    return max(1.0, min(float(m), mean + _blom(ranks) * var**0.5) / mean)

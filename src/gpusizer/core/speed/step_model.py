@@ -28,6 +28,7 @@ from ..registry.moe_a2a import MOE_A2A_BACKENDS
 from . import eplb_hierarchical, triton_moe
 from .allreduce_measured import measured_all_reduce
 from .collectives import NETWORK_BETA, Link, link
+from .expert_reads import UNIFORM_ROUTING_ALPHA
 from .ggml_graph import ggml_extra
 from .moe_measured import FORMATS, Points, measured_module
 from .rates import Rates, gpu_family, power_capped, sixteen_bit_scale
@@ -175,6 +176,8 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     block_fp8 = costs.library == "vendor" and rule_id(s, prec.weights) == "fp8-block"
     kinds = (bool(arch.moe and arch.moe.shared_ffn), arch.mla is not None, block_fp8)
     alpha = BALANCED_ROUTING_ALPHA if arch.moe and arch.moe.router_bias else ROUTING_ALPHA
+    if not s.workload.trains and s.serving.routing_simulation == "uniform_random":
+        alpha = UNIFORM_ROUTING_ALPHA  # every expert alike (core/speed/expert_reads.py)
     links = (tp_link, ep_link, pp_link)
     extra = ggml_extra(arch.spec.family)
     measured = _measured_moe(s, gpu, costs, experts, sh.hidden, alpha)
@@ -254,6 +257,7 @@ def step_model(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload =
         costs,
         offload,
         s.serving.expert_balance,
+        s.serving.routing_simulation,
         redundant(s),
         s.serving.moe_a2a_backend,
         s.hardware.network_gb_per_s,

@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from . import triton_moe
 from .expert_load import busiest_rank_factor, eplb_rank_factor, tile_efficiency
-from .expert_reads import busiest_reads_factor
+from .expert_reads import UNIFORM_ROUTING_ALPHA, busiest_reads_factor, uniform_rank_factor
 from .moe_measured import MODULE_KERNELS, Points, module_seconds
 from .mx_upcast import tile_rows, upcast_experts_seconds
 from .rates import Rates
@@ -82,6 +82,8 @@ class ExpertTerms:
         ranks = sh.ep * sh.ep_tp  # the experts whole over TP ranks too (core/serving/expert_in_tensor.py)
         if self.expert_balance is not None and ranks > 1 and routed_tokens >= 1:
             return 1.0 / self.expert_balance
+        if self.routing_alpha == UNIFORM_ROUTING_ALPHA:  # serving.routing_simulation: no router
+            return uniform_rank_factor(sh.top_k, routed_tokens, ranks)
         if sh.physical > sh.experts:  # redundant replicas placed by EPLB (core/speed/expert_load.py)
             physical = int(sh.physical)
             policy = (sh.expert_groups, sh.ep_nodes)  # EPLB's policy (core/speed/eplb_hierarchical.py)
