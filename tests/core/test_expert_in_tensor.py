@@ -6,6 +6,7 @@ bad input."""
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.speed.expert_reads import busiest_reads_factor, uniform_rank_factor
+from tests.cli.test_cli_hostile_pd_framework import refused_in_one_line
 
 # The Anyscale MI325X P/D blog's engine (anyscale/pd-amd-blogpost serve_configs/pd/
 # qwen235b_1p1d_tp8.yaml at 2609b4d0: TP 8 with enable_expert_parallel, FP8 KV), one replica
@@ -142,3 +144,39 @@ def test_hostile_routing_simulation_is_refused_by_name(value: object) -> None:
         estimate({**QWEN, "serving": {"routing_simulation": value}})
     assert err.value.field == "serving.routing_simulation"
     assert "uniform_random" in err.value.message
+
+
+@pytest.mark.parametrize(
+    ("edit", "words"),
+    [
+        ({"framework": "llama.cpp"}, ("parallelism.expert", "engines that have: vLLM")),
+        ({"parallelism": {"tensor": 8, "expert": 16}}, ("parallelism.expert", "allowed: 1, 2, 4, 8")),
+        ({"serving": {"routing_simulation": "uniform"}}, ("serving.routing_simulation", "uniform_random")),
+    ],
+)
+@pytest.mark.parametrize("command", ["estimate", "plan"])
+def test_cli_refuses_in_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    edit: dict[str, Any],
+    words: tuple[str, ...],
+    command: str,
+) -> None:
+    """``gpusizer-cli`` exits 2 with one line naming the field (the project's bad-input rule)."""
+    s = copy.deepcopy(QWEN)
+    s.update(edit)
+    if edit.get("framework") == "llama.cpp":
+        s["hardware"] = {"gpu": "h100-sxm-80gb", "gpus_per_node": 8}
+        s["precision"] = {"weights": "bf16"}
+    refused_in_one_line(tmp_path, capsys, s, words, command)
+
+
+def test_prefill_pool_takes_experts_inside_its_tp() -> None:
+    """A split's prefill replica of its own TP 8 with the experts EP 8 inside it (the decode pool
+    at TP 8 with them tensor-parallel): accepted, as the engine takes it."""
+    s = _with({"tensor": 8})
+    s["serving"] = {
+        "disaggregated": {"prefill_gpus": 8, "decode_gpus": 8, "prefill_tensor": 8, "prefill_expert": 8}
+    }
+    rep = estimate(s)
+    assert rep.serving is not None
