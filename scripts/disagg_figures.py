@@ -16,6 +16,8 @@ replay and count, each module with its own scenario builder; this script imports
   ``tests/core/test_disagg_large_ep.py`` ``_ours``, ``test_disagg_large_ep_decode.py``
   ``per_node``;
 - TKE's Dynamo grid (48 runs, first token and time per token): ``test_disagg_tke_grid.py``.
+- Anyscale's MI325X runs (41 runs at a stated rate, the experts EP 8 inside TP 8, first token
+  and time per token): ``tests/core/disagg_anyscale.py`` ``ours``.
 
 Not counted there, so not here: the aggregated baselines of the same pages, dstack's
 EOS-terminated grid (output lengths only as means), aiconfigurator's silicon rows (their own
@@ -37,7 +39,15 @@ from dataclasses import dataclass
 TOL = 0.25  # issue 36's bar
 TKE = "tke-dynamo-qwen3-32b-h20"
 # each group: the test module that replays and counts its figures
-GROUPS = ("mooncake-single", "measured", "published-runs", "llmd-pages", "large-ep", "tke-grid")
+GROUPS = (
+    "mooncake-single",
+    "measured",
+    "published-runs",
+    "llmd-pages",
+    "large-ep",
+    "anyscale",
+    "tke-grid",
+)
 
 
 @dataclass(frozen=True)
@@ -126,6 +136,16 @@ def _large_ep() -> Iterator[Figure]:
         yield Figure("large-ep", row["id"], row["measure"], "throughput", row["published"], per_node(row))
 
 
+def _anyscale() -> Iterator[Figure]:
+    from tests.core.disagg_anyscale import ours, runs
+
+    for config, run in runs():
+        ttft, tpot = ours(config, run)
+        label = f"{config['folder'].removeprefix('pd_')} {run['file']}"
+        yield Figure("anyscale", "anyscale-pd-amd-mi325x", label, "TTFT", run["published_ttft_ms"], ttft)
+        yield Figure("anyscale", "anyscale-pd-amd-mi325x", label, "TPOT", run["published_tpot_ms"], tpot)
+
+
 def _tke() -> Iterator[Figure]:
     from tests.core.test_disagg_tke_grid import GRID, _run
 
@@ -139,7 +159,7 @@ def _tke() -> Iterator[Figure]:
 
 def figures(*, tke: bool = True) -> list[Figure]:
     """Every counted P/D figure, in the order of the sources above (TKE's grid last)."""
-    found = [*_mooncake(), *_measured(), *_published_runs(), *_llmd(), *_large_ep()]
+    found = [*_mooncake(), *_measured(), *_published_runs(), *_llmd(), *_large_ep(), *_anyscale()]
     return found + list(_tke()) if tke else found
 
 

@@ -39,7 +39,7 @@ def _tpot(d: dict[str, Any]) -> float:
 
 def _busy(balance: float | None, ep: int, tokens: float) -> float:
     """``ExpertTerms._busy`` of a DeepSeek-V3 layer (256 experts, top 8) at ``ep`` ranks."""
-    shape = SimpleNamespace(experts=256, top_k=8, ep=ep, physical=0)
+    shape = SimpleNamespace(experts=256, top_k=8, ep=ep, ep_tp=1, physical=0)
     terms = SimpleNamespace(shape=shape, routing_alpha=BALANCED_ROUTING_ALPHA, expert_balance=balance)
     return float(ExpertTerms._busy(cast(Any, terms), tokens))
 

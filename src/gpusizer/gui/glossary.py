@@ -70,7 +70,9 @@ GLOSSARY: dict[str, str] = {
     "parallelism.data": "Data parallel: this many replicas each process different samples and "
     "average their gradients.",
     "parallelism.context": "Context parallel: the sequence is split across this many GPUs (ring attention).",
-    "parallelism.expert": "Expert parallel: the experts of each MoE layer are spread over this many GPUs.",
+    "parallelism.expert": "Expert parallel: the experts of each MoE layer are spread over this many GPUs "
+    "(serving with vLLM, SGLang or TensorRT-LLM: also whole experts over the tensor-parallel GPUs, "
+    "e.g. TP 8 with EP 8).",
     "parallelism.zero_stage": "ZeRO stage: shard optimizer states (1), plus gradients (2), plus "
     "weights (3) across the data-parallel GPUs.",
     "parallelism.sequence_parallel": "Sequence parallel: with tensor parallelism, also split "

@@ -115,6 +115,10 @@ class ServingSpec(Strict):
     # layer waits for the busiest rank). Null: the router's own skew (core/speed/expert_load.py).
     # Read only where the experts span more than one rank (core/speed/step_moe.py).
     expert_balance: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
+    # Additive: the run's tokens routed to experts uniformly at random instead of by the router
+    # (vLLM ``VLLM_MOE_ROUTING_SIMULATION_STRATEGY=uniform_random``, its "Simulating Balanced
+    # Routing" benchmark setting). Null: the router's own skew (core/speed/expert_reads.py).
+    routing_simulation: Literal["uniform_random"] | None = None
     # Additive: redundant expert replicas an expert-parallel deployment adds (SGLang
     # --ep-num-redundant-experts, vLLM --num-redundant-experts with EPLB): the EP ranks hold the
     # routed experts plus these, evenly (core/model/redundant.py). Null / 0: none, as before.

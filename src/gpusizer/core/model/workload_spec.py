@@ -135,6 +135,17 @@ class ParallelismSpec(Strict):
         self._engine_group = (tensor, attention_data)
         return self
 
+    @property
+    def expert_in_tensor(self) -> int:
+        """Whole-expert shards inside each tensor-parallel group of an engine's view (vLLM
+        ``--enable-expert-parallel`` with TP; core/serving/expert_in_tensor.py), else 1."""
+        return self._expert_in_tensor
+
+    def experts_within(self, shards: int) -> ParallelismSpec:
+        """This view with the routed experts split ``shards`` ways, whole, inside each TP group."""
+        self._expert_in_tensor = shards
+        return self
+
     tensor: Degree = 1
     pipeline: Degree = 1
     virtual_stages: Degree = 1
@@ -153,6 +164,9 @@ class ParallelismSpec(Strict):
     # not a field: the (tensor, attention_data) of the attention-DP engine one rank's view
     # belongs to (core/serving/attention_dp.py ``rank_view``), None for the scenario as set
     _engine_group: tuple[int, int] | None = PrivateAttr(default=None)
+    # not a field: the engine view's whole-expert shards inside each TP group
+    # (core/serving/expert_in_tensor.py ``tensor_view``), 1 for the scenario as set
+    _expert_in_tensor: int = PrivateAttr(default=1)
     zero_stage: Annotated[int, Whole, Field(ge=0, le=3)] = 0
     sequence_parallel: bool = False
     recompute: Literal["none", "selective", "full"] = "none"

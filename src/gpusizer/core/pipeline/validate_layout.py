@@ -10,6 +10,7 @@ from ..model.redundant import check_redundant, physical_experts
 from ..model.specs import Scenario
 from ..registry.frameworks import FRAMEWORKS
 from ..serving.attention_dp import attention_tp, per_rank_note
+from ..serving.expert_in_tensor import check_expert_in_tensor
 from .validate_expert_tensor import check_expert_tensor
 from .validate_model import divisors
 
@@ -72,7 +73,9 @@ def _check_experts(s: Scenario) -> None:
                 "parallelism.expert",
                 f"must divide experts ({moe.experts}); allowed: {divisors(moe.experts, 256)}",
             )
-        if p.attention_data == 1 and not folded and (p.data * p.context) % p.expert:
+        # a serving engine may shard them whole inside TP instead (core/serving/expert_in_tensor.py)
+        dc = p.data * p.context
+        if p.attention_data == 1 and not folded and dc % p.expert and not check_expert_in_tensor(s):
             raise ScenarioError(
                 "parallelism.expert",
                 f"must divide data x context ({p.data * p.context}): experts are sharded over "

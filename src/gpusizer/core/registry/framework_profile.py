@@ -230,6 +230,10 @@ class FrameworkProfile:
     # The engine's switch for attention data parallelism beside expert parallelism
     # (``parallelism.attention_data``, core/serving/attention_dp.py); "" where it has none.
     attention_data_flag: str = ""
+    # The engine's switch for routed experts sharded whole over the tensor-parallel ranks with
+    # attention and dense weights at TP (``parallelism.expert`` dividing tensor x data, serving;
+    # core/serving/expert_in_tensor.py); "" where it has none.
+    expert_in_tensor_flag: str = ""
     # The serving features it runs, each feature's modes with its switch and source
     # (core/registry/serving_support.py); a release may carry its own (Ollama's). None: not a
     # serving engine (nothing is judged).

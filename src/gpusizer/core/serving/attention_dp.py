@@ -37,6 +37,7 @@ from ..model.architecture import ceil_div
 from ..model.redundant import check_redundant, physical_experts
 from ..model.specs import Scenario
 from ..model.workload_spec import ParallelismSpec
+from .expert_in_tensor import tensor_view
 
 
 def _divisors(n: int) -> str:
@@ -91,12 +92,13 @@ def per_rank_note(p: ParallelismSpec) -> str:
 
 
 def rank_view(s: Scenario) -> Scenario:
-    """The scenario as one attention-DP rank runs it (module docstring); ``s`` itself when
-    ``attention_data`` is 1."""
+    """The scenario as one attention-DP rank runs it (module docstring); without attention DP
+    ``s`` itself, or its view with the experts sharded inside TP where it states that
+    (core/serving/expert_in_tensor.py ``tensor_view``)."""
     p = s.parallelism
     a = p.attention_data
     if a == 1:
-        return s
+        return tensor_view(s)
     par = p.model_copy(update={"tensor": p.tensor // a, "data": p.data * a, "expert": a, "attention_data": 1})
     par = par.rank_of(p.tensor, a)  # SGLang's default fraction reads the engine's tp and dp sizes
     sv = s.serving

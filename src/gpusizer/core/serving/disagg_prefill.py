@@ -49,7 +49,7 @@ def check_prefill_layout(s: Scenario, spec: DisaggregatedSpec) -> None:
         field = "prefill_expert" if e.field.endswith("expert") else "prefill_attention_data"
         message = e.message.replace("parallelism.tensor", "the prefill replica's tensor (prefill_tensor)")
         raise ScenarioError(f"serving.disaggregated.{field}", message) from None
-    if p.attention_data == 1 and p.expert > 1:
+    if p.attention_data == 1 and p.expert > 1 and not _in_tensor(pre):
         raise ScenarioError(
             "serving.disaggregated.prefill_expert",
             "without attention data parallelism in the prefill pool its experts are tensor-parallel; use 1",
@@ -59,6 +59,17 @@ def check_prefill_layout(s: Scenario, spec: DisaggregatedSpec) -> None:
         physical_experts(pre) or experts
     ) % p.expert:  # as parallelism.expert is checked (core/pipeline/validate.py)
         raise ScenarioError("serving.disaggregated.prefill_expert", f"must divide the experts ({experts})")
+
+
+def _in_tensor(pre: Scenario) -> bool:
+    """The prefill pool's experts sharded whole inside its TP, where its engine does that
+    (core/serving/expert_in_tensor.py), each error naming the split's field."""
+    from .expert_in_tensor import check_expert_in_tensor
+
+    try:
+        return check_expert_in_tensor(pre)
+    except ScenarioError as e:
+        raise ScenarioError("serving.disaggregated.prefill_expert", e.message) from None
 
 
 def prefill_runs(s: Scenario, spec: DisaggregatedSpec) -> bool:

@@ -71,6 +71,9 @@ class Shape:
     # EPLB's placement policy (core/speed/eplb_hierarchical.py); 0 and 1: the global policy
     expert_groups: int = 0
     ep_nodes: int = 1
+    # whole-expert shards of the routed experts inside each TP group (vLLM --enable-expert-parallel
+    # with TP; core/serving/expert_in_tensor.py): the EP ranks are ``ep x ep_tp``; 1: none
+    ep_tp: int = 1
 
 
 def _mixer_shape(

@@ -28,6 +28,7 @@ from ..registry.moe_a2a import MOE_A2A_BACKENDS
 from . import eplb_hierarchical, triton_moe
 from .allreduce_measured import measured_all_reduce
 from .collectives import NETWORK_BETA, Link, link
+from .expert_reads import UNIFORM_ROUTING_ALPHA
 from .ggml_graph import ggml_extra
 from .moe_measured import FORMATS, Points, measured_module
 from .rates import Rates, gpu_family, power_capped, sixteen_bit_scale
@@ -145,6 +146,8 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
         groups = moe.expert_groups if moe and s.profile.eplb_groups else 0  # a group-aware EPLB
         nodes = eplb_hierarchical.nodes(sh.ep, s.hardware.gpus_per_node)
         sh = replace(sh, physical=physical_experts(s), expert_groups=groups, ep_nodes=nodes)
+    if p.expert_in_tensor > 1:  # experts whole over the TP ranks (core/serving/expert_in_tensor.py)
+        sh = replace(sh, ep_tp=p.expert_in_tensor)
     experts = group_bytes(s, resolve(s.model)).dtypes.get("experts", "") if s.model.moe else ""
     rule, family = rule_id(s, prec.weights), gpu_family(gpu)
     era = era_for_experts(costs.kernel_era, family, experts, rule)
@@ -173,6 +176,8 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     block_fp8 = costs.library == "vendor" and rule_id(s, prec.weights) == "fp8-block"
     kinds = (bool(arch.moe and arch.moe.shared_ffn), arch.mla is not None, block_fp8)
     alpha = BALANCED_ROUTING_ALPHA if arch.moe and arch.moe.router_bias else ROUTING_ALPHA
+    if not s.workload.trains and s.serving.routing_simulation == "uniform_random":
+        alpha = UNIFORM_ROUTING_ALPHA  # every expert alike (core/speed/expert_reads.py)
     links = (tp_link, ep_link, pp_link)
     extra = ggml_extra(arch.spec.family)
     measured = _measured_moe(s, gpu, costs, experts, sh.hidden, alpha)
@@ -231,6 +236,7 @@ def step_model(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload =
         s.framework,
         p.tensor,
         p.expert,
+        p.expert_in_tensor,
         p.pipeline,
         prec.weights,
         prec.activations,
@@ -251,6 +257,7 @@ def step_model(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload =
         costs,
         offload,
         s.serving.expert_balance,
+        s.serving.routing_simulation,
         redundant(s),
         s.serving.moe_a2a_backend,
         s.hardware.network_gb_per_s,

@@ -12,6 +12,9 @@ rate of the tokens each expert gets (``m / (m + Rates.grouped_half)``, or on Met
 memory-bound). Under EP the layer waits for the busiest rank, whose experts get more
 than the mean rank's tokens (core/speed/expert_load.py): its grouped GEMMs and the share of the
 dispatch and combine it receives scale by that factor (core/speed/step_terms.py ``_comm``).
+With the experts whole over the TP ranks (``Shape.ep_tp``, core/serving/expert_in_tensor.py)
+the busiest rank is that of ``ep x ep_tp`` ranks over the step's own tokens, and it reads its
+own activated experts whole (core/speed/expert_reads.py).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from functools import lru_cache
 
 from . import triton_moe
 from .expert_load import busiest_rank_factor, eplb_rank_factor, tile_efficiency
+from .expert_reads import UNIFORM_ROUTING_ALPHA, busiest_reads_factor, uniform_rank_factor
 from .moe_measured import MODULE_KERNELS, Points, module_seconds
 from .mx_upcast import tile_rows, upcast_experts_seconds
 from .rates import Rates
@@ -75,15 +79,18 @@ class ExpertTerms:
         "GPU balancedness as the ratio between mean computation time and maximum computation
         time for a MoE layer among GPUs"), else the router's own skew (core/speed/expert_load.py)."""
         sh = self.shape
-        if self.expert_balance is not None and sh.ep > 1 and routed_tokens >= 1:
+        ranks = sh.ep * sh.ep_tp  # the experts whole over TP ranks too (core/serving/expert_in_tensor.py)
+        if self.expert_balance is not None and ranks > 1 and routed_tokens >= 1:
             return 1.0 / self.expert_balance
+        if self.routing_alpha == UNIFORM_ROUTING_ALPHA:  # serving.routing_simulation: no router
+            return uniform_rank_factor(sh.top_k, routed_tokens, ranks)
         if sh.physical > sh.experts:  # redundant replicas placed by EPLB (core/speed/expert_load.py)
             physical = int(sh.physical)
             policy = (sh.expert_groups, sh.ep_nodes)  # EPLB's policy (core/speed/eplb_hierarchical.py)
             return eplb_rank_factor(
                 sh.experts, physical, sh.top_k, routed_tokens, sh.ep, self.routing_alpha, *policy
             )
-        return busiest_rank_factor(sh.experts, sh.top_k, routed_tokens, sh.ep, self.routing_alpha)
+        return busiest_rank_factor(sh.experts, sh.top_k, routed_tokens, ranks, self.routing_alpha)
 
     def _experts(self, n: float) -> float:
         """Routed experts (grouped GEMMs at their tokens per expert; MXFP4 on a GPU without MX
@@ -99,10 +106,14 @@ class ExpertTerms:
         grouped = rate.bandwidth * (self.rates.grouped_bandwidth / self.rates.bandwidth or 1.0)
         grouped *= self.costs.moe_stream_share  # vLLM's Triton MoE on Blackwell (triton_moe.py)
         routed_bytes = distinct * sh.expert_w / ep * sh.expert_b
+        if sh.ep_tp > 1:  # each rank reads its own activated experts whole: the busiest's
+            ranks = ep * sh.ep_tp
+            routed_bytes *= busiest_reads_factor(e, k, round(routed_tokens, 1), ranks, self.routing_alpha)
         other = sh.shared_w * sh.shared_b + n * (2 * sh.hidden + sh.moe_act) * sh.ab
         moved = layers * (routed_bytes / grouped + other / rate.bandwidth)
         if self.costs.moe_w2_grid:  # w2's short tiles at narrow slices (core/speed/triton_moe.py)
-            moved += layers * self._w2_grid(distinct / ep, routed_tokens, routed_bytes / grouped)
+            touched = distinct / (ep * sh.ep_tp)  # a GPU's own experts (whole ones under ep_tp)
+            moved += layers * self._w2_grid(touched, routed_tokens, routed_bytes / grouped)
         # the layer waits for the busiest EP rank (core/speed/expert_load.py): its experts get
         # ``busy`` times the mean rank's tokens, each expert's GEMM as many more rows
         busy = self._busy(routed_tokens)

@@ -24,6 +24,7 @@ SIZES = "serving.cuda_graph_batch_sizes"
 ASYNC = "serving.async_output"
 BALANCE = "serving.expert_balance"
 REDUNDANT = "serving.redundant_experts"
+ROUTING = "serving.routing_simulation"
 A2A = "serving.moe_a2a_backend"
 TBO = "serving.two_batch_overlap"
 DISPATCH = "serving.moe_a2a_dispatch_tokens"
@@ -43,6 +44,10 @@ ENGINE_TIPS = {
     "routed tokens over the busiest rank's (SGLang's and DeepSeek EPLB's balancedness; e.g. 0.7 "
     "for 'a >70% load balance ratio'). A MoE layer waits for its busiest rank. Default: the "
     "router's own skew, with no expert load balancer.",
+    ROUTING: "How the run's tokens pick their experts: the router's own (a trained model's skew) or "
+    "uniformly at random, as a benchmark with dummy weights runs them (vLLM "
+    "VLLM_MOE_ROUTING_SIMULATION_STRATEGY=uniform_random): more experts read a decode step, the "
+    "expert-parallel ranks loaded alike but for chance. Default: the router's own.",
     REDUNDANT: "Extra expert replicas an EPLB deployment adds (SGLang --ep-num-redundant-experts, "
     "vLLM --num-redundant-experts): the expert-parallel ranks hold the routed experts plus these, "
     "the same count on each (e.g. 32: DeepSeek's 256 experts as 288 over 72 GPUs, 4 a GPU). "
@@ -74,6 +79,8 @@ _TBO_ITEMS = (
     ("off", False),
 )
 
+_ROUTING_ITEMS = (("router's own", None), ("uniform at random (simulated)", "uniform_random"))
+
 _A2A_ITEMS = (
     ("engine default (all-to-all)", None),
     *((b.label, b.id) for b in MOE_A2A_BACKENDS.values()),
@@ -91,6 +98,7 @@ def add_engine_rows(f: Form) -> None:
     )
     balance = QuantityField("number", BALANCE, step=0.05, none_text="router's own")
     f.add("EP balance", balance, BALANCE, name="spin_serving_expert_balance")
+    f.add("Expert routing", combo(_ROUTING_ITEMS), ROUTING, name="combo_serving_routing_simulation")
     spare = QuantityField("count", REDUNDANT, none_text="none")
     f.add("Redundant experts", spare, REDUNDANT, name="spin_serving_redundant_experts")
     f.add("MoE exchange", combo(_A2A_ITEMS), A2A, name="combo_serving_moe_a2a_backend")
@@ -127,6 +135,7 @@ def refresh_engine_rows(f: Form, state: ScenarioState, profile: FrameworkProfile
     moe = get_path(state.value("model"), "moe") is not None
     f.show(BALANCE, (moe and spans) or state.value(BALANCE) is not None)
     f.show(REDUNDANT, (moe and spans) or state.value(REDUNDANT) is not None)
+    f.show(ROUTING, moe or state.value(ROUTING) is not None)  # the experts read, on one GPU too
     f.show(A2A, (moe and spans) or state.value(A2A) is not None)
     low_latency = state.value(A2A) in ("deepep_low_latency", "deepep_auto")
     f.show(DISPATCH, (moe and spans and low_latency) or state.value(DISPATCH) is not None)
