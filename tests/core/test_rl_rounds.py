@@ -42,12 +42,22 @@ def test_one_round_is_the_answer_without_the_field() -> None:
     assert a == b
 
 
+def test_the_answer_states_the_rounds() -> None:
+    said = [a for a in estimate_report(_with(generation_rounds=8))["assumptions"] if "generate calls" in a]
+    assert said == [
+        "rollout in 8 generate calls in series (rl.rollout.generation_rounds), up to 14 responses a "
+        "replica each, each waiting for its longest response"
+    ]
+    one = estimate_report(_with(generation_rounds=1))["assumptions"]
+    assert not [a for a in one if "generate calls" in a]
+
+
 def test_even_rounds_are_one_rounds_rollout_times_the_rounds() -> None:
     # 112 completions in 8 rounds of 14 on one replica: eight times the rollout of a step of 14
     # (2 prompts x 7) sent at once; the passes and the sync do not move (the pools take turns, so
     # the interleaved training adds as the phases do)
     rounds = _phases(_with(generation_rounds=8))
-    one = _with(prompts_per_step=2)
+    one = _with(prompts_per_step=2, generation_rounds=1)
     one["rl"]["policy"]["mini_batch_size"] = 14
     assert rounds["rollout"] == pytest.approx(8 * _phases(one)["rollout"], rel=1e-9)
     whole = _phases(_with(generation_rounds=1))
@@ -61,7 +71,7 @@ def test_uneven_rounds_price_each_at_its_own_size() -> None:
     three = _phases(_with(generation_rounds=3))["rollout"]
     one = _phases(_with(generation_rounds=1))["rollout"]
     assert one < three
-    big = _with(prompts_per_step=38, samples_per_prompt=1)
+    big = _with(prompts_per_step=38, samples_per_prompt=1, generation_rounds=1)
     big["rl"]["policy"]["mini_batch_size"] = 38
     assert three < 3 * _phases(big)["rollout"]
     assert three > 2.9 * _phases(big)["rollout"]

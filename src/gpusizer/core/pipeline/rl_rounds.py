@@ -89,3 +89,14 @@ def rounds_rollout(
         total += count * seconds
         run = stats if share == d.responses else run
     return total, run
+
+
+def rounds_note(s: Scenario) -> str | None:
+    """The assumption line of a rollout in rounds (None: one call for the step)."""
+    rounds = rl_of(s).rollout.generation_rounds
+    if rounds == 1:
+        return None
+    return (
+        f"rollout in {rounds:,} generate calls in series (rl.rollout.generation_rounds), up to "
+        f"{round_share(s):,} responses a replica each, each waiting for its longest response"
+    )
