@@ -43,6 +43,9 @@ RL_GLOSSARY: dict[str, str] = {
     "rl.rollout.max_sequences": "Sequences decoding at once per engine (vLLM max_num_seqs); "
     "default: 1,024, verl's rollout.yaml; with the vLLM async engine on, vLLM's own "
     "SchedulerConfig default (128 from vLLM 0.9.2; core/pipeline/rl_engine_seqs.py), as the field shows.",
+    "rl.rollout.generation_rounds": "Separate generate calls a step's responses are split into, "
+    "in series, each waiting for its longest response (TRL v0.14-v0.16: one per gradient-"
+    "accumulation micro-step); split with the pools taking turns only; default 1.",
     "rl.rollout.async_engine": "vLLM's AsyncLLM built from AsyncEngineArgs (NeMo RL async_engine "
     "true): max_num_seqs defaults to 128 from vLLM 0.9.2, not the LLM class's 1,024.",
     "rl.rollout.max_batched_tokens": "vLLM max_num_batched_tokens: prompts prefilled in steps of "

@@ -43,6 +43,10 @@ class RolloutSpec(Strict):
     # examples), the engine's default split
     memory_fraction: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
     max_sequences: Batch | None = None  # vLLM max_num_seqs; null: the release's default
+    # separate generate calls a step's responses are split into, in series, each returning when
+    # its longest response ends (TRL's GRPOTrainer v0.14.0-v0.16.x: one call per gradient-
+    # accumulation micro-step; core/pipeline/rl_rounds.py); 1: one call for the step
+    generation_rounds: Annotated[int, Whole, Field(ge=1, le=4096)] = 1
     # vLLM's AsyncLLM built from AsyncEngineArgs (NeMo RL vllm_cfg.async_engine true), whose
     # usage context has its own max_num_seqs default: 128 from vLLM 0.9.2 where max_sequences
     # is null (core/registry/vllm_engine_context.py); false: the offline LLM class (verl's 1,024)

@@ -108,6 +108,7 @@ def check_rl(s: Scenario) -> None:
             f"applies to a vLLM rollout (vLLM's AsyncLLM); rl.rollout.engine is {ro.engine!r}: set it false",
         )
     check_mini_batch(rl)
+    check_rounds(rl)
     check_prefill_budget(rl, engine_sequences(ro, scenario_gpu(s)))
 
 
@@ -124,6 +125,28 @@ def check_mini_batch(rl: RLSpec) -> None:
             "rl.policy.mini_batch_size",
             f"at most the step's responses ({step:,}: rollout.prompts_per_step {ro.prompts_per_step:,} x "
             f"samples_per_prompt {ro.samples_per_prompt:,}), or null for all of them; got {mini:,}",
+        )
+
+
+def check_rounds(rl: RLSpec) -> None:
+    """``rl.rollout.generation_rounds`` (core/pipeline/rl_rounds.py) at most the step's responses
+    (a generate call holds one at least), and above 1 only where the pools take turns: each round
+    is followed by its scoring and training (TRL before v0.17.0), so nothing of a step overlaps,
+    and colocated each round would move the engine's memory in and out (not modelled)."""
+    ro = rl.rollout
+    rounds, step = ro.generation_rounds, ro.prompts_per_step * ro.samples_per_prompt
+    if rounds > step:
+        raise ScenarioError(
+            "rl.rollout.generation_rounds",
+            f"at most the step's responses ({step:,}: rollout.prompts_per_step {ro.prompts_per_step:,} x "
+            f"samples_per_prompt {ro.samples_per_prompt:,}); got {rounds:,}",
+        )
+    if rounds > 1 and (rl.placement != "split" or rl.overlaps):
+        why = "overlap on" if rl.placement == "split" else "placement 'colocated'"
+        raise ScenarioError(
+            "rl.rollout.generation_rounds",
+            f"above 1 needs rl.placement 'split' with rl.overlap false (the pools taking turns); "
+            f"got {rounds:,} with {why}",
         )
 
 

@@ -24,13 +24,9 @@ from .rl_check import rl_of, role_model
 from .rl_colocated import colocated_transitions, frozen_bytes, weight_sync_seconds
 from .rl_forwards import forwards
 from .rl_memory import FP32, RLParts, allocator_counted, colocated_phases, split_phases
-from .rl_preempt import Pool, RunStats, engine_pool, scheduled_rollout
-from .rl_roles import (
-    longest_response,
-    per_replica,
-    reference_in_policy,
-    rollout_gpus,
-)
+from .rl_preempt import Pool, RunStats, engine_pool
+from .rl_roles import longest_response, reference_in_policy, rollout_gpus
+from .rl_rounds import round_share, rounds_rollout
 from .rl_shared import shared_rollout, shared_trainer
 from .rl_time import Decode, host_seconds_per_token, prefill_seconds, step_seconds
 from .rl_transitions import Transition
@@ -89,7 +85,7 @@ def rl_memory(s: Scenario, gpu: GPUSpec) -> RLMemory:
 def _memory_of(s: Scenario, gpu: GPUSpec) -> RLMemory:
     rl = rl_of(s)
     policy, trained = shared_trainer(s)  # shared by the GPUs of a catalog search (rl_shared.py)
-    held = per_replica(s) * rl.steps_in_flight  # requests a replica holds: later steps' too
+    held = round_share(s) * rl.steps_in_flight  # requests a replica holds: later steps' too
     rs = shared_rollout(s, min(held, 1 << 20))
     em, st = engine_memory(rs, resolve(rs.model), count_parameters(rs.model), gpu)
     parts = _parts(s, policy, em.memory, trained)
@@ -107,7 +103,7 @@ def decode(
 ) -> tuple[Decode, Scenario, EngineMemory, StepModel, Pool | None]:
     """The rollout's decode; ``m``: the plan's memory (None: worked out anew)."""
     rl = rl_of(s)
-    n = per_replica(s)
+    n = round_share(s)  # a generate call's responses on a replica: the step's, or a round's
     held = n * rl.steps_in_flight  # requests a replica holds: later steps' too when k steps off
     m = m or _memory_of(s, gpu)
     rs, em, st = m.rollout, m.engine, m.settings
@@ -162,7 +158,7 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
         d, rs, _, step, pool = decode(s, gpu, m)
         fwd, train = forwards(s, policy, gpu)
         # the engine's scenario and GPU set its step: layouts of one rollout share the run
-        rollout, run = scheduled_rollout(d, step, pool, (rs.model_dump_json(), id(gpu)), (gpu,))
+        rollout, run = rounds_rollout(s, d, step, pool, (rs.model_dump_json(), id(gpu)), (gpu,))
         seconds = {
             # the rule verifier runs inside the rollout (NeMo RL's generation timer)
             "rollout": rollout + verify_seconds(s),

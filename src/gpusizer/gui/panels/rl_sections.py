@@ -31,6 +31,7 @@ PER_TENSOR, TRANSPORT = "rl.broadcast_per_tensor", "rl.sync_transport"
 GATHER = "rl.refit_gather"
 _VERL_SEQS = "default: 1,024 (verl)"
 BUDGET, SPEC = "rl.rollout.max_batched_tokens", "rl.rollout.speculative"
+ROUNDS = "rl.rollout.generation_rounds"
 SLEEP, OFFLOAD = "rl.rollout.sleep_level", "rl.offload_states"
 _COLOCATED_ONLY = (SLEEP, OFFLOAD, "rl.host_link_gb_per_s")
 _WITH_OFFLOAD = ("rl.offload_memory", "rl.policy.offload_per_call")
@@ -97,6 +98,9 @@ class RLSections:
         )
         self.seqs = QuantityField("count", "rl.rollout.max_sequences", none_text=_VERL_SEQS)
         f.add("Max sequences", self.seqs, "rl.rollout.max_sequences", name="spin_rl_rollout_max_sequences")
+        # split with the pools taking turns: the generate calls a step is split into (TRL v0.14-v0.16)
+        rounds = QuantityField("count", ROUNDS)
+        f.add("Generation rounds", rounds, ROUNDS, name="spin_rl_rollout_generation_rounds")
         budget = QuantityField("context", BUDGET, step=1024, unit="tokens", none_text="one step per batch")
         f.add("Prefill budget", budget, BUDGET, name="spin_rl_max_batched_tokens")
         self.graphs = combo([("release default", None), ("on", True), ("off (eager)", False)])
@@ -177,6 +181,10 @@ class RLSections:
         engine = str(st.value("rl.rollout.engine"))
         # vLLM's max_num_batched_tokens (SGLang has no such floor): shown for vLLM, or held
         f.show(BUDGET, engine == "vllm" or st.value(BUDGET) is not None)
+        # rounds need the pools taking turns (core/pipeline/rl_check.py check_rounds): shown there,
+        # or where held off 1 so it can be set back
+        turns = st.value("rl.placement") == "split" and st.value("rl.overlap") is False
+        f.show(ROUNDS, turns or (st.value(ROUNDS) or 1) != 1)
         lora = st.value("rl.policy.kind") == "lora"
         f.show("rl.rollout.serves_adapter", lora or st.value("rl.rollout.serves_adapter") is not None)
         profile = FRAMEWORKS.get(engine)
