@@ -257,3 +257,16 @@ def test_a_refused_number_as_the_whole_file_names_no_path(
     path.write_text("NaN", encoding="utf-8")
     assert main(["estimate", str(path)]) == 2
     assert "error: file: s.gpusizer.json: NaN is not a JSON number" in capsys.readouterr().err
+
+
+def test_a_refused_number_before_a_key_twice_is_said_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A key written twice is refused as the object closes; a NaN read before it stands first in
+    the file and is the one said, as before (tests/cli/test_cli_hostile_round39.py)."""
+    text = json.dumps(PD).replace('"decode_gpus": 1', '"decode_gpus": 1, "link_gb_per_s": NaN')
+    path = tmp_path / "s.gpusizer.json"
+    path.write_text(text, encoding="utf-8")
+    assert main(["estimate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == "error: file: s.gpusizer.json: NaN is not a JSON number; write a finite number\n", err

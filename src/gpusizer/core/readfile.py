@@ -209,8 +209,15 @@ def parse_json(text: str, field: str, where: str) -> Any:
             refusals.append(value)
         return value
 
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        # a key twice is refused as it is read; a refused number read before it stands first in
+        # the file and is said instead (its path is not known until the whole file is parsed)
+        if refusals and len({k for k, _ in items}) != len(items):
+            raise _JSONRefused(refusals[0].why)
+        return _unique_keys(items)
+
     try:
-        data = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=constant, parse_float=number)
+        data = json.loads(text, object_pairs_hook=pairs, parse_constant=constant, parse_float=number)
     except _JSONRefused as exc:
         raise ScenarioError(field, f"{where}: {exc.why}") from None
     except json.JSONDecodeError as exc:
