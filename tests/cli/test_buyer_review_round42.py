@@ -28,6 +28,7 @@ import pytest
 
 import gpusizer
 from gpusizer.cli import main
+from gpusizer.io.compare_table import need_lines
 from tests.cli.test_cli_hostile_pd_framework import refused_in_one_line
 from tests.core.hostile_inputs import RL, SERVE, at, refused
 from tests.core.test_hostile_pd_framework import PD
@@ -121,6 +122,25 @@ def test_a_width_that_needs_fewest_itself_keeps_its_need() -> None:
     o = row(case(RL8), "a100-sxm-80gb")
     assert o["needed_gpus"] == 4 and "rollout TP" not in o["needed_layout"]
     assert o["layout_reason"].startswith("8 GPUs (4 GPUs would hold it); ")
+
+
+def test_a_split_runs_need_says_the_rollout_pool_beside_it() -> None:
+    """Before: "Need (mi325x-256gb): 2 x ... (TP 1 x PP 1 x DP 2 (ZeRO 1)); bought 8 (6 spare
+    GPUs ...)" on a row of 16 RL GPUs in 2 units: the need and the purchase were the training
+    pool's with no word of the 8 rollout GPUs a buyer also pays for (``rl_total_gpus``)."""
+    o = row(case("rl-qwen3-8b-split-7days"), "mi325x-256gb")
+    assert (o["gpus"], o["rl_total_gpus"], o["needed_gpus"]) == (8, 16, 2)
+    (line,) = need_lines([o])
+    assert line.startswith(
+        "Need (mi325x-256gb): 2 x Instinct MI325X 256GB (TP 1 x PP 1 x DP 2 (ZeRO 1)) beside the 8 "
+        "rollout GPUs (rl.rollout.gpus); bought 8 for training (6 spare GPUs, "
+    ), line
+
+
+def test_a_colocated_or_training_need_reads_as_before() -> None:
+    o = row(case("qlora-70b-control"), "b200-192gb")
+    (line,) = need_lines([o])
+    assert "rollout" not in line and f"; bought 8 ({o['spare_gpus']} spare GPUs, " in line, line
 
 
 # --- 3. one run, one figure ----------------------------------------------------------------
