@@ -11,6 +11,7 @@ section), and hostile input to the newest fields.
 2. "Need 8" on an MI325X platform for GRPO of Qwen3 8B, whose note said one GPU holds it at
    rollout TP 1: the need (and the Why's count clause) is now the width whose need is fewest
    (core/sizing/engine_width.py ``_narrower_need``).
+   A split run's Need line names the rollout pool beside the training pool it counts.
 3. "3 days on 8" in a note beside "8 take 3.1 days" in the same option's reason: one decimal.
 4. Hostile input: ``workload.loss`` of another type said "Input should be a valid string"
    without the losses; NaN, Infinity and numbers past a float's range in a file named the
