@@ -167,7 +167,7 @@ def _narrower_need(option: SizingOption, fitting: Sequence[tuple[int, Entry]]) -
     if not needs or option.needed_gpus is None or option.gpus is None:
         return {}
     n, w, other = min(needs, key=lambda t: (t[0], t[1]))
-    if n >= option.needed_gpus or other.gpus != option.gpus:
+    if n >= option.needed_gpus or other.gpus != option.gpus or other.needed_layout is None:
         return {}
     out: dict[str, Any] = {
         "needed_gpus": n,
