@@ -171,7 +171,9 @@ def test_the_reader_names_the_number_and_the_file() -> None:
         parse_json('{"model": {"mtp_layers": 1e-400}}', "file", "s.gpusizer.json")
     assert (
         str(info.value)
-        == "file: s.gpusizer.json: the number '1e-400' is below a float's range (it would read as 0)"
+        # the key path too (buyer round 42): the hooks see the number, the walk after the parse its key
+        == "file: s.gpusizer.json: model.mtp_layers: the number '1e-400' is below a float's range "
+        "(it would read as 0)"
     )
 
 

@@ -65,8 +65,10 @@ def test_a_run_under_a_day_reads_in_hours_and_one_gpu_trains() -> None:
     assert re.search(
         r"trains it in \d+ min of 2 days", row("qlora-70b-control", "b200-192gb")["layout_reason"]
     )
+    # 1.4 days since the NF4 base's dequantisation is priced at the kind's own precision (1.3
+    # before: tests/cli/test_buyer_review_round42.py)
     assert (
-        "1 GPU trains it in 1.3 of 2 days" in row("qlora-70b-control", "rtx-6000-ada-48gb")["layout_reason"]
+        "1 GPU trains it in 1.4 of 2 days" in row("qlora-70b-control", "rtx-6000-ada-48gb")["layout_reason"]
     )
 
 

@@ -142,19 +142,42 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _no_constant(name: str) -> Any:
-    raise _JSONRefused(f"{name} is not a JSON number; write a finite number")
+class _Refused:
+    """A number the reader refuses, left in the parsed data so that the refusal can name where it
+    stands (``rl.reward.verify_workers``): json's hooks see a number's text, not its key."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
 
 
-def _finite_float(text: str) -> float:
+def _no_constant(name: str) -> _Refused:
+    return _Refused(f"{name} is not a JSON number; write a finite number")
+
+
+def _finite_float(text: str) -> float | _Refused:
     value = float(text)
     if not math.isfinite(value):
-        raise _JSONRefused(f"the number {excerpt(text)} is beyond a float's range")
+        return _Refused(f"the number {excerpt(text)} is beyond a float's range")
     # 1e-400 reads as 0.0 (below the smallest subnormal, IEEE 754 binary64 underflow): a
     # count of 0 or a rate of 0 the user never wrote, so the value is refused, not rounded
     if value == 0.0 and any(c in "123456789" for c in text.lower().split("e")[0]):
-        raise _JSONRefused(f"the number {excerpt(text)} is below a float's range (it would read as 0)")
+        return _Refused(f"the number {excerpt(text)} is below a float's range (it would read as 0)")
     return value
+
+
+def _first_refused(data: Any) -> tuple[str, _Refused] | None:
+    """(dotted path, refusal) of the first refused number of parsed ``data`` in document order
+    (``model.layers[2]``; "" for the whole document), iteratively (no recursion limit)."""
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, _Refused):
+            return path, value
+        if isinstance(value, dict):
+            stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(value))))
+    return None
 
 
 def _depth(data: Any) -> int:
@@ -174,10 +197,27 @@ def _depth(data: Any) -> int:
 def parse_json(text: str, field: str, where: str) -> Any:
     """Strict JSON (see the module doc); ScenarioError(``field``) names ``where`` and, for a
     syntax error, the line and column."""
+    refusals: list[_Refused] = []
+
+    def constant(name: str) -> _Refused:
+        refusals.append(_no_constant(name))
+        return refusals[-1]
+
+    def number(text: str) -> float | _Refused:
+        value = _finite_float(text)
+        if isinstance(value, _Refused):
+            refusals.append(value)
+        return value
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        # a key twice is refused as it is read; a refused number read before it stands first in
+        # the file and is said instead (its path is not known until the whole file is parsed)
+        if refusals and len({k for k, _ in items}) != len(items):
+            raise _JSONRefused(refusals[0].why)
+        return _unique_keys(items)
+
     try:
-        data = json.loads(
-            text, object_pairs_hook=_unique_keys, parse_constant=_no_constant, parse_float=_finite_float
-        )
+        data = json.loads(text, object_pairs_hook=pairs, parse_constant=constant, parse_float=number)
     except _JSONRefused as exc:
         raise ScenarioError(field, f"{where}: {exc.why}") from None
     except json.JSONDecodeError as exc:
@@ -190,6 +230,10 @@ def parse_json(text: str, field: str, where: str) -> Any:
         raise ScenarioError(field, f"{where} holds a number with too many digits") from None
     if _depth(data) > MAX_DEPTH:
         raise ScenarioError(field, f"{where} is nested more than {MAX_DEPTH} levels deep")
+    refused = _first_refused(data) if refusals else None
+    if refused is not None:
+        path, bad = refused
+        raise ScenarioError(field, f"{where}: {f'{path}: ' if path else ''}{bad.why}")
     try:
         check_text(data)
     except ScenarioError as exc:  # "\ud800" escapes decode to no text

@@ -5,7 +5,7 @@ names stay importable from here).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core.sizing.compare_rank import speed_of
@@ -46,6 +46,7 @@ __all__ = [
     "is_rl",
     "need_lines",
     "plan_columns",
+    "rollout_beside",
     "table_rows",
 ]
 # the formatters' names before the registry moved to io/compare_columns.py
@@ -131,17 +132,27 @@ NOT_OFFERED = {
 }
 
 
+def rollout_beside(o: Mapping[str, Any]) -> str:
+    """`` beside the 8 rollout GPUs (rl.rollout.gpus)``: a split RL option's rollout pool, which
+    its count (the training pool's, ``gpus`` and ``needed_gpus``) leaves out and
+    ``rl_total_gpus`` holds ("" for every other option)."""
+    pool = (o.get("rl_total_gpus") or 0) - (o.get("gpus") or 0)
+    return f" beside the {pool:,} rollout GPU{'s' if pool != 1 else ''} (rl.rollout.gpus)" if pool > 0 else ""
+
+
 def need_lines(options: Sequence[dict[str, Any]]) -> list[str]:
     """What the work needs apart from what is bought, where they differ: ``Need (h100-sxm-80gb):
-    1 x H100 SXM (TP 1 x PP 1 x DP 1); bought 8 (7 spare GPUs, used by the layout above)``."""
+    1 x H100 SXM (TP 1 x PP 1 x DP 1); bought 8 (7 spare GPUs, used by the layout above)``; a
+    split RL run's training pool says the rollout pool beside it (:func:`rollout_beside`)."""
     out = []
     for o in options:
         need, spare = o.get("needed_gpus"), o.get("spare_gpus")
         if o["fits"] and need and spare:
+            beside = rollout_beside(o)
             out.append(
-                f"Need ({o['gpu']}): {need:,} x {o['gpu_name']} ({o['needed_layout']}); bought {o['gpus']:,} "
-                f"({spare:,} spare GPU{'s' if spare != 1 else ''}, run as the layout above: more replicas "
-                "or wider parallelism)"
+                f"Need ({o['gpu']}): {need:,} x {o['gpu_name']} ({o['needed_layout']}){beside}; bought "
+                f"{o['gpus']:,}{' for training' if beside else ''} ({spare:,} spare GPU"
+                f"{'s' if spare != 1 else ''}, run as the layout above: more replicas or wider parallelism)"
             )
     return out
 

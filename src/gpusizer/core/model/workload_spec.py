@@ -95,9 +95,9 @@ class WorkloadSpec(Strict):
     def _expert_kernel(cls, v: object) -> str:
         return check_expert_kernel(v)
 
-    @field_validator("loss")
+    @field_validator("loss", mode="before")  # any type: the message names the kinds
     @classmethod
-    def _loss(cls, v: str) -> str:
+    def _loss(cls, v: object) -> str:
         return check_id(v, LOSS_KINDS, "loss")
 
     @property

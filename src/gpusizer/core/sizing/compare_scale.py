@@ -169,7 +169,9 @@ def _unmet(s: Scenario, filler: Filler, top: int) -> str:
     if s.workload.trains:
         best = filler.best(top)
         days = (
-            f": {best[0].pace.time_seconds / effective_time_share(s, top) / DAY:,.0f} days on {top:,}"
+            # one decimal, as the option's own reason says the same run (core/sizing/unmet.py):
+            # "3 days on 8" beside "8 take 3.1 days" read as two runs
+            f": {best[0].pace.time_seconds / effective_time_share(s, top) / DAY:,.1f} days on {top:,}"
             if best and best[0].pace.time_seconds
             else ""
         )

@@ -100,7 +100,7 @@ def advise_widths(
         runs = sorted(tried[g.id], key=lambda we: (we[0] != mine, we[0]))  # the width as set first
         fitting = [we for we in runs if we[1][0][0].fits]
         w, entry = min(fitting, key=lambda we: _rank(we[1])) if fitting else max(runs, key=lambda we: we[0])
-        out.append(_stated(entry, w, mine, g.hardware.gpus_per_node, _fewest(fitting)))
+        out.append(_stated(entry, w, mine, g.hardware.gpus_per_node, _fewest(fitting), fitting))
     return out
 
 
@@ -123,12 +123,20 @@ def _weighed(s: Scenario, sw: Scenario, g: GpuTarget, width: int, mine: int) -> 
     return width in (mine, node) or rl_engine_reason(sw, g) is None
 
 
-def _stated(entry: Entry, width: int, mine: int, node: int, fewest: tuple[int, int] | None = None) -> Entry:
+def _stated(
+    entry: Entry,
+    width: int,
+    mine: int,
+    node: int,
+    fewest: tuple[int, int] | None = None,
+    fitting: Sequence[tuple[int, Entry]] = (),
+) -> Entry:
     """The options of ``entry`` with the engine width they run at, and where it is not the width
     as set, the change in ``scenario_changes`` and a note; ``fewest``: (width, GPUs) of the width
     that holds the work on the fewest GPUs, said where that is fewer than the option needs (GRPO
     of Qwen3 8B on an MI325X platform: rollout TP 8 steps fastest on the 8 GPUs bought and needs
-    8; at TP 1 one GPU holds it, the GPU a renter would take)."""
+    8; at TP 1 one GPU holds it, the GPU a renter would take); ``fitting``: (width, entry) of each
+    width that holds the work, whose fewest need becomes the option's (:func:`_narrower_need`)."""
     out: Entry = []
     for option, c in entry:
         if not option.fits:
@@ -143,7 +151,34 @@ def _stated(entry: Entry, width: int, mine: int, node: int, fewest: tuple[int, i
                 f"rollout engine at TP {width} ({field}, {mine} as set): of the widths up to the "
                 f"node's {node}, {_why_width(option, fewest)}",
             )
+            fields |= _narrower_need(option, fitting)
         out.append((replace(option, **fields), c))
+    return out
+
+
+def _narrower_need(option: SizingOption, fitting: Sequence[tuple[int, Entry]]) -> dict[str, Any]:
+    """The option's need (``needed_gpus``, ``needed_layout``, ``spare_gpus``) and the count clause
+    of its reason taken from the width whose need is fewest, where that is fewer than the option's
+    own width needs on the same GPUs bought. The width that steps fastest on a whole unit can be a
+    wider engine than the one a renter of the need runs: GRPO of Qwen3 8B on an MI325X platform at
+    rollout TP 8 needs all 8 GPUs, at TP 1 one GPU holds it (an estimate at TP 1 x DP 1: 46 GiB
+    spare), so the row read "Need 8" and "the fewest that hold it" beside a note saying one does."""
+    needs = [(o.needed_gpus, w, o) for w, e in fitting if (o := e[0][0]).needed_gpus is not None]
+    if not needs or option.needed_gpus is None or option.gpus is None:
+        return {}
+    n, w, other = min(needs, key=lambda t: (t[0], t[1]))
+    if n >= option.needed_gpus or other.gpus != option.gpus or other.needed_layout is None:
+        return {}
+    out: dict[str, Any] = {
+        "needed_gpus": n,
+        "needed_layout": f"{other.needed_layout}, rollout TP {w}",
+        "spare_gpus": option.gpus - n,
+    }
+    head, sep, rest = (option.layout_reason or "").partition("; ")
+    theirs = (other.layout_reason or "").partition("; ")[0]
+    # only a count set by memory is re-said (a deadline's or targets' clause is the width's own)
+    if theirs.endswith("would hold it)") and (head == "the fewest that hold it" or "would hold it)" in head):
+        out["layout_reason"] = f"{theirs[:-1]} at rollout TP {w}){sep}{rest}"
     return out
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..memo import Memo
+from ..memory.training import base_weight_dtype
 from ..model.architecture import resolve
 from ..model.expert_tensor import ep_stride, expert_shards, expert_tensor
 from ..model.flops import attention_flops_per_token
@@ -144,7 +145,10 @@ def layer_context(s: Scenario, gpu: GPUSpec) -> tuple[LayerContext, float]:
     fp8 = pr.matmuls == "fp8" and "fp8" in gpu.dense_tflops
     rates = _rates(gpu, prof.attention_kernel, pr.activations, fp8)
     per_node, net = s.hardware.gpus_per_node, network(s, gpu)
-    quantised = w.is_adapter and nbytes(pr.weights) < 2
+    # the stored base: QLoRA's NF4 where the weights field names no quantised format (the
+    # memory's own rule, core/memory/training.py), so its dequantisation is priced by default
+    base = nbytes(base_weight_dtype(s))
+    quantised = w.is_adapter and base < 2
     causal = p.attention == "flash"
     ctx = LayerContext(
         ts=ts,
@@ -166,7 +170,7 @@ def layer_context(s: Scenario, gpu: GPUSpec) -> tuple[LayerContext, float]:
         mm_rate=rates.matmul,
         attn_rate=rates.attention,
         bandwidth=rates.bandwidth,
-        dequant_bytes=nbytes(pr.weights) + 2 * a if quantised else 0.0,
+        dequant_bytes=base + 2 * a if quantised else 0.0,
         tp_link=group_link(gpu, p.tensor, 1, per_node, net),
         cp_link=group_link(gpu, p.context, p.tensor, per_node, net),
         ep_link=group_link(gpu, p.expert, ep_stride(p), per_node, net),

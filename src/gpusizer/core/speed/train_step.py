@@ -18,6 +18,7 @@ from math import ceil, floor
 from typing import NamedTuple
 
 from ..memo import Memo
+from ..memory.training import base_weight_dtype
 from ..model.expert_tensor import expert_data_ranks, expert_data_stride, expert_shards
 from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
@@ -210,7 +211,7 @@ def data_parallel_pricer(
     params = trainable if trainable is not None else st.parameters
     share = params / st.parameters if st.parameters else 1.0
     grad_bytes = _grad_bytes(s)
-    weight_bytes = nbytes(s.precision.weights)
+    weight_bytes = nbytes(base_weight_dtype(s))  # the stored base a ZeRO-3 gather moves (QLoRA: NF4)
     overlap = FRAMEWORKS[s.framework].param_gather_overlap
     net, node = network(s, gpu), s.hardware.gpus_per_node
     bubble = (p.pipeline - 1) / p.virtual_stages * sum(st.parts)

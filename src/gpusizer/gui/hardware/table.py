@@ -17,7 +17,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
-from ...io.compare_table import NOT_OFFERED, Column, band_tip_lines, columns_for
+from ...io.compare_table import NOT_OFFERED, Column, band_tip_lines, columns_for, rollout_beside
 from ...io.wording import fraction_lever_words
 from .. import colors
 from .frozen import FrozenColumns
@@ -179,7 +179,8 @@ class OptionsModel(QAbstractTableModel):
             need, spare = o.get("needed_gpus"), o.get("spare_gpus")
             if need and spare:
                 lines.append(
-                    f"Needs {need:,} ({o['needed_layout']}); {spare:,} spare GPUs bought run as the layout"
+                    f"Needs {need:,} ({o['needed_layout']}){rollout_beside(o)}; "
+                    f"{spare:,} spare GPUs bought run as the layout"
                 )
         if o.get("unmet"):
             lines.append(f"Not offered ({o['unmet']}): {o['unmet_reason']}{fraction_lever_words(o)}")
