@@ -16,7 +16,9 @@ Each aggregated run is paired with the P/D run of the same GPU count, lengths, r
 replayed by tests/core/disagg_anyscale.py): 16 pairs. Published, the aggregated arm has the lower
 mean first token in 12 and the lower time per token in 8; ours has the aggregated arm lower in all
 16 on both, so it reproduces the first-token winner in 12 of 16 and the time-per-token winner in
-8 of 16: it never picks P/D.
+8 of 16: it never picks P/D. Against the blog's own service level (the repository's
+``scripts/extract_sla_capacity.py``: mean TPOT < 35 ms and mean TTFT < 3,000 ms), 20 of the 26
+aggregated runs pass and ours passes all 26; of the 41 P/D runs 29 pass and ours 31 (35 agree).
 """
 
 from __future__ import annotations
@@ -25,10 +27,13 @@ from typing import Any
 
 import pytest
 
-from tests.core.disagg_anyscale import DATA
+from tests.core.disagg_anyscale import DATA, runs
 from tests.core.disagg_anyscale import ours as pd_ours
 from tests.core.test_speed_figures_heldout import FIGURES, RATIOS, RECORDS
 
+# the blog's service level (scripts/extract_sla_capacity.py at 7bc17786: TPOT_THRESHOLD_MS,
+# TTFT_THRESHOLD_MS, both means, both strict)
+SLA_TPOT_MS, SLA_TTFT_MS = 35.0, 3000.0
 PREFIX = "anyscale-2026-mi325x-qwen3-235b-fp8-agg-"
 AGG = {r["id"][len(PREFIX) :]: r for r in RECORDS if r["id"].startswith(PREFIX)}
 # (aggregated record, P/D folder, the files both hold): same GPUs, lengths, rate and spelling
@@ -135,3 +140,27 @@ def test_which_of_pd_and_aggregated_is_faster() -> None:
     assert [x[2] for x in w].count("agg") == 8
     assert {x[1] for x in w} == {x[3] for x in w} == {"agg"}
     assert (sum(x[0] == x[1] for x in w), sum(x[2] == x[3] for x in w)) == (12, 8)
+
+
+def _meets(ttft_ms: float, tpot_ms: float) -> bool:
+    return ttft_ms < SLA_TTFT_MS and tpot_ms < SLA_TPOT_MS
+
+
+def test_the_blogs_service_level() -> None:
+    """Aggregated: 20 of 26 runs meet it, ours all 26 (the six it misses: the 3-replica 16k
+    windows at 1.5-3/s, TPOT 35.7-51.0 ms or TTFT 108 s, and the 8k runs at 5/s). P/D (section
+    62's replays): 29 of 41, ours 31, 35 agree."""
+    agg = []
+    for record, r in AGG.items():
+        for f in dict.fromkeys(e["label"].split()[0] for e in r["replay"]):
+            a = _agg(record, f)
+            pub = _meets(a["ttft_seconds"][0], a["tpot_seconds"][0])
+            agg.append((pub, _meets(a["ttft_seconds"][1], a["tpot_seconds"][1])))
+    assert (len(agg), sum(p for p, _ in agg), sum(o for _, o in agg)) == (26, 20, 26)
+    pd = [(_meets(r["published_ttft_ms"], r["published_tpot_ms"]), _meets(*pd_ours(c, r))) for c, r in runs()]
+    assert (len(pd), sum(p for p, _ in pd), sum(o for _, o in pd), sum(p == o for p, o in pd)) == (
+        41,
+        29,
+        31,
+        35,
+    )
