@@ -29,8 +29,10 @@ RECORDS: list[dict[str, Any]] = json.loads(
 FIGURES = [(r, e) for r in RECORDS for e in r.get("replay", [])]
 RATIOS = {(r["id"], e["label"]): metric(e) / e["published"] for r, e in FIGURES}
 WITHIN = 0.25  # "within 25 %" of the published metric, as tests/core/test_speed_figures.py
-# per vendor: (figures, within 25 %) when the figures were added (docs/evidence/speed.md section 79)
-HELD = {"amd": (17, 3), "apple": (8, 7), "nvidia": (8, 2)}
+# per vendor: (figures, within 25 %) when the figures were added (docs/evidence/speed.md section 79);
+# amd 17 / 3 -> 69 / 15 with Anyscale's 26 aggregated MI325X runs (52 figures, 12 within: every
+# time per token fast, docs/evidence/serving.md, the section on Anyscale's aggregated baselines)
+HELD = {"amd": (69, 15), "apple": (8, 7), "nvidia": (8, 2)}
 
 
 def speed(record: dict[str, Any], entry: dict[str, Any]) -> float:
@@ -64,10 +66,13 @@ def test_a_record_with_a_figure_outside_25_percent_says_what_was_found() -> None
 
 
 def test_every_figure_within_4x() -> None:
-    # no scenario here is broken: the worst miss (the 64k-token prompt's TTFT on 8 MI355X under
-    # llm-d) is 3.05x fast
+    # no scenario here is broken: the worst miss of a steady run (the 64k-token prompt's TTFT on
+    # 8 MI355X under llm-d) is 3.05x fast. A run whose own file shows its queue growing for the
+    # whole run says so in the figure's ``unsteady`` (the published first token is the queue's
+    # length at the end, not a rate the engine holds); those are kept, unbounded
     for r, e in FIGURES:
-        assert 1 / 4 <= speed(r, e) <= 4, f"{r['id']} {e['label']}"
+        if "unsteady" not in e:
+            assert 1 / 4 <= speed(r, e) <= 4, f"{r['id']} {e['label']}"
 
 
 if __name__ == "__main__":
