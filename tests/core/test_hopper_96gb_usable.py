@@ -30,4 +30,5 @@ def test_96gb_hopper_usable_memory_is_nvidia_smi_total(gpu_id: str) -> None:
 def test_96gb_hopper_loses_more_than_the_h100_scaled() -> None:
     """The 96 GB modules lose 433 MiB to the driver, not the H100 80GB's 361 MiB."""
     gh200 = gpu_preset("gh200-96gb")
+    assert gh200.usable_memory_bytes is not None
     assert (gh200.memory_bytes - gh200.usable_memory_bytes) // MIB == 96 * 1024 - 97871 == 433

@@ -214,6 +214,10 @@ class FrameworkProfile:
     # Hybrid models' recurrent state (core/model/state.py): "transformers" keeps the whole conv
     # kernel and an fp32 recurrent state; "engine" (vLLM) kernel - 1 inputs, model dtype.
     recurrent_state: Literal["transformers", "engine"] = "engine"
+    # The "engine" layout's recurrent (SSM / delta-rule) state dtype where the model states
+    # none: None keeps the model dtype (vLLM's mamba_ssm_cache_dtype "auto"); SGLang "fp32"
+    # (core/model/state.py)
+    recurrent_state_dtype: str | None = None
     # How the engine takes GPU memory when serving, a key of core/serving/rules.MEMORY_RULES
     # (one class each; an unknown key is an error at validation): "transformers" allocates as
     # requests need it (core/memory/inference.py); "profiled_pool" (vLLM) reserves a fraction of the
