@@ -132,6 +132,10 @@ class FrameworkProfile:
     # framework has no fused attention backward (MLX on Metal differentiates its SDPA's unfused
     # fallback: 3, core/memory/attention_vjp.py); 0: a fused kernel keeps none
     attention_vjp_scores: int = 0
+    # The head sizes its attention forward runs fused; another size (or query and value heads
+    # of different sizes) runs unfused and builds the score matrix (MLX: 64, 80, 128,
+    # core/memory/attention_unfused.py); None: every head size is fused
+    fused_attention_head_dims: tuple[int, ...] | None = None
     # Its checkpoint converter copies a tied embedding into a separate LM head (LitGPT 0.4.x
     # litgpt/scripts/convert_hf_checkpoint.py: lm_head.weight = transformer.wte.weight for Gemma)
     unties_embeddings: bool = False

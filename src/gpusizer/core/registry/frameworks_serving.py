@@ -169,6 +169,8 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         overhead=OverheadDefaults(0, 0, 0.0, 0),
         kernels="mlx",
         attention_vjp_scores=3,  # no fused SDPA backward on Metal (core/memory/attention_vjp.py)
+        # mlx v0.24.0 - v0.32.0 sdpa_full_supported_head_dim (core/memory/attention_unfused.py)
+        fused_attention_head_dims=(64, 80, 128),
         prefill_chunk_tokens=2048,
         kv_step_tokens=256,
         rotating_kv=True,
