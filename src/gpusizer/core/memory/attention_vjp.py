@@ -16,6 +16,9 @@ takes a donated input buffer): three score-sized arrays. They live during that o
 backward and are freed before the next (the estimate's ``layer_backward`` transient, beside
 the layers' saved tensors: core/memory/training.py).
 
+For head sizes the fused forward does not take, the forward runs the fallback too and keeps
+each layer's softmax output (core/memory/attention_unfused.py).
+
 Checked against mlx-lm PR #47's run without splitting (Llama 3.2 1B bf16 LoRA, 4 x 4096:
 "Peak mem 69.810 GB"; tests/core/data/training-heldout.json, docs/evidence/training.md §25).
 """

@@ -27,6 +27,7 @@ from ..model.sharding import StageParams, stage_params
 from ..model.specs import Scenario
 from ..model.state import state_bytes, state_bytes_per_sequence
 from ..registry.dtypes import nbytes
+from .attention_unfused import prefill_scores_bytes
 from .bnb_inference import bnb_prefill_bytes
 from .kv_cap import capped_tokens, kv_cap, prefill_step
 
@@ -114,6 +115,7 @@ def _prefill_activations(s: Scenario, arch: Arch, batch: Any, prompt: Any) -> tu
     attn = pb * tokens * (arch.q_dim + 2 * arch.kv_dim) / par.tensor
     if par.attention == "eager" and prof.eager_scores:
         attn = attn + batch * arch.heads * prompt**2 * (4 + pb) / par.tensor
+    attn = attn + prefill_scores_bytes(s, arch, tokens, prompt)  # an unfused forward's scores
     logits = batch * arch.vocab * (pb + 4) / par.tensor
     return stream + _maximum(mlp, attn), logits
 

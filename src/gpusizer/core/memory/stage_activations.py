@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from ..memo import Memo
-from ..model.architecture import Arch
+from ..model.architecture import Arch, ceil_div
 from ..model.params import ParamCounts
 from ..model.sharding import StageParams
 from ..model.specs import Scenario
@@ -23,6 +23,7 @@ from ..registry.dtypes import DTYPES, nbytes
 from ..registry.lightning_precision import autocasts, te_fp8_inputs
 from ..registry.quant_rules import FORMAT_DEFAULTS
 from .activations import ActContext
+from .attention_unfused import training_scores_bytes
 from .attention_vjp import attention_vjp_bytes
 from .expert_loop import expert_loop
 from .layouts import activation_layout, lora_kernels, stage_layout
@@ -146,8 +147,13 @@ def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts) -> S
     layout = stage_layout(s, arch, ctx)
     per = layout.kept(s, arch, ctx, sp) * recorded_share(s, sp.layers)  # lora_layers: the last N keep
     loop = expert_loop(s, arch, sp)  # a per-expert loop's weight copies go with each layer
+    # an unfused attention forward keeps each attention layer's softmax output (MLX)
+    kept_scores = training_scores_bytes(s, arch)
     if p.recompute != "full":
         per += loop.saved_per_layer * sp.moe_layers
+        if kept_scores:
+            attending = min(sp.layers, ceil_div(arch.attention_layers, p.pipeline))
+            per += kept_scores * attending * recorded_share(s, sp.layers)
     top = layout.top(s, arch, ctx, sp)
     if autocast and layout.casts_weights:  # autocast keeps a low-precision copy of every
         # matmul weight it cast; under full recompute the layers' copies go with the layer
@@ -157,7 +163,7 @@ def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts) -> S
         )
     gpu, host = offload_split(p.activation_offload, per, top, sp.layers, p.offload_layers)
     rebuilt = (
-        layout.rebuilt(s, arch, replace(ctx, recompute="none"), sp) + loop.saved_per_layer
+        layout.rebuilt(s, arch, replace(ctx, recompute="none"), sp) + loop.saved_per_layer + kept_scores
         if p.recompute == "full" and sp.layers
         else 0.0
     )

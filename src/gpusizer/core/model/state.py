@@ -15,6 +15,18 @@ only with the number of sequences. Shapes in core/model/mixers.py. Bytes by the 
   recurrent state are in the model dtype (``mamba_cache_dtype`` / ``mamba_ssm_cache_dtype``
   "auto") unless the model says otherwise (Nemotron-H: ``mamba_ssm_cache_dtype`` float32,
   which vLLM's ``NemotronHForCausalLMConfig`` applies). Channels and heads split over TP.
+  An engine whose own default for the recurrent state is not the model dtype says so in its
+  profile's ``recurrent_state_dtype``. SGLang keeps it in fp32: ``ServerArgs.mamba_ssm_dtype``
+  "float32" (python/sglang/srt/server_args.py; sgl-project/sglang PR #10258 of 2025-09-10, the
+  week Qwen3-Next support landed, before the catalog's 0.5.3; its docs, basic_usage/qwen3.md: "The
+  default setting is float32"), and ``mamba2_state_dtype``
+  (python/sglang/srt/configs/mamba_utils.py) builds every linear-state pool, Qwen3-Next's
+  Gated DeltaNet included, with ``temporal`` in that dtype and ``conv`` in bfloat16:
+  ``mamba_cache_per_req`` = (conv numel x 2 + temporal numel x 4) x layers. vLLM's
+  ``gated_delta_net_state_dtype`` (mamba_utils.py, 0.10.2 on) keeps both in the model dtype
+  at ``mamba_ssm_cache_dtype`` "auto" (config/cache.py); no Qwen3-Next config rewrite sets it
+  (only Qwen3.5's ``Qwen3_5ForConditionalGenerationConfig``, models/config.py, copies the
+  checkpoint's ``mamba_ssm_dtype``). A model that states its dtype keeps it.
 """
 
 from __future__ import annotations
@@ -45,7 +57,8 @@ def state_bytes_per_sequence(
     for layers, sh in state_shapes(arch.spec):
         local = ceil_div(layers, pp)
         kept = sh.conv_kernel if whole_kernel else max(0, sh.conv_kernel - 1)
-        state_dtype = "fp32" if whole_kernel else (sh.state_dtype or activations)
+        engine_default = profile.recurrent_state_dtype or activations
+        state_dtype = "fp32" if whole_kernel else (sh.state_dtype or engine_default)
         conv += local * sh.conv_channels / tp * kept * nbytes(activations)
         recurrent += local * sh.recurrent / tp * nbytes(state_dtype)
     return SequenceState(conv, recurrent)

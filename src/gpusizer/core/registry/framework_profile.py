@@ -132,6 +132,10 @@ class FrameworkProfile:
     # framework has no fused attention backward (MLX on Metal differentiates its SDPA's unfused
     # fallback: 3, core/memory/attention_vjp.py); 0: a fused kernel keeps none
     attention_vjp_scores: int = 0
+    # The head sizes its attention forward runs fused; another size (or query and value heads
+    # of different sizes) runs unfused and builds the score matrix (MLX: 64, 80, 128,
+    # core/memory/attention_unfused.py); None: every head size is fused
+    fused_attention_head_dims: tuple[int, ...] | None = None
     # Its checkpoint converter copies a tied embedding into a separate LM head (LitGPT 0.4.x
     # litgpt/scripts/convert_hf_checkpoint.py: lm_head.weight = transformer.wte.weight for Gemma)
     unties_embeddings: bool = False
@@ -214,6 +218,10 @@ class FrameworkProfile:
     # Hybrid models' recurrent state (core/model/state.py): "transformers" keeps the whole conv
     # kernel and an fp32 recurrent state; "engine" (vLLM) kernel - 1 inputs, model dtype.
     recurrent_state: Literal["transformers", "engine"] = "engine"
+    # The "engine" layout's recurrent (SSM / delta-rule) state dtype where the model states
+    # none: None keeps the model dtype (vLLM's mamba_ssm_cache_dtype "auto"); SGLang "fp32"
+    # (core/model/state.py)
+    recurrent_state_dtype: str | None = None
     # How the engine takes GPU memory when serving, a key of core/serving/rules.MEMORY_RULES
     # (one class each; an unknown key is an error at validation): "transformers" allocates as
     # requests need it (core/memory/inference.py); "profiled_pool" (vLLM) reserves a fraction of the

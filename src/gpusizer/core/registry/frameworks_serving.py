@@ -103,6 +103,10 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         pipeline_source=_PP_SGLANG,
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
         memory_rule="static_pool",
+        # the SSM / delta-rule state in fp32 unless the model's config or --mamba-ssm-dtype
+        # says otherwise (core/model/state.py: server_args.py mamba_ssm_dtype "float32",
+        # configs/mamba_utils.py mamba2_state_dtype)
+        recurrent_state_dtype="fp32",
         releases=SGLANG,
         serving_features=SGLANG_FEATURES,
         attention_data_flag="--enable-dp-attention --dp N",
@@ -165,6 +169,8 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         overhead=OverheadDefaults(0, 0, 0.0, 0),
         kernels="mlx",
         attention_vjp_scores=3,  # no fused SDPA backward on Metal (core/memory/attention_vjp.py)
+        # mlx v0.24.0 - v0.32.0 sdpa_full_supported_head_dim (core/memory/attention_unfused.py)
+        fused_attention_head_dims=(64, 80, 128),
         prefill_chunk_tokens=2048,
         kv_step_tokens=256,
         rotating_kv=True,
