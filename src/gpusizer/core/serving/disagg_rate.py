@@ -168,6 +168,20 @@ class Split:
     transfer: float
 
 
+def check_open_load(s: Scenario, spec: DisaggregatedSpec) -> None:
+    """``opening_burst`` is a concurrency benchmark's (core/serving/disagg_burst.py): every
+    user's request at once; under ``serving.load: "rate"`` the client sends at the stated rate
+    and has no users to burst, so the pair is refused rather than one of them ignored."""
+    from ..errors import ScenarioError
+
+    if spec.opening_burst and s.serving.load == "rate":
+        raise ScenarioError(
+            "serving.disaggregated.opening_burst",
+            'a concurrency run\'s burst; with serving.load "rate" the arrivals are the stated '
+            'rate\'s: set it null or false, or serving.load "steady"',
+        )
+
+
 def open_arrivals(s: Scenario, spec: DisaggregatedSpec) -> OpenArrivals | None:
     """The client's open-loop arrivals under ``serving.load: "rate"`` (core/serving/
     disagg_rate.py), null under a closed loop."""
@@ -190,7 +204,11 @@ def open_split(
     PASTA, Wolff 1982: an M/G/infinity count of the others decoding, 1 - exp(-lambda W)).
     ``decode(n)``: a decode replica's run of n (core/serving/disaggregated.py ``_decode_run``);
     ``cap``: the requests it holds at most."""
+    from .budget import caps
+
     one = arrivals.per(sp.decode_r)
+    # cut to the work budget's requests, as the prefill pool's run is (core/serving/budget.py)
+    one = replace(one, requests=min(one.requests, caps().requests))
     times = one.times()
     n = decode_occupancy(lambda k: decode(k)[0], times, cap)
     dec, _, queued = decode(n)

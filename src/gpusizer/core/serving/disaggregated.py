@@ -75,7 +75,7 @@ from .disagg_prefill import (
     prefill_view,
 )
 from .disagg_queue import prefill_ttft
-from .disagg_rate import OpenArrivals, Split, open_arrivals, open_split
+from .disagg_rate import OpenArrivals, Split, check_open_load, open_arrivals, open_split
 
 if TYPE_CHECKING:  # the step model and the scheduler load on the first split's figures: every
     # scenario's check reads this module, a training one nothing else of it (start-up time)
@@ -112,6 +112,7 @@ def check_disaggregated(s: Scenario) -> None:
     check_prefill_width(s, spec)
     check_prefill_layout(s, spec)
     _check_connector(s, spec)
+    check_open_load(s, spec)
 
 
 def _check_connector(s: Scenario, spec: DisaggregatedSpec) -> None:
