@@ -9,8 +9,12 @@ qwen235b_1p1d_tp8.yaml`` at 2609b4d0 and its siblings; ``results/qwen3_235b/pd_*
 (``VLLM_MOE_ROUTING_SIMULATION_STRATEGY: uniform_random``, dummy weights), NixlConnector, 8
 GPUs a node (MI325X), the prefill's ``max_num_batched_tokens`` 32,768 and ``max_num_seqs`` 32,
 the decode's ``max_num_seqs`` 256, ``max_model_len`` 40,960; requests sent at a fixed rate, one
-every 1 / rate seconds (each run's ``start_time_ms``), so the split's arrivals are regular; the
-users in flight by Little's law, rate x the run's mean end-to-end latency, rounded."""
+every 1 / rate seconds (each run's ``start_time_ms``), so the split's arrivals are regular
+(``arrival_burstiness`` 1e6), under ``serving.load: "rate"`` at the stated rate
+(core/serving/disagg_rate.py): a sweep's requests as stated (50 or 20 from an idle service), a
+window's (the last 100 of a continuing run) the default 1,000 of a long run. The users in
+flight by Little's law, rate x the run's mean end-to-end latency, rounded, size the aggregated
+answer beside it only."""
 
 from __future__ import annotations
 
@@ -54,7 +58,9 @@ def scenario(config: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
         },
         "serving": {
             "concurrency": n,
-            "load": "steady",
+            "load": "rate",
+            "request_rate": run["rate"],
+            "requests": run["requests"] if run["mode"] == "sweep" else None,
             "engine_version": ENGINE["engine_version"],
             "max_context": ENGINE["max_context"],
             "max_sequences": ENGINE["decode_max_sequences"],

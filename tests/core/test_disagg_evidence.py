@@ -214,6 +214,16 @@ def test_lone_request_does_not_queue() -> None:
     assert lone == pytest.approx(d["ttft_seconds"], rel=0.05)
 
 
+def _open_loop(row: dict[str, Any]) -> dict[str, Any]:
+    """A run sent at a stated rate with its count of requests, open loop as sent
+    (``serving.load: "rate"``, core/serving/disagg_rate.py; Poisson gaps, the benchmark
+    clients' default: SGLang ``bench_serving``, llm-d's inference-perf); else the closed loop
+    at the row's users."""
+    if row.get("requests") is None:
+        return {}
+    return {"load": "rate", "request_rate": row["rate"], "requests": row["requests"]}
+
+
 def _measured(row: dict[str, Any]) -> dict[str, Any]:
     d: dict[str, Any] = {
         "model": {"preset": row["model"]},
@@ -231,6 +241,7 @@ def _measured(row: dict[str, Any]) -> dict[str, Any]:
             "load": "steady",
             "disaggregated": row["split"],
             **row.get("serving", {}),
+            **_open_loop(row),
         },
     }
     if row.get("weights"):
@@ -285,10 +296,12 @@ ITL_WITHIN = {"sglang-mooncake-a10-1p1d-tp2-rate4"}
 
 @pytest.mark.parametrize("row", [r for r in MEASURED if not r.get("within")], ids=lambda r: r["id"])
 def test_measured_split_known_short(row: dict[str, Any]) -> None:
-    """Measured P/D runs closed loop at their users by Little's law with each run's own
-    throughput (docs/evidence/serving.md §14, §21): ours starts later and decodes faster. Two
-    A10 servers under SGLang 0.4.5, 1P1D (3 and 27 users): TTFT +124 % at TP 4, +39 % at TP 2,
-    ITL -32 %, -14 % (TP 2 within 25 % since its 27-request decode batches run eager, above
+    """Measured P/D runs (docs/evidence/serving.md §14, §21): ours starts later and decodes
+    faster. Two A10 servers under SGLang 0.4.5, 1P1D, open loop as sent (1 request/s of 50
+    prompts, 4/s of 200: core/serving/disagg_rate.py): TTFT +220 % at TP 4, +316 % at TP 2 (the
+    one prefill server past its capacity at 4/s, its queue growing through the run), ITL
+    -28 %, -14 % (closed loop at 3 and 27 Little's-law users before the split read the rate:
+    +124 %, +39 %, -32 %, -14 %; TP 2 within 25 % since its 27-request decode batches run eager, above
     SGLang 0.4.x's 8 captured graph sizes at TP < 4 on a GPU below 25,000 MB; the same runs'
     aggregated TP 4 instance decodes faster in ours too; +144 %, +46 %, -40 %, -17 % before the
     0.4.5 decode server's host step, 0.613 ms serial without the overlap scheduler,
@@ -317,8 +330,9 @@ def test_measured_split_within(row: dict[str, Any]) -> None:
     (-43 %) and the users' faster cycle queues the prefill pool to 1,572 ms (+36 %).
 
     llm-d's gpt-oss-120b on two 8 x H200 nodes (vLLM 0.27.1, 8 TP 1 prefills, 2 TP 4 decoders,
-    104 closed-loop users, 5,000 in / 250 out): TTFT 514 ms against 518 (-1 %), ITL 8.21 ms
-    against 7.38 (+11 %), with the experts at the measured times of vLLM's OpenAI Triton MXFP4
+    5,400 requests at 45/s as sent, 5,000 in / 250 out): TTFT 455 ms against 518 (-12 %), ITL
+    6.99 ms against 7.38 (-5 %) (closed loop at 104 Little's-law users before the split read
+    the rate: 514 ms, 8.21 ms), with the experts at the measured times of vLLM's OpenAI Triton MXFP4
     module (core/speed/moe_measured.py; test_llmd_runs_on_the_triton_module)."""
     sv = _measured(row)
     assert sv["disaggregated_ttft_seconds"] * 1e3 == pytest.approx(row["published_ttft_ms"], rel=TOL)

@@ -50,7 +50,8 @@ decode engine's steps around the KV read) come from its spec in core/registry/pd
 scheduler (SGLang before 0.4.6) steps with the host work it does not hide
 (core/serving/disagg_decode_host.py). Where ``opening_burst`` is set the run opens with every
 user's request at once, as a concurrency benchmark does, and the first token's mean holds that
-burst's queue (core/serving/disagg_burst.py).
+burst's queue (core/serving/disagg_burst.py). Under ``serving.load: "rate"`` the client's
+stated arrivals reach the pools instead of the users' closed loop (core/serving/disagg_rate.py).
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ from .disagg_prefill import (
     prefill_view,
 )
 from .disagg_queue import prefill_ttft
+from .disagg_rate import OpenArrivals, Split, check_open_load, open_arrivals, open_split
 
 if TYPE_CHECKING:  # the step model and the scheduler load on the first split's figures: every
     # scenario's check reads this module, a training one nothing else of it (start-up time)
@@ -110,6 +112,7 @@ def check_disaggregated(s: Scenario) -> None:
     check_prefill_width(s, spec)
     check_prefill_layout(s, spec)
     _check_connector(s, spec)
+    check_open_load(s, spec)
 
 
 def _check_connector(s: Scenario, spec: DisaggregatedSpec) -> None:
@@ -164,7 +167,7 @@ def disaggregated_fields(
     attention-DP rank's view of ``whole`` (the scenario as set; null: ``s`` itself), each
     pool's replicas counted in ranks."""
     from .decode_slots import decode_slots
-    from .load import ROUNDS, serving_load
+    from .load import serving_load
 
     spec = disaggregated_of(s)
     if spec is None or spec.prefill_gpus is None or spec.decode_gpus is None or not em.starts:
@@ -181,28 +184,25 @@ def disaggregated_fields(
     served = serving_load(s, gpu, em, st)
     step, eng, wl = served.step, served.engine, served.workload
     pre_step = prefill_step(s, gpu, st, pre, served)
-    each = max(1, math.ceil(users / decode_r))
     slots = replace(eng, max_running=decode_slots(s, st, eng))
-    dec, share, queued = _decode_run(decode_pool_step(s, step), slots, wl, each)
     # the connectors move whole KV blocks (vLLM's block, SGLang's page)
     sent = math.ceil(w.prompt_tokens / max(1, eng.block)) * max(1, eng.block)
     transfer_bytes = sent * em.kv_bytes_per_token * per
     transfer = transfer_bytes / min(per, pre_per) / _link(spec, gpu)
     pre_eng = replace(eng, max_running=spec.prefill_max_sequences) if spec.prefill_max_sequences else eng
-    # users a full decode replica does not hold wait for a slot: its ``each`` users through
-    # ``share`` slots each freed every ``dec.e2e`` (Little's law; 0 when it holds them all);
-    # those it holds wait in its queue (``queued``, inside ``dec.e2e``) while its pool fills
-    wait = dec.e2e * (each - share) / share
-    rest = (dec.e2e + wait, transfer)
-    queue = prefill_ttft(pre_step, pre_eng, wl, users, prefill_r, rest, spec.arrival_burstiness)
-    if spec.opening_burst:
-        rounds = (s.serving.requests or ROUNDS * max(1, st.concurrency)) / max(1, st.concurrency)
-        queue = opening_burst(pre_step, pre_eng, wl, users, prefill_r, queue, rounds)
-    first = queue + transfer + wait + queued
-    path = _path(spec, eng, dec, transfer, each, first)
-    first += path
+    dstep = decode_pool_step(s, step)
+    sp = Split(s, spec, dstep, slots, wl, pre_step, pre_eng, prefill_r, decode_r, transfer)
+    open_ = open_arrivals(s, spec)
+    pools = _closed(sp, users, st.concurrency) if open_ is None else _open(sp, open_)
+    dec, queued, wait, queue, busy = pools
+    path = _path(spec, eng, dec, transfer, busy)
+    first = queue + transfer + wait + queued + path
     cycle = dec.e2e - queued + first  # the run's queue is in its e2e and now in the first token
-    tps = min(dec.tokens_per_second * decode_r, users * w.generated_tokens / cycle if cycle > 0 else 0.0)
+    if open_ is None:
+        offered = users * w.generated_tokens / cycle if cycle > 0 else 0.0
+    else:  # the client's output tokens a second, as it sends them
+        offered = open_.rate * w.generated_tokens
+    tps = min(dec.tokens_per_second * decode_r, offered)
     return {
         "disaggregated_prefill_gpus": spec.prefill_gpus,
         "disaggregated_decode_gpus": spec.decode_gpus,
@@ -216,20 +216,53 @@ def disaggregated_fields(
     }
 
 
-def _path(
-    spec: DisaggregatedSpec, eng: Engine, dec: LoadResult, transfer: float, each: int, first: float
-) -> float:
+def _path(spec: DisaggregatedSpec, eng: Engine, dec: LoadResult, transfer: float, busy: float) -> float:
     """Seconds the connector's request path adds to the first token (core/registry/pd_connectors.py;
-    0 without ``connector``). The decode replica is stepping others' requests when this one
-    arrives unless none of its other ``each - 1`` users is decoding, each independently a share
-    ``e2e / (e2e + first)`` of its cycle."""
+    0 without ``connector``); ``busy``: the chance the decode replica is stepping others'
+    requests when this one arrives."""
     if spec.connector is None:
         return 0.0
     from ..registry.pd_connectors import PD_CONNECTORS, PathInputs
 
-    share = dec.e2e / (dec.e2e + first) if dec.e2e + first > 0 else 0.0
-    busy = 1.0 - (1.0 - share) ** (each - 1)
     return PD_CONNECTORS[spec.connector].seconds(PathInputs(eng.front_end, dec.tpot, transfer, busy))
+
+
+def _closed_busy(dec: LoadResult, each: int, first: float) -> float:
+    """The closed loop's chance that a decode replica steps others' requests when one arrives:
+    unless none of its other ``each - 1`` users is decoding, each independently a share
+    ``e2e / (e2e + first)`` of its cycle."""
+    share = dec.e2e / (dec.e2e + first) if dec.e2e + first > 0 else 0.0
+    return 1.0 - (1.0 - share) ** (each - 1)
+
+
+def _closed(sp: Split, users: int, concurrency: int) -> tuple[LoadResult, float, float, float, float]:
+    """The closed loop of ``users`` (module docstring): the decode run, its queue's wait, the
+    wait for a slot, the prefill pool's queue to the first token and the chance a request
+    arrives to a decode replica stepping others."""
+    from .load import ROUNDS
+
+    spec, wl = sp.spec, sp.wl
+    each = max(1, math.ceil(users / sp.decode_r))
+    dec, share, queued = _decode_run(sp.step, sp.slots, wl, each)
+    # users a full decode replica does not hold wait for a slot: its ``each`` users through
+    # ``share`` slots each freed every ``dec.e2e`` (Little's law; 0 when it holds them all);
+    # those it holds wait in its queue (``queued``, inside ``dec.e2e``) while its pool fills
+    wait = dec.e2e * (each - share) / share
+    rest = (dec.e2e + wait, sp.transfer)
+    queue = prefill_ttft(sp.pre_step, sp.pre_eng, wl, users, sp.prefill_r, rest, spec.arrival_burstiness)
+    if spec.opening_burst:
+        rounds = (sp.s.serving.requests or ROUNDS * max(1, concurrency)) / max(1, concurrency)
+        queue = opening_burst(sp.pre_step, sp.pre_eng, wl, users, sp.prefill_r, queue, rounds)
+    busy = _closed_busy(dec, each, queue + sp.transfer + wait + queued)
+    return dec, queued, wait, queue, busy
+
+
+def _open(sp: Split, arrivals: OpenArrivals) -> tuple[LoadResult, float, float, float, float]:
+    """The open loop of ``arrivals`` (core/serving/disagg_rate.py ``open_split``), a decode
+    replica holding at most its slots' requests whose prompt and output its pool holds."""
+    eng, wl = sp.slots, sp.wl
+    cap = _held(eng.max_running, wl.prompt - 1, wl.output, eng.kv_tokens, eng.block)
+    return open_split(sp, arrivals, lambda n: _decode_run(sp.step, eng, wl, n), cap)
 
 
 def _decode_run(step: StepModel, eng: Engine, wl: Workload, each: int) -> tuple[LoadResult, int, float]:

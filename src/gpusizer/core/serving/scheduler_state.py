@@ -189,3 +189,14 @@ def _gap(rng: random.Random, w: Workload) -> float:
     per = w.rate * w.burstiness
     gap = x * (1.0 / per) if per > 0.0 else math.inf
     return gap if math.isfinite(gap) else 0.0
+
+
+def arrival_times(w: Workload) -> list[float]:
+    """Seconds from the run's start of each of ``w.requests`` arrivals of a "rate" load, drawn
+    as :class:`RunState` draws them (the seeded :func:`_gap`): core/serving/disagg_rate.py
+    reads the same arrivals for a disaggregated decode pool."""
+    rng, t, out = random.Random(SEED), 0.0, []
+    for _ in range(w.requests):
+        out.append(t)
+        t += _gap(rng, w)
+    return out
