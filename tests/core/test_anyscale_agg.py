@@ -15,10 +15,10 @@ Each aggregated run is paired with the P/D run of the same GPU count, lengths, r
 (a sweep with a sweep, a window with a window; tests/core/data/disagg-anyscale-mi325x.json,
 replayed by tests/core/disagg_anyscale.py): 16 pairs. Published, the aggregated arm has the lower
 mean first token in 12 and the lower time per token in 8; ours has the aggregated arm lower in all
-16 on both, so it reproduces the first-token winner in 12 of 16 and the time-per-token winner in
-8 of 16: it never picks P/D. Against the blog's own service level (the repository's
+16 on first token and 15 on time per token (the P/D arms at their stated rate, serving.md section
+64), so it reproduces the first-token winner in 12 of 16 and the time-per-token winner in 9 of 16. Against the blog's own service level (the repository's
 ``scripts/extract_sla_capacity.py``: mean TPOT < 35 ms and mean TTFT < 3,000 ms), 20 of the 26
-aggregated runs pass and ours passes all 26; of the 41 P/D runs 29 pass and ours 31 (35 agree).
+aggregated runs pass and ours passes all 26; of the 41 P/D runs 29 pass and ours 35 (35 agree).
 """
 
 from __future__ import annotations
@@ -133,13 +133,15 @@ def test_the_layout_is_one_replica_of_the_runs() -> None:
 
 def test_which_of_pd_and_aggregated_is_faster() -> None:
     """Published: aggregated lower first token in 12 of 16 pairs, lower time per token in 8; ours:
-    aggregated lower in all 16 on both (the winner reproduced in 12 and 8 of 16)."""
+    aggregated lower first token in all 16 and lower time per token in 15 (the winner reproduced
+    in 12 and 9 of 16). Before the split read the stated request rate (serving.md section 64) the
+    P/D arms took Little's-law users and ours had aggregated lower in all 16 on both (12 and 8)."""
     w = winners()
     assert len(w) == 16
     assert [x[0] for x in w].count("agg") == 12
     assert [x[2] for x in w].count("agg") == 8
-    assert {x[1] for x in w} == {x[3] for x in w} == {"agg"}
-    assert (sum(x[0] == x[1] for x in w), sum(x[2] == x[3] for x in w)) == (12, 8)
+    assert ([x[1] for x in w].count("agg"), [x[3] for x in w].count("agg")) == (16, 15)
+    assert (sum(x[0] == x[1] for x in w), sum(x[2] == x[3] for x in w)) == (12, 9)
 
 
 def _meets(ttft_ms: float, tpot_ms: float) -> bool:
@@ -149,7 +151,8 @@ def _meets(ttft_ms: float, tpot_ms: float) -> bool:
 def test_the_blogs_service_level() -> None:
     """Aggregated: 20 of 26 runs meet it, ours all 26 (the six it misses: the 3-replica 16k
     windows at 1.5-3/s, TPOT 35.7-51.0 ms or TTFT 108 s, and the 8k runs at 5/s). P/D (section
-    62's replays): 29 of 41, ours 31, 35 agree."""
+    62's replays at the stated rate, section 64): 29 of 41, ours 35, 35 agree (ours 31 before the
+    split read the rate)."""
     agg = []
     for record, r in AGG.items():
         for f in dict.fromkeys(e["label"].split()[0] for e in r["replay"]):
@@ -161,6 +164,6 @@ def test_the_blogs_service_level() -> None:
     assert (len(pd), sum(p for p, _ in pd), sum(o for _, o in pd), sum(p == o for p, o in pd)) == (
         41,
         29,
-        31,
+        35,
         35,
     )

@@ -149,7 +149,9 @@ def test_grace_on_a_custom_gpu_is_taken() -> None:
     [
         ({"prefill_attention_data": 4}, "prefill_attention_data", "allowed: 1, 2"),
         ({"prefill_attention_data": 1024}, "prefill_attention_data", "must divide"),
-        ({"prefill_expert": 2}, "prefill_expert", "use 1"),  # no attention DP: experts tensor-parallel
+        # no attention DP: experts tensor-parallel, or EP inside the pool's TP 2 (vLLM
+        # --enable-expert-parallel, serving.md section 62); 3 is neither
+        ({"prefill_expert": 3}, "prefill_expert", "allowed: 1, 2"),
         ({"prefill_attention_data": 2, "prefill_expert": 4}, "prefill_expert", "must divide"),
         ({"prefill_tensor": 1, "prefill_attention_data": 2}, "prefill_attention_data", "allowed: 1"),
     ],

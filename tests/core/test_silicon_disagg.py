@@ -141,7 +141,9 @@ def test_prefill_pool_of_its_own_layout() -> None:
     ("extra", "field"),
     [
         ({"prefill_tensor": 4, "prefill_attention_data": 3}, "serving.disaggregated.prefill_attention_data"),
-        ({"prefill_attention_data": 1, "prefill_expert": 8}, "serving.disaggregated.prefill_expert"),
+        # experts EP 8 inside TP 8 is a layout TensorRT-LLM runs (moe_expert_parallel_size within
+        # tp_size, docs/evidence/serving.md section 62); 3 divides neither the ranks nor the TP
+        ({"prefill_attention_data": 1, "prefill_expert": 3}, "serving.disaggregated.prefill_expert"),
     ],
 )
 def test_bad_prefill_layout_names_the_field(extra: dict[str, int], field: str) -> None:
