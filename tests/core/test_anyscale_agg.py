@@ -16,9 +16,10 @@ Each aggregated run is paired with the P/D run of the same GPU count, lengths, r
 replayed by tests/core/disagg_anyscale.py): 16 pairs. Published, the aggregated arm has the lower
 mean first token in 12 and the lower time per token in 8; ours has the aggregated arm lower in all
 16 on first token and 15 on time per token (the P/D arms at their stated rate, serving.md section
-64), so it reproduces the first-token winner in 12 of 16 and the time-per-token winner in 9 of 16. Against the blog's own service level (the repository's
-``scripts/extract_sla_capacity.py``: mean TPOT < 35 ms and mean TTFT < 3,000 ms), 20 of the 26
-aggregated runs pass and ours passes all 26; of the 41 P/D runs 29 pass and ours 35 (35 agree).
+64), so it reproduces the first-token winner in 12 of 16 and the time-per-token winner in 9 of
+16. Against the blog's own service level (the repository's ``scripts/extract_sla_capacity.py``:
+mean TPOT < 35 ms and mean TTFT < 3,000 ms), 20 of the 26 aggregated runs pass and ours passes
+all 26; of the 41 P/D runs 29 pass and ours 35 (35 agree).
 """
 
 from __future__ import annotations
