@@ -262,6 +262,7 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
         selective_recompute="every_other_matmul",
         grad_reduce_bytes=4,
         pipeline_gathered=True,
+        fsdp2=True,
         scenario_defaults=(
             ("precision", "weights", "fp32"),
             ("precision", "master_weights", None),
