@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from ..model.sharding import StageParams
 from ..model.specs import Scenario
-from ..registry.dtypes import nbytes
+from ..registry.dtypes import DTYPES, nbytes
 
 
 def is_fsdp2(s: Scenario) -> bool:
@@ -69,3 +69,48 @@ def rs_held(rs_input: float, saved: float, layer_passes: float) -> float:
     if not rs_input:
         return 0.0
     return max(0.0, rs_input - saved / max(1.0, layer_passes))
+
+
+def copy_in_cache_bytes(s: Scenario, data: int | None = None) -> float:
+    """Bytes the all-gather copy-in stream's pool keeps cached beyond the one all-gather output
+    the backward uses at a time (the estimate's prefetched unit): allocator slack of FSDP2.
+
+    torch v2.7.1 ``_fsdp_collectives.py`` ``foreach_all_gather`` allocates each group's flat
+    ``all_gather_output`` (the group's parameters in ``param_dtype``) under
+    ``all_gather_copy_in_stream``, a stream of its own in the forward and the backward's
+    prefetch (``_fsdp_param_group.py`` ``FSDPCommContext.get_all_gather_streams``). In the
+    forward ``wait_for_unshard`` keeps the previous group's output (``AllGatherState``) until
+    the next group's all-gather has been issued, so two outputs are allocated on that stream at
+    once: the root's and the first layer's, then two layers'. The caching allocator serves a
+    stream only from blocks freed on it (PyTorch docs, CUDA semantics: memory management, and
+    ``Tensor.record_stream``), so both blocks stay reserved for that stream while the backward
+    uses one (torch names it: ``unshard_async_op`` "to ... avoid inter-stream fragmentation from
+    using separate unshard streams"). The second is max(largest layer, the root's parameters
+    where the root unit stays gathered) in the gathered dtype; with the parameters offloaded
+    to the CPU (``CPUOffloadPolicy``) each all-gather input is first copied to the GPU on that
+    stream (``_fsdp_param.py`` ``FSDPParam.all_gather_inputs``: ``sharded_param_data.to(
+    self.device, non_blocking=True)``), one layer's shard more. None with one shard (no
+    all-gather: ``unshard``'s ``world_size == 1`` path) or without ZeRO-3 FSDP2; ``data``: the
+    DP degree to take instead of the scenario's."""
+    par, prec = s.parallelism, s.precision
+    shards = (par.data if data is None else data) * par.context
+    if par.zero_stage < 3 or shards < 2 or not is_fsdp2(s):
+        return 0.0
+    from ..model.architecture import resolve
+    from ..model.expert_tensor import expert_shards
+    from ..model.params import count_parameters
+    from ..model.sharding import stage_params
+
+    counts = count_parameters(s.model)
+    sp = stage_params(counts, resolve(s.model), par.tensor, par.pipeline, expert_shards(par), True)
+    root = (
+        (counts.embedding + (counts.lm_head if sp.last else 0)) / par.tensor
+        if par.root_unit_gathered
+        else 0.0
+    )
+    base = s.workload.info.base_dtype
+    dtype = prec.param_dtype or (
+        base if base is not None and not DTYPES[prec.weights].quantized else prec.weights
+    )
+    h2d = sp.largest_layer / shards * nbytes(prec.weights) if par.offload_parameters else 0.0
+    return max(sp.largest_layer, root) * nbytes(dtype) + h2d

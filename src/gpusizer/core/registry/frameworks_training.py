@@ -267,6 +267,10 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
             ("precision", "weights", "fp32"),
             ("precision", "master_weights", None),
             ("precision", "gradients", "fp32"),
+            # apply_fsdp MixedPrecisionPolicy(param_dtype, reduce_dtype) from config_manager.py
+            # --training.mixed_precision_param bfloat16, --training.mixed_precision_reduce float32
+            ("precision", "param_dtype", "bf16"),
+            ("precision", "reduce_dtype", "fp32"),
             ("parallelism", "zero_stage", 3),
             ("parallelism", "sequence_parallel", True),
             ("parallelism", "recompute", "selective"),
