@@ -29,6 +29,8 @@ parameters (adapters' base) have no gradient to reduce; adapters' own are left o
 
 from __future__ import annotations
 
+from ..memo import Memo
+from ..model.expert_tensor import expert_shards
 from ..model.sharding import StageParams
 from ..model.specs import Scenario
 from ..registry.dtypes import DTYPES, nbytes
@@ -96,21 +98,34 @@ def copy_in_cache_bytes(s: Scenario, data: int | None = None) -> float:
     shards = (par.data if data is None else data) * par.context
     if par.zero_stage < 3 or shards < 2 or not is_fsdp2(s):
         return 0.0
-    from ..model.architecture import resolve
-    from ..model.expert_tensor import expert_shards
-    from ..model.params import count_parameters
-    from ..model.sharding import stage_params
-
-    counts = count_parameters(s.model)
-    sp = stage_params(counts, resolve(s.model), par.tensor, par.pipeline, expert_shards(par), True)
-    root = (
-        (counts.embedding + (counts.lm_head if sp.last else 0)) / par.tensor
-        if par.root_unit_gathered
-        else 0.0
-    )
+    layer, root = _layer_and_root(s)
     base = s.workload.info.base_dtype
     dtype = prec.param_dtype or (
         base if base is not None and not DTYPES[prec.weights].quantized else prec.weights
     )
-    h2d = sp.largest_layer / shards * nbytes(prec.weights) if par.offload_parameters else 0.0
-    return max(sp.largest_layer, root) * nbytes(dtype) + h2d
+    h2d = layer / shards * nbytes(prec.weights) if par.offload_parameters else 0.0
+    return max(layer, root) * nbytes(dtype) + h2d
+
+
+_LAYER_ROOT: Memo[tuple[float, float]] = Memo(1024)
+
+
+def _layer_and_root(s: Scenario) -> tuple[float, float]:
+    """(largest layer's parameters on one GPU of the first stage, the gathered root's), kept per
+    model and model-parallel layout: the layout search asks once per DP degree."""
+    par = s.parallelism
+
+    def compute() -> tuple[float, float]:
+        from ..model.architecture import resolve
+        from ..model.params import count_parameters
+        from ..model.sharding import stage_params
+
+        counts = count_parameters(s.model)
+        sp = stage_params(counts, resolve(s.model), par.tensor, par.pipeline, expert_shards(par), True)
+        root = 0.0
+        if par.root_unit_gathered:  # the embedding, and the LM head on the last stage
+            root = (counts.embedding + (counts.lm_head if sp.last else 0)) / par.tensor
+        return sp.largest_layer, root
+
+    key = (id(s.model), par.tensor, par.pipeline, expert_shards(par), par.root_unit_gathered)
+    return _LAYER_ROOT.get(key, compute, (s.model,))
