@@ -1,5 +1,7 @@
-"""What FSDP2 (``fully_shard``) holds in the backward beyond one unit's gathered parameters and
-unsharded gradient: the previous group's reduce-scatter input.
+"""What FSDP2 (``fully_shard``) holds beyond one unit's gathered parameters, the prefetched
+unit and one unsharded gradient: the previous group's reduce-scatter input through the next
+layer's backward (``reduce_scatter_input_bytes``), and the all-gather copy-in stream's second
+cached output (``copy_in_cache_bytes``, allocator slack counted in core/memory/overhead.py).
 
 Read at torch v2.7.1 (the release axolotl's images of August 2025 ship: axolotl ca796fb56
 ``.github/workflows/main.yml``, ``pytorch: 2.7.1`` with ``is_latest``), files under
@@ -38,8 +40,8 @@ from ..registry.dtypes import DTYPES, nbytes
 
 def is_fsdp2(s: Scenario) -> bool:
     """FSDP2's per-parameter sharding: the scenario names it (``parallelism.fsdp_version`` 2,
-    the axolotl / accelerate setting) or the framework always runs it (torchtitan's
-    ``apply_fsdp``, the ``fsdp`` profile's ``fully_shard``)."""
+    the axolotl / accelerate setting) or the framework always runs it
+    (``FrameworkProfile.fsdp2``: torchtitan's ``apply_fsdp``)."""
     return s.parallelism.fsdp_version == 2 or s.profile.fsdp2
 
 
