@@ -22,7 +22,7 @@ from ..model.sharding import StageParams, stage_params
 from ..model.specs import ParallelismSpec, Scenario
 from ..registry.dtypes import DTYPES, nbytes
 from .dequant import dequant_bytes
-from .fsdp2_buffers import reduce_scatter_input_bytes, rs_held
+from .fsdp2_buffers import is_fsdp2, reduce_scatter_input_bytes, rs_held
 from .last_step import last_step_bytes
 from .loading import load_peak
 from .lora import adapted_share, lora_stage
@@ -185,6 +185,8 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> _Stage:
             # unsharded gradients in reduce_dtype (torch fsdp _flat_param / _fsdp_param)
             cast = nbytes(prec.param_dtype)
             reduce = nbytes(prec.reduce_dtype or prec.param_dtype)
+            if is_fsdp2(s):  # autograd's gradient of the param_dtype unit; reduce_dtype only in
+                reduce = cast  # foreach_reduce's copy-in (core/memory/fsdp2_buffers.py)
             gathered = sp.largest_layer * (2 * cast + (0.0 if s.workload.is_adapter else reduce))
         if par.pipeline > 1 and s.profile.pipeline_gathered:  # the whole stage, all step long
             reduce = s.profile.grad_reduce_bytes or grad_b
