@@ -85,8 +85,11 @@ def test_full_recompute_carries_them_in_the_rebuilt_layer_only() -> None:
 
 
 def test_without_recompute_every_moe_layer_keeps_its_copies() -> None:
-    grouped = _phases(_with("grouped", recompute="none", offload_parameters=False))
-    eager = _phases(_with("hf_eager_loop", recompute="none", offload_parameters=False))
+    # FSDP1: FSDP2's held reduce-scatter input (core/memory/fsdp2_buffers.py) adds what it
+    # exceeds one layer's freed saved tensors by, which the copies enlarge
+    no_ac = {"recompute": "none", "offload_parameters": False, "fsdp_version": 1}
+    grouped = _phases(_with("grouped", **no_ac))
+    eager = _phases(_with("hf_eager_loop", **no_ac))
     copies = 36 * LAYER  # 36 MoE layers
     assert eager["forward"] - grouped["forward"] == pytest.approx(copies, rel=1e-9)
     assert eager["backward"] - grouped["backward"] == pytest.approx(copies + GATE_UP, rel=1e-9)

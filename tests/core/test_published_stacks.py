@@ -142,7 +142,15 @@ def test_fsdp2_root_unit_keeps_per_parameter_gradients() -> None:
     on, off = _root_totals(True, 2), _root_totals(False, 2)
     assert on["forward"] - off["forward"] == pytest.approx(ROOT)
     assert on["recompute"] - off["recompute"] == pytest.approx(ROOT)
-    assert _root_totals(False, 2) == _root_totals(False, 1)  # nothing else differs
+    v2, v1 = _root_totals(False, 2), _root_totals(False, 1)
+    assert {k: v for k, v in v2.items() if k != "recompute"} == {
+        k: v for k, v in v1.items() if k != "recompute"
+    }
+    # the rebuilt layer's backward also holds the previous group's reduce-scatter input (torch
+    # v2.7.1 _fsdp_param_group.py post_backward ``reduce_scatter_state``): one decoder layer
+    # (218,112,000 parameters) in param_dtype bf16, less the one checkpoint (2,048 x 4,096 bf16)
+    # freed by then (core/memory/fsdp2_buffers.py)
+    assert v2["recompute"] - v1["recompute"] == pytest.approx(218_112_000 * 2 - 2048 * 4096 * 2)
 
 
 def test_unknown_fsdp_version_names_the_allowed() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..model.specs import OverheadSpec, Scenario
 from ..registry.frameworks import FrameworkProfile
+from .fsdp2_buffers import copy_in_cache_bytes
 
 
 def allocator_fraction(profile: FrameworkProfile, spec: OverheadSpec) -> float:
@@ -39,7 +40,9 @@ def communicating_gpus(s: Scenario, data: int | None = None) -> int:
 def scenario_overhead(s: Scenario, tensor_peak: float, data: int | None = None) -> int:
     """The overhead of a validated scenario whose tensors peak at ``tensor_peak`` bytes (with
     DP ``data`` instead of the scenario's when given)."""
-    return overhead_bytes(s.profile, s.overhead, tensor_peak, communicating_gpus(s, data))
+    # FSDP2's copy-in stream keeps a second all-gather output cached (core/memory/fsdp2_buffers.py)
+    cached = int(copy_in_cache_bytes(s, data)) if s.workload.trains else 0
+    return overhead_bytes(s.profile, s.overhead, tensor_peak, communicating_gpus(s, data)) + cached
 
 
 def reported_bytes(s: Scenario, total: int, overhead: int) -> int | None:

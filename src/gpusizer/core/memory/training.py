@@ -22,6 +22,7 @@ from ..model.sharding import StageParams, stage_params
 from ..model.specs import ParallelismSpec, Scenario
 from ..registry.dtypes import DTYPES, nbytes
 from .dequant import dequant_bytes
+from .fsdp2_buffers import is_fsdp2, reduce_scatter_input_bytes, rs_held
 from .last_step import last_step_bytes
 from .loading import load_peak
 from .lora import adapted_share, lora_stage
@@ -151,6 +152,7 @@ class _Stage:
     paged: float
     root: float = 0.0  # FSDP1's root unit, gathered through forward and backward (its params)
     dequant: float = 0.0  # a 4-bit matrix's 16-bit copies in its matmul (core/memory/dequant.py)
+    rs_input: float = 0.0  # FSDP2's previous group's reduce-scatter input (core/memory/fsdp2_buffers.py)
 
 
 _STAGE: Memo[_Stage] = Memo(4096)
@@ -183,6 +185,8 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> _Stage:
             # unsharded gradients in reduce_dtype (torch fsdp _flat_param / _fsdp_param)
             cast = nbytes(prec.param_dtype)
             reduce = nbytes(prec.reduce_dtype or prec.param_dtype)
+            if is_fsdp2(s):  # autograd's gradient of the param_dtype unit; reduce_dtype only in
+                reduce = cast  # foreach_reduce's copy-in (core/memory/fsdp2_buffers.py)
             gathered = sp.largest_layer * (2 * cast + (0.0 if s.workload.is_adapter else reduce))
         if par.pipeline > 1 and s.profile.pipeline_gathered:  # the whole stage, all step long
             reduce = s.profile.grad_reduce_bytes or grad_b
@@ -205,6 +209,7 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> _Stage:
         paged,
         _root_unit(s, counts, sp) if par.zero_stage >= 3 and par.root_unit_gathered else 0.0,
         dequant_bytes(s, arch, sp, base_weight_dtype(s)) if s.workload.info.quantised_base else 0.0,
+        reduce_scatter_input_bytes(s, sp, u.train_b),
     )
 
 
@@ -377,11 +382,13 @@ def _phases(s: Scenario, st: _Stage, lay: Layout, gpu: OnGpu, extra: StepExtras)
     if par.optimizer_in_backward:
         temps = step_phases(temps, persistent, extra, foreach)
         grads = kept = 0.0
+    # FSDP2's previous group's reduce-scatter input, from the second layer's backward on
+    rs = rs_held(st.rs_input, acts - extra.top, st.sp.layers * lay.in_flight)
     if extra.recompute_layer:  # full recompute rebuilds one layer in backward, after the loss
         temps["recompute"] = extra.recompute_layer + extra.head_grad + gathered + persistent + root_bwd
-        temps["recompute"] += extra.layer_backward
+        temps["recompute"] += extra.layer_backward + rs
     else:  # no rebuilt layer: the layers' backward is the backward phase
-        temps["backward"] += extra.layer_backward
+        temps["backward"] += extra.layer_backward + rs
     totals = {
         "forward": base + kept + acts + temps["forward"],
         "backward": base + kept + acts + temps["backward"],

@@ -197,6 +197,9 @@ class FrameworkProfile:
     # dtype) and its gradients unsharded (reduce dtype) across micro-batches (torchtitan
     # apply_fsdp: reshard_after_forward=False when PP is on; FSDP2 accumulates in reduce_dtype).
     pipeline_gathered: bool = False
+    # ZeRO-3 runs FSDP2 (``fully_shard``) whatever ``parallelism.fsdp_version`` says: its
+    # per-group reduce-scatter buffers (core/memory/fsdp2_buffers.py; torchtitan apply_fsdp)
+    fsdp2: bool = False
     # (block, field, value) the profile sets when the scenario leaves the field out.
     scenario_defaults: tuple[tuple[str, str, object], ...] = ()
     techniques: tuple[str, ...] = ()  # what the profile does, in the user's words (tooltips)

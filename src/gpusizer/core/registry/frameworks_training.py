@@ -262,10 +262,15 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
         selective_recompute="every_other_matmul",
         grad_reduce_bytes=4,
         pipeline_gathered=True,
+        fsdp2=True,
         scenario_defaults=(
             ("precision", "weights", "fp32"),
             ("precision", "master_weights", None),
             ("precision", "gradients", "fp32"),
+            # apply_fsdp MixedPrecisionPolicy(param_dtype, reduce_dtype) from config_manager.py
+            # --training.mixed_precision_param bfloat16, --training.mixed_precision_reduce float32
+            ("precision", "param_dtype", "bf16"),
+            ("precision", "reduce_dtype", "fp32"),
             ("parallelism", "zero_stage", 3),
             ("parallelism", "sequence_parallel", True),
             ("parallelism", "recompute", "selective"),
