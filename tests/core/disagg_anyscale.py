@@ -49,7 +49,11 @@ def scenario(config: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
         "framework": "vllm",
         "hardware": {"gpu": ENGINE["gpu"], "gpus_per_node": ENGINE["gpus_per_node"]},
         "parallelism": {"tensor": ENGINE["tensor"], "expert": ENGINE["expert"]},
-        "precision": {"weights": ENGINE["weights"], "kv_cache": ENGINE["kv_cache"]},
+        "precision": {
+            "weights": ENGINE["weights"],
+            "quantization_rule": ENGINE["quantization_rule"],
+            "kv_cache": ENGINE["kv_cache"],
+        },
         "workload": {
             "kind": "inference",
             "prompt_tokens": run["prompt"],

@@ -115,7 +115,8 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # all speed (0.90-1.36), which held the 4 before and neither of them; since Anyscale's 52
     # aggregated MI325X figures replayed blind (docs/evidence/serving.md, the section on
     # Anyscale's aggregated baselines) it has 58 and a band of its own, 1.08-3.94, which holds 49:
-    # off this list)
+    # off this list; 1.08-3.90, still 49, once the Qwen3-235B-FP8 records state the checkpoint's
+    # block scales, docs/evidence/speed.md, the section on the MI325X decode step's fixed part)
 }
 
 

@@ -31,8 +31,11 @@ RATIOS = {(r["id"], e["label"]): metric(e) / e["published"] for r, e in FIGURES}
 WITHIN = 0.25  # "within 25 %" of the published metric, as tests/core/test_speed_figures.py
 # per vendor: (figures, within 25 %) when the figures were added (docs/evidence/speed.md section 79);
 # amd 17 / 3 -> 69 / 15 with Anyscale's 26 aggregated MI325X runs (52 figures, 12 within: every
-# time per token fast, docs/evidence/serving.md, the section on Anyscale's aggregated baselines)
-HELD = {"amd": (69, 15), "apple": (8, 7), "nvidia": (8, 2)}
+# time per token fast, docs/evidence/serving.md, the section on Anyscale's aggregated baselines);
+# 15 -> 18 when Qwen/Qwen3-235B-A22B-FP8's records state its 128 x 128 block scales (fp8-block:
+# the per-group input quantisation kernels, docs/evidence/speed.md, the section on the MI325X
+# decode step's fixed part)
+HELD = {"amd": (69, 18), "apple": (8, 7), "nvidia": (8, 2)}
 
 
 def speed(record: dict[str, Any], entry: dict[str, Any]) -> float:
