@@ -19,11 +19,11 @@ def test_totals() -> None:
     and 34 of 52 (the counts of docs/evidence/serving.md's section on EPLB's hierarchical policy,
     65 and 32, with the chat template's parse priced per vLLM release; 67 and 33 until every
     rate-driven run was replayed at its stated rate, llm-d's GKE time per token then within)
-    and Anyscale's MI325X P/D runs, 28 of 82 (22 before the runs stated the checkpoint's
-    block-scaled FP8, docs/evidence/speed.md, the MI325X decode step's fixed part), replayed once their experts' layout, EP 8 inside
-    TP 8, was expressed (the section on experts expert-parallel inside tensor parallelism), at
-    their stated rate since the split reads ``serving.load: "rate"`` (36 of 82 with
-    Little's-law users before: the published latency held more requests in our decode batch
+    and Anyscale's MI325X P/D runs, 28 of 82 (22 before the runs stated the checkpoint's block-
+    scaled FP8, docs/evidence/speed.md, the MI325X decode step's fixed part), replayed once their
+    experts' layout, EP 8 inside TP 8, was expressed (the section on experts expert-parallel inside
+    tensor parallelism), at their stated rate since the split reads ``serving.load: "rate"`` (36 of
+    82 with Little's-law users before: the published latency held more requests in our decode batch
     than our own decode time)."""
     assert disagg_figures.totals(FIGURES) == {"all": (96, 230), "without_tke": (62, 134)}
 
