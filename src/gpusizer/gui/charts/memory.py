@@ -8,11 +8,12 @@ holding only the components alive at the peak (Memory.alive_at_peak).
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtCore import QLineF, QPointF, QRectF
 
 from ...core.evidence.ranges import estimate_evidence
 from ...core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
@@ -21,6 +22,7 @@ from ...io.units import fmt_bytes, to_unit
 from ...io.wording import fit_of, room_word
 from .base import ChartBase, display_unit
 from .labels import PAD, Leaders, place, scene_rect
+from .over_line import crossed, lift_over, line_px
 from .palette import LABEL_PX, font
 from .pool import HALF, PoolView
 from .stack import StackedBars, style_line
@@ -174,7 +176,24 @@ class MemoryChart(ChartBase):
 
     def _fit_labels(self, band: float) -> bool:
         """Set the y range so each bar's label (and a ``band`` of pixels above all of them)
-        fits, then place the bar labels; False when the view is too small for that."""
+        fits, then place the bar labels, a label that the capacity line would cross lifted
+        above it (over_line.py); False when the view is too small for that."""
+        scale, vb = self.stack.scale, self.plot.vb
+        labels, y = self.bar_labels[: len(self.bars)], self.capacity / scale
+        ok = self._set_room(band, ())
+        self._update_labels(scale)
+        over = crossed(labels, vb, y)
+        if over:
+            ok = self._set_room(band, over)
+            self._update_labels(scale)
+            lift_over(labels, vb, y, over)
+        area, at = vb.sceneBoundingRect(), line_px(vb, y)
+        place(labels, vb, lines=[QLineF(area.left(), at, area.right(), at)])
+        return ok
+
+    def _set_room(self, band: float, over: Sequence[int]) -> bool:
+        """The y range in which each label fits above its bar (above the capacity line for
+        the labels ``over``), with ``band`` pixels more; False when one cannot fit."""
         scale, vb = self.stack.scale, self.plot.vb
         height = max(vb.sceneBoundingRect().height(), 1.0)
         need, ok = self._top * 1.08, True
@@ -185,15 +204,16 @@ class MemoryChart(ChartBase):
                 continue
             last = i == len(self.bars) - 1
             value = max(
-                self.bars[i].total, self.peak if last else 0, self.band[1] if self.band and last else 0
+                self.bars[i].total,
+                self.peak if last else 0,
+                self.band[1] if self.band and last else 0,
+                self.capacity if i in over else 0,
             )
             need = max(need, value / scale / (1 - h / height))
         if band:
             need = max(need, self.capacity / scale / (1 - band / height))
         if abs(need - vb.viewRange()[1][1]) > 1e-9 * need:
             self.plot.setYRange(0, need, padding=0)
-        self._update_labels(scale)
-        place(self.bar_labels[: len(self.bars)], vb)
         return ok
 
     def _bar_rects(self) -> list[QRectF]:
