@@ -5,10 +5,12 @@ three-line label did not), and the Training vs inference value labels crowded ea
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import QApplication
 
 from gpusizer.core.pipeline.estimate import estimate
@@ -27,15 +29,10 @@ EAGLE_1GPU: dict[str, Any] = {
     "workload": {"kind": "inference", "prompt_tokens": 3072, "generated_tokens": 512},
     "serving": {"max_context": 8192, "prefix": {"shared_tokens": 2048}, "speculative": {"method": "eagle3"}},
 }
-FULL_FT_8B: dict[str, Any] = {
-    "model": {"preset": "llama-3.1-8b"},
-    "framework": "fsdp",
-    "workload": {"kind": "full_finetune", "sequence_length": 8192, "micro_batch_size": 1},
-}
-RL_30B: dict[str, Any] = {
-    "model": {"preset": "qwen3-30b-a3b"},
-    "workload": {"kind": "rl", "sequence_length": 2048},
-}
+BUYER = Path(__file__).parents[1] / "cli" / "data" / "buyer"
+# seven bars whose labels met at 1024 px: "175 GiB / 3 GPUs" beside "175 GiB / 3 GPUs"
+TRAINING = BUYER / "full-ft-8b-8k-1b-week.gpusizer.json"
+RL = BUYER / "rl-qwen3-30b-a3b-colocated.gpusizer.json"  # 548 GiB bars beside 15.6 GiB ones
 SIZES = [(820, 420), (550, 230)]  # the chart in the 1400 x 900 window, in the 1024 x 700 one
 
 
@@ -68,5 +65,27 @@ def test_short_to_start_label_is_off_the_capacity_line(qtbot, size):
     assert outside([*labels, chart.cap_label], chart.plot.vb) == []
 
 
-def _gaps(rects: list[QRectF]) -> bool:
-    return not any(a.intersects(b) for n, a in enumerate(rects) for b in rects[n + 1 :])
+@pytest.mark.parametrize("size", [(820, 420), (550, 230), (480, 200)])
+@pytest.mark.parametrize("path", [TRAINING, RL], ids=["training", "rl"])
+def test_variant_labels_stand_apart_above_their_own_bars(qtbot, path, size):
+    chart = make(qtbot, "variants", json.loads(path.read_text()), size)
+    vb = chart.plot.vb
+    labels = chart.bar_labels[: len(chart.cmp.bars)]
+    assert all(x.isVisible() for x in labels)
+    assert overlaps(labels) == []
+    assert outside(labels, vb) == []
+    for i, label in enumerate(labels):  # straight above its bar, not carried over another
+        rect, bar = scene_rect(label), vb.mapViewToScene(QPointF(i, 0))
+        assert rect.left() <= bar.x() <= rect.right(), (i, label.toPlainText())
+    for line in (chart.gpu_line, chart.node_line):  # no dashed line through a label
+        if line.isVisible():
+            assert crossed(labels, vb, line.value()) == [], line.label.toPlainText()
+
+
+def test_short_plot_labels_give_the_whole_label_on_hover(qtbot):
+    chart = make(qtbot, "variants", json.loads(RL.read_text()), (480, 200))
+    assert chart.short_labels
+    label = chart.bar_labels[0]
+    assert label.toPlainText().strip() == "7 GPUs"
+    centre = chart.plot.vb.mapSceneToView(scene_rect(label).center())
+    assert chart.tooltip_at(centre.x(), centre.y()) == "Pre-training: 548 GiB, 7 GPUs"

@@ -32,7 +32,7 @@ def crossed(items: Sequence[pg.TextItem], vb: pg.ViewBox, y: float) -> list[int]
         if not item.isVisible():
             continue
         r = scene_rect(item)
-        if r.top() - PAD < at < r.bottom() + PAD:
+        if r.top() - PAD + 0.5 < at < r.bottom() + PAD - 0.5:  # 0.5 px spare for rounding
             out.append(i)
     return out
 
