@@ -89,3 +89,16 @@ def test_short_plot_labels_give_the_whole_label_on_hover(qtbot):
     assert label.toPlainText().strip() == "7 GPUs"
     centre = chart.plot.vb.mapSceneToView(scene_rect(label).center())
     assert chart.tooltip_at(centre.x(), centre.y()) == "Pre-training: 548 GiB, 7 GPUs"
+
+
+def test_two_memory_bars_labels_in_rows_clear_of_the_bars(qtbot):
+    """A full fine-tune's "all parts" and "at peak" bars at the 1024 px plot (~220 px wide):
+    their 3- and 4-line labels were nudged down over the bars, hiding them."""
+    chart = make(qtbot, "memory", json.loads(TRAINING.read_text()), (550, 300))
+    labels = [x for x in chart.bar_labels if x.isVisible()]
+    assert len(labels) == 2
+    assert overlaps(labels) == []
+    assert outside(labels, chart.plot.vb) == []
+    bodies = chart._bodies()
+    assert not any(scene_rect(x).intersects(b) for x in labels for b in bodies)
+    assert crossed(labels, chart.plot.vb, chart.capacity / chart.stack.scale) == []

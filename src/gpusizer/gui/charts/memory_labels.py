@@ -15,9 +15,10 @@ from PySide6.QtCore import QLineF, QPointF, QRectF
 from ...core.model.result import COMPONENT_LABELS
 from ...io.units import fmt_bytes, to_unit
 from ...io.wording import room_word
-from .labels import PAD, Leaders, place, scene_rect
+from .labels import PAD, Leaders, overlaps, place, scene_rect
 from .over_line import crossed, lift_over, line_px
 from .pool import HALF, PoolView
+from .stagger import stagger
 
 if TYPE_CHECKING:
     from .base import ChartBase as _Base
@@ -104,7 +105,8 @@ class MemoryLabels(_Base):
     def _fit_labels(self, band: float) -> bool:
         """Set the y range so each bar's label (and a ``band`` of pixels above all of them)
         fits, then place the bar labels, a label that the capacity line would cross lifted
-        above it (over_line.py); False when the view is too small for that."""
+        above it (over_line.py), one row above the other where they meet (stagger.py);
+        False when the view is too small for that."""
         scale, vb = self.stack.scale, self.plot.vb
         labels, y = self.bar_labels[: len(self.bars)], self.capacity / scale
         ok = self._set_room(band, ())
@@ -114,6 +116,10 @@ class MemoryLabels(_Base):
             ok = self._set_room(band, over)
             self._update_labels(scale)
             lift_over(labels, vb, y, over)
+        if overlaps(labels):  # two bars too close for their labels side by side
+            self._update_labels(scale)
+            tops = [x.pos().y() for x in labels]
+            stagger(vb, tops, labels, self._under, lambda: self._update_labels(scale))
         area, at = vb.sceneBoundingRect(), line_px(vb, y)
         place(labels, vb, lines=[QLineF(area.left(), at, area.right(), at)])
         return ok
@@ -153,6 +159,17 @@ class MemoryLabels(_Base):
             vb.mapViewToScene(QRectF(i - half, 0, 2 * half, bar.total / scale)).boundingRect()
             for i, bar in enumerate(self.bars)
         ]
+
+    def _under(self) -> list[QRectF]:
+        """What a bar's label rests on: the bars, the peak's evidence whisker and the
+        capacity line (a strip 2 PAD tall), in scene pixels."""
+        vb, scale = self.plot.vb, self.stack.scale
+        area, at = vb.sceneBoundingRect(), line_px(vb, self.capacity / scale)
+        out = [*self._bodies(), QRectF(area.left(), at - PAD, area.width(), 2 * PAD)]
+        if self.band:
+            lo, hi = (v / scale for v in self.band)
+            out.append(vb.mapViewToScene(QRectF(len(self.bars) - 1.06, lo, 0.12, hi - lo)).boundingRect())
+        return out
 
     def _capacity_on_line(self) -> bool:
         """The capacity label beside the line: right end, left end, above then below."""

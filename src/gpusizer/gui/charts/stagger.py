@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 
-from .labels import PAD, move_by, scene_rect, set_top, sync
+from .labels import PAD, move_by, scene_rect, set_top, sync, wrap_to
 
 GAP = PAD + 1.0  # px between rows: more than the PAD that place() keeps around each label
 PASSES = 3  # the view grows at most this often (the second pass nearly always settles it)
@@ -70,6 +70,7 @@ def skyline(items: Sequence[pg.TextItem], vb: pg.ViewBox, bodies: Sequence[QRect
     for i in order:
         if not items[i].isVisible():
             continue
+        wrap_to(items[i], area.width() - 2 * PAD)  # as place() will
         rect = scene_rect(items[i])
         # an outer bar's label slid inside the plot first (its neighbour then stands under it)
         dx = max(area.left() - rect.left(), min(0.0, area.right() - rect.right()))
