@@ -86,6 +86,9 @@ class VariantLabels(_Base):
         if outside(labels, vb):  # a short plot: one line each, the rest in the hover text
             self.short_labels = True
             self._stack_labels(scale)
+            if outside(labels, vb):  # no room for either (a chart not yet laid out): as it was
+                self.short_labels = False
+                self._stack_labels(scale)
         bodies = self._bodies(scale)
         # a label resting on its bar's top is not over it (place() pads the obstacles)
         place(labels, vb, [r.adjusted(0, PAD + 1, 0, 0) for r in bodies])
@@ -125,10 +128,10 @@ class VariantLabels(_Base):
         return self._bodies(scale) + strips
 
     def label_tip(self, x: float, y: float) -> str:
-        """The whole label of the bar whose label is under view point (x, y), or "" (a short
-        plot's labels give only the GPU count)."""
+        """The whole label of the bar whose label is under view point (x, y) where the labels
+        are shortened (a short plot's give only the GPU count), else ""."""
         cmp, vb = self.cmp, self.plot.vb
-        if cmp is None:
+        if cmp is None or not self.short_labels:
             return ""
         at = vb.mapViewToScene(QPointF(x, y))
         for b, label in zip(cmp.bars, self.bar_labels, strict=False):
