@@ -102,3 +102,15 @@ def test_two_memory_bars_labels_in_rows_clear_of_the_bars(qtbot):
     bodies = chart._bodies()
     assert not any(scene_rect(x).intersects(b) for x in labels for b in bodies)
     assert crossed(labels, chart.plot.vb, chart.capacity / chart.stack.scale) == []
+
+
+@pytest.mark.parametrize("size", [(820, 420), (550, 240)])
+def test_never_starts_reason_is_whole_inside_the_plot(qtbot, size):
+    """DeepSeek-V3 under SGLang on H100s, whose engine starts at no context: the reason was
+    set 200 px wide before the plot had its size and ran past the 1024 px plot's top and
+    bottom, its headline cut off."""
+    data = json.loads((BUYER / "serve-deepseek-v3-pd.gpusizer.json").read_text())
+    chart = make(qtbot, "capacity", data, size)
+    assert chart.never_starts() and chart.note.isVisible()
+    assert "does not start" in chart.note.toPlainText()
+    assert outside([chart.note], chart.plot.vb) == []
