@@ -114,3 +114,15 @@ def test_never_starts_reason_is_whole_inside_the_plot(qtbot, size):
     assert chart.never_starts() and chart.note.isVisible()
     assert "does not start" in chart.note.toPlainText()
     assert outside([chart.note], chart.plot.vb) == []
+
+
+def test_two_memory_bars_both_named_under_a_narrow_plot(qtbot):
+    """pyqtgraph drops a tick text that meets its neighbour or runs past the axis' end: at the
+    1024 px plot "at peak (backward)" went unnamed; there it takes two lines."""
+    chart = make(qtbot, "memory", json.loads(TRAINING.read_text()), (500, 300))
+    assert chart.plot.vb.width() < 230  # as in the 1024 x 700 window
+    axis = chart.plot.getAxis("bottom")
+    texts = [t for _x, t in axis._tickLevels[0]]
+    assert texts == ["all\nparts", "at peak\n(backward)"]
+    wide = make(qtbot, "memory", json.loads(TRAINING.read_text()), (1000, 420))
+    assert [t for _x, t in wide.plot.getAxis("bottom")._tickLevels[0]] == ["all parts", "at peak (backward)"]

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QLineF, QPointF, QRectF
+from PySide6.QtGui import QFontMetricsF
 
 from ...core.model.result import COMPONENT_LABELS
 from ...io.units import fmt_bytes, to_unit
@@ -19,6 +20,9 @@ from .labels import PAD, Leaders, overlaps, place, scene_rect
 from .over_line import crossed, lift_over, line_px
 from .pool import HALF, PoolView
 from .stagger import stagger
+from .tick_fit import clear_of_neighbours, two_lines
+
+TWO_LINES_PX = 52  # the bottom axis with two-line names (as the Training vs inference chart's)
 
 if TYPE_CHECKING:
     from .base import ChartBase as _Base
@@ -83,6 +87,7 @@ class MemoryLabels(_Base):
         """Room above the bars for their labels; the capacity label on the line where it
         overlaps no bar label, else in a band above them with a leader line down to the line
         (labels.py: place, then nudge or leader-line)."""
+        self._fit_ticks()
         if not self._fit_labels(band=0.0) or not self._capacity_on_line():
             band = scene_rect(self.cap_label).height() + 2 * PAD
             self._fit_labels(band)
@@ -90,6 +95,26 @@ class MemoryLabels(_Base):
         else:
             self.leaders.draw([], self.theme.foreground)
         self._place_pool()
+
+    def _fit_ticks(self) -> None:
+        """The bars' names on one line where they keep GAP_PX apart and stay within the axis,
+        else on two ("at peak" over "(backward)"): pyqtgraph drops a tick text that does not,
+        and at 1024 x 700 the second bar of a fine-tune went unnamed."""
+        axis, vb = self.plot.getAxis("bottom"), self.plot.vb
+        (x0, x1), _ = vb.viewRange()
+        pitch = vb.width() / max(x1 - x0, 1e-9)
+        width = QFontMetricsF(axis.style.get("tickFont") or axis.font()).horizontalAdvance
+        names = [b.label for b in self.bars]
+        # pyqtgraph also drops a text that would run past either end of the axis
+        inside = all(width(x) / 2 <= min(i - x0, x1 - i) * pitch for i, x in enumerate(names))
+        if inside and clear_of_neighbours(names, 1, pitch, width):
+            texts, height = names, None
+        else:
+            texts = [x.replace(" (", "\n(", 1) if " (" in x else two_lines(x) for x in names]
+            height = TWO_LINES_PX
+        axis.setTicks([list(enumerate(texts))])
+        if axis.fixedHeight != height:
+            axis.setHeight(height)
 
     def _place_pool(self) -> None:
         """The engine's budget and users' labels, clear of the bar and capacity labels."""
