@@ -126,3 +126,15 @@ def test_two_memory_bars_both_named_under_a_narrow_plot(qtbot):
     assert texts == ["all\nparts", "at peak\n(backward)"]
     wide = make(qtbot, "memory", json.loads(TRAINING.read_text()), (1000, 420))
     assert [t for _x, t in wide.plot.getAxis("bottom")._tickLevels[0]] == ["all parts", "at peak (backward)"]
+
+
+def test_a_squeezed_legend_with_no_room_under_the_plot_shrinks_beside_it(qtbot):
+    """The colocated RL step at 1024 x 700 under a taller summary: 533 x 277 px, a 48 px
+    title; under the plot the legend would leave it 39 px, so it stayed at the right at 14 px
+    and the plot kept 52 px of width. It now stays there in the small font (plot ~120 px)."""
+    from gpusizer.gui.charts.items import LegendSlot
+
+    data = json.loads(RL.read_text())
+    chart = make(qtbot, "rl_timeline", data, (1000, 600))
+    assert len(chart.legend.items) == 5
+    assert chart.slot.arrange(chart.legend, 533.0, 277.0, 48.0) == (False, LegendSlot.SMALL_PX)
