@@ -23,8 +23,9 @@ from ..core.errors import ScenarioError
 from ..core.model.naming import is_derived, with_derived_name
 from ..core.model.result import Estimate
 from ..core.model.specs import Scenario
-from ..core.pipeline.scenario import default_gpus_per_node, parse_scenario, scenario_dict
+from ..core.pipeline.scenario import parse_scenario, scenario_dict
 from .estimator import Answer, Estimator, dropped_note, plain_name, refusal
+from .state_paths import follow_gpu_node, get_path, named_new, related_paths, set_path
 from .undo import SnapshotCommand
 
 log = logging.getLogger(__name__)
@@ -36,48 +37,7 @@ DEFAULT_SCENARIO: dict[str, Any] = {  # unnamed: the name follows the scenario
 }
 ESTIMATING = "Estimating"  # the status bar's word while an estimate is still to come
 START_WAIT_S = 60.0  # s for the default scenario's estimate at start (a few ms when idle)
-
-
-def _named_new(scenario: Scenario | dict[str, Any]) -> Scenario:
-    s = parse_scenario(scenario)
-    return s if s.name else with_derived_name(s)
-
-
-def _follow_gpu_node(data: dict[str, Any], base: Scenario, edits: dict[str, Any]) -> None:
-    """A GPU change leaves the node out of ``data`` (so the new GPU's default applies: 72 on a
-    GB200/GB300 NVL72, core/pipeline/scenario.py ``default_gpus_per_node``) where the node was
-    the old GPU's default, not a count the user chose; the window then sizes a GB200 on the
-    rack's NVLink domain as ``estimate`` and ``plan`` do."""
-    if "hardware.gpu" not in edits or "hardware" in edits or "hardware.gpus_per_node" in edits:
-        return
-    if base.hardware.gpus_per_node == default_gpus_per_node(base.hardware.gpu):
-        data["hardware"].pop("gpus_per_node", None)
-
-
-def get_path(obj: Any, path: str) -> Any:
-    """The value at a dotted path in nested models/dicts; ``None`` where the path ends early."""
-    for part in path.split(".") if path else ():
-        obj = obj.get(part) if isinstance(obj, dict) else getattr(obj, part, None)
-        if obj is None:
-            return None
-    return obj
-
-
-def set_path(data: dict[str, Any], path: str, value: Any) -> None:
-    """Set a dotted path in a nested dict, creating (or replacing non-dict) parents."""
-    parts = path.split(".")
-    for part in parts[:-1]:
-        child = data.get(part)
-        if not isinstance(child, dict):
-            child = {}
-            data[part] = child
-        data = child
-    data[parts[-1]] = value
-
-
-def _related(a: str, b: str) -> bool:
-    """Whether one path contains the other (``model`` and ``model.layers``)."""
-    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+__all__ = ["DEFAULT_SCENARIO", "ESTIMATING", "START_WAIT_S", "ScenarioState", "get_path", "set_path"]
 
 
 class ScenarioState(QObject):
@@ -124,14 +84,14 @@ class ScenarioState(QObject):
         self._timer.timeout.connect(self.flush)
         self.start_note = ""  # what the window says about the first scenario
         self._scenario, self._estimate = self._first(
-            _named_new(scenario if scenario is not None else DEFAULT_SCENARIO), fallback
+            named_new(scenario if scenario is not None else DEFAULT_SCENARIO), fallback
         )
 
     def _first(self, first: Scenario, fallback: bool) -> tuple[Scenario, Estimate]:
         """The scenario to start on and its estimate, each from the worker: the default (an
         estimate of a few ms) at once, the one given when it comes within the estimator's
         wait, else later (a heavy saved scenario must not delay the window)."""
-        default = _named_new(DEFAULT_SCENARIO)
+        default = named_new(DEFAULT_SCENARIO)
         base = self.estimator.ask(default, None, wait_s=START_WAIT_S)
         if not isinstance(base, Estimate):
             raise ScenarioError("", f"the default scenario cannot be estimated ({base})")
@@ -182,7 +142,7 @@ class ScenarioState(QObject):
     # -- editing ---------------------------------------------------------------------------
     def edit(self, path: str, value: Any, immediate: bool = False) -> None:
         """Queue an edit; applied within ``delay_ms`` (or now), merged with a burst of others."""
-        self._queued = {p: v for p, v in self._queued.items() if not _related(p, path)}
+        self._queued = {p: v for p, v in self._queued.items() if not related_paths(p, path)}
         self._queued[path] = value
         if immediate:
             self.flush()
@@ -202,7 +162,7 @@ class ScenarioState(QObject):
         if not self._queued:
             return
         queued, self._queued = self._queued, {}
-        pending = {p: v for p, v in self._pending.items() if not any(_related(p, q) for q in queued)}
+        pending = {p: v for p, v in self._pending.items() if not any(related_paths(p, q) for q in queued)}
         pending.update(queued)
         # The first edit names the undo step (a kind switch that also resets the framework
         # reads "Change Kind"); only single edits merge with the next one of the same field.
@@ -211,7 +171,7 @@ class ScenarioState(QObject):
     def _try_apply(self, pending: dict[str, Any], key: str, single: bool = True) -> None:
         base = self._replacing or self._scenario  # an edit during an open applies to the file
         data = scenario_dict(base)
-        _follow_gpu_node(data, base, pending)
+        follow_gpu_node(data, base, pending)
         for path in sorted(pending, key=len):  # parents first, then their fields
             set_path(data, path, pending[path])
         try:
@@ -276,7 +236,7 @@ class ScenarioState(QObject):
         """Replace the whole scenario (open, new, undo). Invalid input raises ScenarioError and
         changes nothing; a scenario whose estimate takes longer is shown when it comes (a
         refusal then is said in the status bar)."""
-        s = _named_new(scenario)
+        s = named_new(scenario)
         answer = self.estimator.ask(s, ("replace", s, record, label))
         if answer is None:
             self._replacing = s

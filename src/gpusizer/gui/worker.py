@@ -33,12 +33,9 @@ responsive while the worker searches.
 
 from __future__ import annotations
 
-import logging
 import queue
 import threading
 import weakref
-from collections import OrderedDict
-from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_for
 from functools import partial
@@ -46,81 +43,12 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal, Slot
 
-from ..core.cancel import Cancelled, CancelToken
+from ..core.cancel import CancelToken
 from ..core.errors import ScenarioError
 from .daemon_pool import DaemonPool
+from .worker_parts import LruCache, Mailbox, Relay, Work, abandon_jobs, detach_mailbox, run_job
 
-log = logging.getLogger(__name__)
-Work = Callable[[Any, CancelToken], Any]  # (payload, token) -> result, in the worker thread
 NOT_YET = object()  # run_wait: the result comes later, through ``finished``
-
-
-class LruCache:
-    """Results by key, the least recently used dropped past ``size`` entries."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._data: OrderedDict[str, Any] = OrderedDict()
-
-    def __contains__(self, key: str) -> bool:
-        return key in self._data
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    def get(self, key: str) -> Any:
-        self._data.move_to_end(key)
-        return self._data[key]
-
-    def put(self, key: str, value: Any) -> None:
-        self._data[key] = value
-        self._data.move_to_end(key)
-        while len(self._data) > self.size:
-            self._data.popitem(last=False)
-
-    def clear(self) -> None:
-        self._data.clear()
-
-
-class _Relay(QObject):
-    """Wakes the GUI thread when a job has queued an answer (a child of its worker: deleted
-    with it, in the GUI thread)."""
-
-    ready = Signal()
-
-
-class _Mailbox:
-    """What a job holds to send its answer: a plain thread-safe queue and, while its worker
-    lives, the relay that wakes the GUI thread. Never a Qt object of its own.
-
-    - The answer never travels inside the Qt event: the worker thread puts it on the queue and
-      emits ``ready`` with no arguments, and the GUI thread takes it off. A queued signal
-      carrying Python objects had PySide6 hold them in Qt's event from another thread, and a
-      full GUI test run then crashed in a later garbage collection (memory corrupted in
-      "Garbage-collecting").
-    - The job's last reference to its mailbox drops in the worker thread when the job ends.
-      Had the job held the relay itself, a worker deleted while its job ran (its window
-      closed) left the job the relay's last owner, and the relay, a QObject of the GUI thread,
-      was deleted in the worker thread: Qt requires an object to be deleted in its own thread
-      (QObject docs, "Thread affinity"), and the same crash followed. The worker's
-      ``destroyed`` detaches the relay first, under the lock a late ``post`` takes."""
-
-    def __init__(self, relay: _Relay) -> None:
-        self.answers: queue.SimpleQueue[tuple[str, Any, str, CancelToken]] = queue.SimpleQueue()
-        self._lock = threading.Lock()
-        self._relay: _Relay | None = relay
-
-    def post(self, key: str, result: Any, error: str, token: CancelToken) -> None:
-        """In the worker thread: queue the answer, then wake the GUI thread (if anyone is left)."""
-        self.answers.put((key, result, error, token))
-        with self._lock:
-            if self._relay is not None:
-                self._relay.ready.emit()
-
-    def detach(self, *_: object) -> None:
-        """In the GUI thread, as the worker is destroyed: no more wake-ups."""
-        with self._lock:
-            self._relay = None
 
 
 class BackgroundWorker(QObject):
@@ -158,15 +86,15 @@ class BackgroundWorker(QObject):
         # holds the pool and the token list, not this object).
         self._tokens: list[CancelToken] = []
         self._threads: set[threading.Thread] = set()
-        self.destroyed.connect(partial(_abandon, self._tokens, self._pool))
+        self.destroyed.connect(partial(abandon_jobs, self._tokens, self._pool))
         self._timer = QTimer(self, singleShot=True, interval=delay_ms)
         self._timer.timeout.connect(self.start)
         self._closed = False  # after shutdown: a late request (a field committed as the
         # window closes, its focus leaving) starts nothing
-        self._relay = _Relay(self)
+        self._relay = Relay(self)
         self._relay.ready.connect(self._take_answers, Qt.ConnectionType.QueuedConnection)
-        self._mailbox = _Mailbox(self._relay)
-        self.destroyed.connect(partial(_detach, weakref.ref(self._mailbox)))
+        self._mailbox = Mailbox(self._relay)
+        self.destroyed.connect(partial(detach_mailbox, weakref.ref(self._mailbox)))
 
     # -- requests --------------------------------------------------------------------------
     def request(self, key: str, payload: Any) -> str:
@@ -199,7 +127,7 @@ class BackgroundWorker(QObject):
         token = CancelToken()
         self._tokens[:] = [token]
         self.busy.emit(True)
-        job = partial(_run, self.work, self._mailbox, self._threads)
+        job = partial(run_job, self.work, self._mailbox, self._threads)
         future = self._pool.submit(job, key, payload, token)
         self._running = (key, token, future)
 
@@ -312,43 +240,5 @@ class BackgroundWorker(QObject):
         self.busy.emit(False)
 
 
-def _run(
-    work: Work, mailbox: _Mailbox, threads: set[threading.Thread], key: str, payload: Any, token: CancelToken
-) -> tuple[Any, str]:
-    """In the worker thread: ``work(payload, token)``, its answer sent through ``mailbox`` and
-    returned as (result, error) for :meth:`BackgroundWorker.run_wait`."""
-    threads.add(threading.current_thread())
-    try:
-        result, error = work(payload, token), ""
-    except Cancelled:
-        return None, "cancelled"
-    except ScenarioError as exc:
-        result, error = None, str(exc)
-    except Exception as exc:  # a bug must not kill the worker: say so where the answer goes
-        log.exception("background job failed")
-        result, error = None, f"internal error: {exc}"
-    mailbox.post(key, result, error, token)
-    return result, error
-
-
-def _detach(mailbox: weakref.ref[_Mailbox], *_: object) -> None:
-    """The worker is destroyed: its mailbox, if it still lives, wakes no one from now on.
-
-    Through a weak reference, not the mailbox's bound method: when a garbage collection frees
-    a worker, its wrapper and its mailbox together, CPython clears the weak references to
-    them before it clears the objects (``gc`` module, "handle_weakrefs" runs before
-    ``tp_clear``), so the Qt object's ``destroyed``, emitted while the cycle is cleared, would
-    otherwise call ``detach`` on a mailbox whose attributes were already gone. That reading fits
-    the AttributeError '_lock' seen once in the event loop of a full GUI test run; it was not
-    reproduced, and this reference is the one the code controls (how PySide holds a bound
-    method's object is PySide's)."""
-    box = mailbox()
-    if box is not None:
-        box.detach()
-
-
-def _abandon(tokens: list[CancelToken], pool: ThreadPoolExecutor | DaemonPool, *_: object) -> None:
-    """Stop the job and let the thread end (the worker object is gone)."""
-    for token in tokens:
-        token.cancel()
-    pool.shutdown(wait=False)
+_Mailbox = Mailbox  # its name before worker_parts.py (tests/gui/test_worker.py)
+__all__ = ["NOT_YET", "BackgroundWorker", "LruCache", "Work"]

@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, Signal
 from PySide6.QtGui import QCursor, QResizeEvent
-from PySide6.QtWidgets import QGraphicsItem, QSizePolicy, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QToolTip, QVBoxLayout, QWidget
 
 from ...core.errors import ScenarioError
 from ...core.model.result import Estimate
@@ -25,6 +25,7 @@ from ..elide import labelled
 from .export import ExportMixin
 from .items import Legend, LegendSlot, Title
 from .labels import visible_texts
+from .legend_mixin import LegendMixin
 from .palette import FONT_PX, LABEL_PX, TITLE_PX, Theme, font, theme_for
 
 MEMORY_UNITS = ("GiB", "GB")
@@ -37,7 +38,7 @@ def display_unit(unit: str, max_bytes: float) -> tuple[str, float]:
     return (big, UNITS[big]) if max_bytes >= 2000 * UNITS[unit] else (unit, UNITS[unit])
 
 
-class ChartBase(ExportMixin, QWidget):
+class ChartBase(LegendMixin, ExportMixin, QWidget):
     """Base of every chart widget; subclasses fill ``_build``, ``_recompute``, ``_redraw``,
     ``data_rows`` and optionally ``tooltip_at``, ``_restyle_items``, ``_layout_labels``,
     ``_view_changed``, ``_body`` and ``shutdown``.
@@ -103,56 +104,9 @@ class ChartBase(ExportMixin, QWidget):
         glw.layout.setColumnStretchFactor(0, 1)
         glw.layout.setColumnStretchFactor(1, 0)
 
-    def _new_legend(self) -> Legend:
-        legend = Legend(labelTextSize=f"{LABEL_PX}px", verSpacing=-4)
-        # Fixed: sized by its entries, not stretched to the plot's height.
-        legend.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
-        # pyqtgraph makes a legend ignore transformations (it floats over a view); in a layout
-        # it must scale with the rest, or a 1600 px export shows it at screen size.
-        legend.setFlag(legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
-        legend.texts = []
-        legend.theme = None
-        return legend
-
-    def _place_legend(self, legend: Legend) -> None:
-        glw = self.plot_widget.ci
-        if self.slot.below:
-            legend.setColumnCount(LegendSlot.columns(legend, self.width() - LegendSlot.MARGIN_PX, legend.px))
-            glw.addItem(legend, row=2, col=0, colspan=2)
-            glw.layout.setAlignment(legend, Qt.AlignmentFlag.AlignHCenter)
-        else:
-            legend.setColumnCount(1)
-            glw.addItem(legend, row=1, col=1)
-            glw.layout.setAlignment(legend, Qt.AlignmentFlag.AlignTop)
-        legend.host = glw.layout
-
-    def _arrange_legend(self) -> None:
-        """Legend at the right, or under the plot when the chart is short or narrow."""
-        if not self.has_legend:
-            return
-        title = self.title_item.boundingRect().height()
-        below, px = self.slot.arrange(self.legend, self.width(), self.height(), title)
-        columns = LegendSlot.columns(self.legend, self.width() - LegendSlot.MARGIN_PX, px) if below else 1
-        if px != self.legend.px:
-            self.legend.set_label_px(px)
-        if below == self.slot.below and self.legend.columnCount == columns:
-            return
-        self.slot.below = below
-        self.plot_widget.ci.removeItem(self.legend)
-        self._place_legend(self.legend)
-
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._arrange_legend()
-
-    def _style_legend(self, legend: Legend) -> None:
-        t = self.theme
-        legend.setLabelTextColor(t.foreground)
-        for _, label in legend.items:
-            label.setText(label.text)  # setLabelTextColor only stores the colour
-        legend.setBrush(pg.mkBrush(t.qcolor("background", 215)))
-        legend.setPen(pg.mkPen(t.muted))
-        legend.theme = t
 
     # --- to implement -----------------------------------------------------------------------
     def _build(self) -> None:
@@ -281,32 +235,6 @@ class ChartBase(ExportMixin, QWidget):
         self.title_item.setText(self._title_text, color=fg, size=f"{TITLE_PX}px")
         for side, text in self._axis_text.items():
             self.plot.getAxis(side).setLabel(text, color=fg, **{"font-size": f"{LABEL_PX}px"})
-
-    def set_legend(self, entries: list[tuple[Any, str]]) -> None:
-        """Show these (item, text) entries: texts are updated in place; a new set of items
-        swaps in the legend built for it (built on first use)."""
-        items = [item for item, _ in entries]
-        if items != self._legend_items:
-            key = tuple(id(item) for item in items)
-            legend = self._legends.get(key)
-            if legend is None:
-                legend = self._legends[key] = self.legend if not self._legend_items else self._new_legend()
-                legend.clear()
-                for item, text in entries:
-                    legend.addItem(item, text)
-                legend.texts = [text for _, text in entries]
-            if legend is not self.legend:
-                self.plot_widget.ci.removeItem(self.legend)
-                self._place_legend(legend)
-                self.legend = legend
-            if legend.theme is not self.theme:
-                self._style_legend(legend)
-            self._legend_items = items
-        for (item, text), old in zip(entries, self.legend.texts, strict=True):
-            if text != old:
-                self.legend.getLabel(item).setText(text)
-        self.legend.texts = [text for _, text in entries]
-        self._arrange_legend()
 
     def text_item(
         self,

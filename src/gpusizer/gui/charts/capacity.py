@@ -27,7 +27,7 @@ from ...core.model.specs import Scenario
 from ...core.views.capacity import CapacityCurve, capacity_curve
 from ...io.wording import count
 from .base import ChartBase
-from .labels import place, scene_rect
+from .labels import PAD, place, scene_rect
 from .line_label import fit_line_label
 from .palette import LABEL_PX, font
 from .sweep import log2_ticks
@@ -181,6 +181,8 @@ class CapacityChart(ChartBase):
         """The limit's label whole inside the plot (charts/line_label.py), then the point's
         label beside its point, never over the limit's."""
         c = self.curve_data
+        if c is not None and self.never_starts():
+            self._fit_note()
         if c is None or self.never_starts():
             return
         self.point_label.setPos(_log(c.context), _log(c.concurrency))  # place() moves it from there
@@ -190,6 +192,19 @@ class CapacityChart(ChartBase):
             fit_line_label(self.limit, f"does not start above {longest:,} tokens")
             fixed = [scene_rect(self.limit.label)]
         place([self.point_label], self.plot.vb, fixed)
+
+    def _fit_note(self) -> None:
+        """The engine's reason as wide as the plot lets it be (its width was set before the
+        plot had its size: 200 px in a 510 px plot at 1024 x 700, where the text then ran
+        past the plot's top and bottom); still taller than the plot, it starts at the top,
+        so the headline stays in sight."""
+        area = self.plot.vb.sceneBoundingRect()
+        self.note.setTextWidth(-1)
+        ideal = self.note.textItem.document().idealWidth()
+        self.note.setTextWidth(min(max(area.width() - 2 * PAD, 100.0), ideal))
+        tall = scene_rect(self.note).height() > area.height() - 2 * PAD
+        self.note.setAnchor((0.5, 0.0) if tall else (0.5, 0.5))
+        self.note.setPos(0.5, 1.0 if tall else 0.5)
 
     def _restyle_items(self) -> None:
         t = self.theme

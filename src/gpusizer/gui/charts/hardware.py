@@ -43,6 +43,7 @@ from ..hardware.runner import compare_worker, search_key
 from ..hardware.table import OptionsModel, OptionsTable
 from ..my_calibration import MINE
 from .cost_speed import FRONT_PX, MAX_LABELS, OTHER_PX, RL_SPEED, CostSpeedChart, band_segments, speed_axis
+from .hardware_split import NAME_PX, SplitFit
 
 # names of the chart's drawing, importable from here as before it moved to charts/cost_speed.py
 __all__ = [
@@ -59,13 +60,9 @@ __all__ = [
 # The CSV says whose each price is and where it comes from (the user's are marked): the one
 # list of provenance fields every option carries
 PROVENANCE = ("system", "user_prices", *PROVENANCE_FIELDS)
-NAME_PX = 230  # widest GPU column before names elide (the tooltip has the full name)
-NAME_MIN_PX = 115  # and the narrowest, when the tab is narrow (1280 px windows)
-TABLE_SHARE_MAX = 0.77  # the table's most of the tab's width at first; the chart keeps the rest
-# (0.77: a training scenario's buyer columns fit at 1280x720 beside its wider panel column)
 
 
-class HardwareChart(CostSpeedChart):
+class HardwareChart(SplitFit, CostSpeedChart):
     """Controls, the comparison table and the cost-speed chart."""
 
     def _build(self) -> None:
@@ -242,29 +239,6 @@ class HardwareChart(CostSpeedChart):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit_split()
-
-    def _split_moved(self, *_args: Any) -> None:
-        self._split_set = True  # the user's split stays
-
-    def _fit_split(self) -> None:
-        """Until the user moves the splitter: the table takes the width its shown columns need
-        (at most TABLE_SHARE_MAX of the tab), the GPU names elide down to NAME_MIN_PX to fit,
-        and the chart takes the rest; so at 1280x720 the buyer's columns need no scrolling."""
-        width, t = self.split.width(), self.table
-        if self._split_set or width <= 100:
-            return
-        if not self.model.options:  # no rows yet: the columns have no widths to fit
-            self.split.setSizes([width * 3 // 5, width - width * 3 // 5])
-            return
-        keys = [c.key for c in self.model.columns]
-        shown = [i for i in range(len(keys)) if not t.isColumnHidden(i)]
-        name = keys.index("gpu_name") if "gpu_name" in keys else -1
-        chrome = t.verticalScrollBar().sizeHint().width() + 2 * t.frameWidth() + 2
-        others = sum(t.columnWidth(i) for i in shown if i != name)
-        table_px = min(int(width * TABLE_SHARE_MAX), others + NAME_PX + chrome)
-        if name >= 0:
-            t.setColumnWidth(name, max(NAME_MIN_PX, min(NAME_PX, table_px - others - chrome)))
-        self.split.setSizes([table_px, width - table_px - self.split.handleWidth()])
 
     # -- the view and edits ------------------------------------------------------------------
     def _view_changed(self) -> None:

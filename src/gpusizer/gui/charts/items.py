@@ -115,7 +115,9 @@ class LegendSlot:
         where it keeps its height; where neither holds, under it in SMALL_PX if the plot
         beside the legend would be squeezed and has more area under it (at 1024 x 700 the
         RL-step chart, 533 x 279 px, kept a 52 px wide plot beside its 370 px legend;
-        shorter, the legend's last entry was cut)."""
+        shorter, the legend's last entry was cut); at the right in SMALL_PX where the plot
+        beside it would be squeezed and there is no room under it (a colocated RL step under
+        a taller summary: the plot 190 px wide, not 52)."""
         w, h = self.entry(legend)
         n = len(legend.items)
         room = height - title - self.AXIS_PX  # the plot's height with nothing under it
@@ -133,6 +135,8 @@ class LegendSlot:
         squeezed = beside < self.MIN_BESIDE_WIDTH and (width - self.AXIS_PX) * under > beside * room
         if squeezed and under >= self.MIN_SHORT_PLOT_HEIGHT:
             return True, self.SMALL_PX
+        if beside < self.MIN_BESIDE_WIDTH:  # squeezed, and no room under: a narrower legend
+            return False, self.SMALL_PX
         return False, self._fitting_px(n * h, height - title)
 
     def _fitting_px(self, tall: float, room: float) -> int:

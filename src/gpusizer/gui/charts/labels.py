@@ -142,7 +142,7 @@ def _first_free(
     return min(trials, key=covered, default=base)
 
 
-def _wrap_to(item: pg.TextItem, width: float) -> None:
+def wrap_to(item: pg.TextItem, width: float) -> None:
     """Wrap a label wider than the plot to the plot's width (a 250 px plot at 1024 px cut the
     roofline's "decode: norms, mlp, lm_head, qkv, ..." at the right edge); a label wrapped
     here before first gets back the text width it had (-1: natural; a centred label's own)."""
@@ -175,7 +175,7 @@ def place(
     for n, item in enumerate(items):
         if not item.isVisible():
             continue
-        _wrap_to(item, area.width() - 2 * PAD)
+        wrap_to(item, area.width() - 2 * PAD)
         start = scene_rect(item)
         if start.isEmpty():
             continue

@@ -12,24 +12,19 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF
 
 from ...core.evidence.ranges import estimate_evidence
 from ...core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ...core.model.specs import Scenario
 from ...io.units import fmt_bytes, to_unit
-from ...io.wording import fit_of, room_word
+from ...io.wording import fit_of
 from .base import ChartBase, display_unit
-from .labels import PAD, Leaders, place, scene_rect
+from .labels import Leaders
+from .memory_labels import MemoryLabels, fmt_part
 from .palette import LABEL_PX, font
-from .pool import HALF, PoolView
+from .pool import PoolView
 from .stack import StackedBars, style_line
 from .whisker import Whisker
-
-
-def _fmt(n_bytes: float, unit: str) -> str:
-    """One decimal, two below 1 unit: 0.02 GiB of logits is not "0.0 GiB"."""
-    return fmt_bytes(n_bytes, unit, 1 if to_unit(n_bytes, unit) >= 1 else 2)
 
 
 @dataclass(frozen=True)
@@ -44,7 +39,7 @@ class Bar:
         return sum(self.parts.values())
 
 
-class MemoryChart(ChartBase):
+class MemoryChart(MemoryLabels, ChartBase):
     """Stacked bar(s) of the per-GPU peak by component, with the capacity line."""
 
     title = "Memory per GPU"
@@ -115,128 +110,10 @@ class MemoryChart(ChartBase):
         parts = {**self.bars[0].parts, **self.freed}
         self.set_legend(
             self.stack.legend_entries(
-                {c: f"{COMPONENT_LABELS[c]}  {_fmt(v, self.unit)}" for c, v in parts.items()}
+                {c: f"{COMPONENT_LABELS[c]}  {fmt_part(v, self.unit)}" for c, v in parts.items()}
             )
         )
         self._update_labels(scale)
-
-    def _update_labels(self, scale: float) -> None:
-        """Totals above the bars; headroom (or shortfall) of the peak bar against capacity."""
-        t = self.theme
-        peak_bar = self.bars[-1]
-        for i, label in enumerate(self.bar_labels):
-            label.setVisible(i < len(self.bars))
-            if i >= len(self.bars):
-                continue
-            bar = self.bars[i]
-            value = self.peak if bar is peak_bar else bar.total
-            html = f"<b>{fmt_bytes(value, self.unit, 1)}</b>"
-            if bar is peak_bar and self.band:  # the whisker's words
-                lo, hi = (to_unit(v, self.unit) for v in self.band)
-                band = f"runs like this: {lo:,.1f}-{hi:,.1f} {self.unit}"
-                html += f"<br><span style='color:{t.muted}'>{band}</span>"
-            if self.freed and (bar is not peak_bar or len(self.bars) == 1):
-                gone = ", ".join(f"{COMPONENT_LABELS[c]} {_fmt(v, self.unit)}" for c, v in self.freed.items())
-                html += f"<br><span style='color:{t.muted}'>freed before the peak:<br>{gone}</span>"
-            if bar is peak_bar:
-                room = self.fit.headroom
-                word, color = room_word(self.fit), t.good if room >= 0 else t.bad
-                html += (
-                    f"<br><span style='color:{color}'><b>{word} "
-                    f"{fmt_bytes(abs(room), self.unit, 1)}</b></span>"
-                )
-            self.set_centred_html(label, f"<div style='color:{t.foreground}'>{html}</div>")
-            top = max(bar.total, value, *(self.band or ()) if bar is peak_bar else ())
-            label.setPos(i, top / scale)
-
-    def _layout_labels(self) -> None:
-        """Room above the bars for their labels; the capacity label on the line where it
-        overlaps no bar label, else in a band above them with a leader line down to the line
-        (labels.py: place, then nudge or leader-line)."""
-        if not self._fit_labels(band=0.0) or not self._capacity_on_line():
-            band = scene_rect(self.cap_label).height() + 2 * PAD
-            self._fit_labels(band)
-            self._capacity_in_band()
-        else:
-            self.leaders.draw([], self.theme.foreground)
-        self._place_pool()
-
-    def _place_pool(self) -> None:
-        """The engine's budget and users' labels, clear of the bar and capacity labels."""
-        if not self.pool.reserved:
-            return
-        vb = self.plot.vb
-        self.pool.anchor_labels(vb.viewRange()[0][1])
-        top = self.bars[-1].total / self.stack.scale
-        bar = vb.mapViewToScene(QRectF(-HALF, 0, 2 * HALF, top)).boundingRect()
-        taken = [*self._bar_rects(), scene_rect(self.cap_label), bar]
-        place(self.pool.labels(), vb, taken)
-
-    def _fit_labels(self, band: float) -> bool:
-        """Set the y range so each bar's label (and a ``band`` of pixels above all of them)
-        fits, then place the bar labels; False when the view is too small for that."""
-        scale, vb = self.stack.scale, self.plot.vb
-        height = max(vb.sceneBoundingRect().height(), 1.0)
-        need, ok = self._top * 1.08, True
-        for i, label in enumerate(self.bar_labels[: len(self.bars)]):
-            h = scene_rect(label).height() + 2 * PAD + band
-            if h >= 0.8 * height:
-                ok = False
-                continue
-            last = i == len(self.bars) - 1
-            value = max(
-                self.bars[i].total, self.peak if last else 0, self.band[1] if self.band and last else 0
-            )
-            need = max(need, value / scale / (1 - h / height))
-        if band:
-            need = max(need, self.capacity / scale / (1 - band / height))
-        if abs(need - vb.viewRange()[1][1]) > 1e-9 * need:
-            self.plot.setYRange(0, need, padding=0)
-        self._update_labels(scale)
-        place(self.bar_labels[: len(self.bars)], vb)
-        return ok
-
-    def _bar_rects(self) -> list[QRectF]:
-        return [scene_rect(x) for x in self.bar_labels[: len(self.bars)] if x.isVisible()]
-
-    def _bodies(self) -> list[QRectF]:
-        """The bars themselves, in scene pixels: the capacity label is never drawn over one."""
-        vb, half, scale = self.plot.vb, self.stack.width / 2, self.stack.scale
-        return [
-            vb.mapViewToScene(QRectF(i - half, 0, 2 * half, bar.total / scale)).boundingRect()
-            for i, bar in enumerate(self.bars)
-        ]
-
-    def _capacity_on_line(self) -> bool:
-        """The capacity label beside the line: right end, left end, above then below."""
-        vb, y = self.plot.vb, self.capacity / self.stack.scale
-        (x0, x1), _ = vb.viewRange()
-        area, taken = vb.sceneBoundingRect(), self._bar_rects() + self._bodies()
-        usable = f"{fmt_bytes(self.capacity, self.unit, 1)} usable"
-        self.cap_label.setText(f"{self.gpu_name}: {usable}")
-        if scene_rect(self.cap_label).width() > 0.6 * area.width():
-            self.cap_label.setText(f"{usable} per GPU")  # the title names the GPU
-        for x, anchor in ((x1, (1, 1)), (x0, (0, 1)), (x1, (1, 0)), (x0, (0, 0))):
-            self.cap_label.setAnchor(anchor)
-            self.cap_label.setPos(x, y)
-            rect = scene_rect(self.cap_label)
-            if area.contains(rect) and not any(
-                rect.intersects(r.adjusted(-PAD, -PAD, PAD, PAD)) for r in taken
-            ):
-                return True
-        return False
-
-    def _capacity_in_band(self) -> None:
-        """The capacity label at the top right, above the bar labels, with a leader line."""
-        vb, y = self.plot.vb, self.capacity / self.stack.scale
-        (x0, x1), (_y0, top) = vb.viewRange()
-        self.cap_label.setAnchor((1, 0))
-        self.cap_label.setPos(x1, top)
-        place([self.cap_label], vb, self._bar_rects() + self._bodies())
-        rect = scene_rect(self.cap_label)
-        foot = vb.mapSceneToView(rect.bottomRight())
-        x = max(x0, min(x1, foot.x() - 0.02 * (x1 - x0)))
-        self.leaders.draw([(QPointF(x, y), self.cap_label)], self.theme.foreground)
 
     # --- style --------------------------------------------------------------------------------
     def _restyle_items(self) -> None:

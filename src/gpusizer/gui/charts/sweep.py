@@ -35,49 +35,14 @@ from .base import ChartBase, display_unit
 from .labels import place, scene_rect
 from .palette import LABEL_PX, LINE_PEN_WIDTH, TOTAL_PEN_WIDTH, font
 from .stack import capacity_line, style_line
+from .sweep_axis import AXIS_NAMES, MAX_POINTS, axis_values, log2_ticks
+from .sweep_words import SweepWords
 from .ticks import thinned
 
-AXIS_NAMES = {"sequence_length": "sequence length", "batch_size": "batch size", "gpus": "GPU count"}
-MAX_POINTS = 1000
+__all__ = ["AXIS_NAMES", "MAX_POINTS", "SweepChart", "axis_values", "log2_ticks"]
 
 
-def axis_values(scenario: Scenario, axis: str, points: int = MAX_POINTS) -> list[int]:
-    """Integer values to sweep: geometric for tokens, every integer for batch and GPUs (up to
-    ``points``), always spanning four times the scenario's own value."""
-    w, p = scenario.workload, scenario.parallelism
-    if axis == "sequence_length":
-        current = w.sequence_length if w.trains else w.prompt_tokens
-        lo, hi = 128, max(scenario.model.max_context or 131072, 4 * current)
-    elif axis == "batch_size":
-        current = w.micro_batch_size if w.trains else w.batch_size
-        lo, hi = 1, max(64 if w.trains else 256, 4 * current)
-    else:
-        lo, hi = 1, max(64, 4 * p.data)
-    hi = min(hi, 1 << 21)
-    if hi - lo + 1 <= points:
-        return list(range(lo, hi + 1))
-    geo = np.unique(np.round(np.geomspace(lo, hi, points)).astype(int))
-    return [int(v) for v in geo]
-
-
-def _count(v: int) -> str:
-    """1, 512, 1k, 128k, 1M: binary steps read as the powers of two they are."""
-    if v >= 1 << 20 and v % (1 << 20) == 0:
-        return f"{v >> 20}M"
-    if v >= 1024 and v % 1024 == 0:
-        return f"{v >> 10}k"
-    return str(v)
-
-
-def log2_ticks(lo: float, hi: float) -> list[tuple[float, str]]:
-    """Ticks at powers of two (log10 positions, for a log axis), at most ~12 of them;
-    pyqtgraph's own log ticks label every minor step and collide."""
-    first, last = math.ceil(math.log2(max(lo, 1))), math.floor(math.log2(hi))
-    step = max(1, math.ceil((last - first + 1) / 12))
-    return [(math.log10(2**k), _count(2**k)) for k in range(first, last + 1, step)]
-
-
-class SweepChart(ChartBase):
+class SweepChart(SweepWords, ChartBase):
     """Memory per GPU against one knob, with the capacity and the out-of-memory boundary."""
 
     title = "Sweeps"
@@ -148,64 +113,6 @@ class SweepChart(ChartBase):
     def _compute(self) -> None:
         assert self.scenario is not None
         self.result = sweep(self.scenario, self.axis, axis_values(self.scenario, self.axis))
-
-    def fit_text(self) -> str:
-        """The headline: the largest value that fits (the fewest GPUs, on the GPU axis)."""
-        r = self.result
-        if r is None:
-            return ""
-        ok = [v for v, fit in zip(r.values, r.fits_under(), strict=True) if fit]
-        name = self.knob_name()
-        if not ok and r.starts and not any(r.starts):  # the estimate's own start check
-            return f"the engine does not start from {r.values[0]:,} to {r.values[-1]:,}"
-        if not ok:
-            return f"nothing fits from {r.values[0]:,} to {r.values[-1]:,}"
-        if self.axis == "gpus":
-            return f"fits from {min(ok):,} data-parallel GPUs"
-        if r.oom_at is None:
-            return f"every {name} up to {r.values[-1]:,} fits" + self._band_text(max(ok))
-        return (
-            f"largest {name} that fits: {r.largest_fitting:,} ({self._stop_word(r.oom_at)} from {r.oom_at:,})"
-            + self._band_text(r.largest_fitting)
-        )
-
-    def _stop_word(self, value: int) -> str:
-        """Why ``value`` does not fit: the engine does not start there (the estimate's start
-        check, core/views/sweep.py), or out of memory."""
-        r = self.result
-        if r is not None and r.starts and not r.starts[r.values.index(value)]:
-            return "the engine does not start"
-        return "out of memory"
-
-    def _band_text(self, fits: int | None) -> str:
-        """The largest value whose band upper edge (total / p10: where runs like this have
-        peaked, core/evidence) still fits, where it is smaller than the estimate's."""
-        r, p10 = self.result, getattr(self, "p10", None)
-        if r is None or not p10:
-            return ""
-        ok = [v for v, fit in zip(r.values, r.fits_under(p10), strict=True) if fit]
-        if ok and max(ok) == fits:
-            return " (band's upper edge too)"
-        return f"; with the band's upper edge: {max(ok):,}" if ok else "; the band's upper edge fits none"
-
-    def knob_name(self) -> str:
-        """What the axis changes in this scenario: training and inference read other fields."""
-        training = self.scenario is not None and self.scenario.workload.trains
-        if self.axis == "sequence_length":
-            return "sequence length" if training else "prompt length"
-        if self.axis == "batch_size":
-            return "micro-batch size" if training else "batch size"
-        return "data-parallel GPU count"
-
-    def boundary_value(self) -> int | None:
-        """Where the curve crosses capacity: first OOM value, or first fitting GPU count."""
-        r = self.result
-        if r is None:
-            return None
-        if self.axis != "gpus":
-            return r.oom_at
-        ok = [v for v, fit in zip(r.values, r.fits_under(), strict=True) if fit]
-        return min(ok) if ok and ok[0] != r.values[0] else None
 
     # --- drawing ------------------------------------------------------------------------------
     def _redraw(self) -> None:

@@ -22,7 +22,9 @@ def two_lines(label: str) -> str:
     return label.replace(" ", "\n", 1)
 
 
-def _clear(texts: Sequence[str], step: int, room_px: float, width_px: Callable[[str], float]) -> bool:
+def clear_of_neighbours(
+    texts: Sequence[str], step: int, room_px: float, width_px: Callable[[str], float]
+) -> bool:
     """Every label clear of the one ``step`` bars on (``room_px`` apart) by ``GAP_PX``."""
     widths = [max(width_px(line) for line in t.split("\n")) for t in texts]
     return all((widths[i] + widths[i + step]) / 2 + GAP_PX <= room_px for i in range(len(widths) - step))
@@ -35,9 +37,9 @@ def fitted_ticks(
     names; ``shorts``: one-line names for the staggered row form; ``width_px``: the axis font's
     width of one line in pixels."""
     full = [two_lines(x) for x in labels]
-    if _clear(full, 1, pitch_px, width_px):
+    if clear_of_neighbours(full, 1, pitch_px, width_px):
         return full, 2
-    if _clear(shorts, 2, 2 * pitch_px, width_px):
+    if clear_of_neighbours(shorts, 2, 2 * pitch_px, width_px):
         return [("\n" + t if i % 2 else t) for i, t in enumerate(shorts)], 2
     return [("\n\n" + t if i % 2 else t) for i, t in enumerate(full)], 4
 

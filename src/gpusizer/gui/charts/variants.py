@@ -18,30 +18,25 @@ import html
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFontMetricsF
 
 from ...core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ...core.model.specs import Scenario
 from ...core.registry.workloads import WORKLOAD_KINDS
 from ...core.views.variants import Variants, variants
-from ...io.units import fmt_bytes, to_unit
+from ...io.units import to_unit
 from ...io.wording import count
 from ..elide import labelled
 from .background import WorkerChart
 from .base import ChartBase, display_unit
-from .labels import PAD, Leaders, overlaps, place, room_above, scene_rect, set_top
+from .labels import Leaders
 from .palette import LABEL_PX, font
 from .stack import StackedBars, capacity_line, style_line
 from .tick_fit import edge_margin, fitted_ticks, short_names, two_lines
+from .variants_labels import VariantLabels, short_bytes
 
 tick_label = two_lines  # the tick text of one bar where the pitch is wide enough
-
-
-def _short(n_bytes: float, unit: str) -> str:
-    """``fmt_bytes`` in the unit that reads best (GB or TB; GiB or TiB)."""
-    big, _ = display_unit(unit, n_bytes)
-    return fmt_bytes(n_bytes, big, 2 if big != unit else 0 if n_bytes >= 1e11 else 1)
 
 
 def _numbers(values: list[int], unit: str) -> str:
@@ -51,7 +46,7 @@ def _numbers(values: list[int], unit: str) -> str:
     return " / ".join(f"{v / size:,.{digits}f}" for v in values) + f" {big}"
 
 
-class VariantsChart(WorkerChart, ChartBase):
+class VariantsChart(VariantLabels, WorkerChart, ChartBase):
     """Pre-training, full fine-tune, LoRA, QLoRA and inference FP16/FP8/INT4 of one model."""
 
     title = "Training vs inference"
@@ -130,21 +125,20 @@ class VariantsChart(WorkerChart, ChartBase):
         engines = sorted({b.engine for b in cmp.bars if b.reserved})
         if engines:
             reserved = max(b.reserved for b in cmp.bars)
-            entries.append(
-                (self.pools, f"{' / '.join(engines)} reserves {_short(reserved, self.unit)}<br>(its pool)")
-            )
+            pool = f"{' / '.join(engines)} reserves {short_bytes(reserved, self.unit)}<br>(its pool)"
+            entries.append((self.pools, pool))
         if hosted:
             where = "the CPU's share of unified memory" if cmp.unified else "host RAM (CPU), beside the GPU"
             entries.append((self.host, f"in {where}"))
         # The GPU is named in the title: a long name here would squeeze the plot.
         gpu = "GPU's share of unified memory" if cmp.unified else "1 GPU"
-        entries.append((self.gpu_sample, f"{gpu}: {_short(cmp.capacity_bytes, self.unit)}"))
+        entries.append((self.gpu_sample, f"{gpu}: {short_bytes(cmp.capacity_bytes, self.unit)}"))
         if self.node_line.isVisible():
             entries.append(
                 (
                     self.node_sample,
                     f"1 node, {count(cmp.gpus_per_node, 'GPU')}: "
-                    f"{_short(node, self.unit)}<br>"
+                    f"{short_bytes(node, self.unit)}<br>"
                     f"({sold:,.0f} GB as sold)",
                 )
             )
@@ -207,101 +201,6 @@ class VariantsChart(WorkerChart, ChartBase):
         out = _numbers(values, self.unit)
         return f"{out} ({_numbers(values, 'GB')})" if self.unit == "GiB" else out
 
-    def _update_labels(self, scale: float) -> None:
-        cmp = self.cmp
-        if cmp is None:
-            return
-        t = self.theme
-        while len(self.bar_labels) < len(cmp.bars):
-            self.bar_labels.append(self.text_item((0.5, 1), pixels=12))
-        for i, label in enumerate(self.bar_labels):
-            label.setVisible(i < len(cmp.bars))
-            if i >= len(cmp.bars):
-                continue
-            b = cmp.bars[i]
-            color = t.good if b.gpus_needed == 1 else t.foreground
-            gpus = count(b.gpus_needed, "GPU")
-            # two lines, host RAM or not: a third made the short chart's labels collide
-            where = "the CPU's share" if cmp.unified else "host RAM"
-            ram = f" + {_short(b.host, self.unit)}" if b.host else ""
-            beside = f" + {where}" if b.host else ""
-            self.set_centred_html(
-                label,
-                f"<div style='color:{t.foreground}'><b>"
-                f"{_short(b.total, self.unit)}</b>{ram}<br>"
-                f"<span style='color:{color}'>{gpus}</span>{beside}</div>",
-            )
-            label.setPos(i, (b.total + b.host) / scale)
-
-    def _layout_labels(self) -> None:
-        """Room above the bars for their labels, then the labels nudged off each other and
-        off the lines' labels (labels.py)."""
-        cmp, vb = self.cmp, self.plot.vb
-        if cmp is None:
-            return
-        scale = self.stack.scale
-        self._fit_ticks()  # the pitch follows the chart's width
-        labels = self.bar_labels[: len(cmp.bars)]
-        lines = [x for x in (self.gpu_line, self.node_line) if x.isVisible()]
-        tops = [(b.total + b.host) / scale for b in cmp.bars] + [x.value() for x in lines]
-        set_top(vb, room_above(vb, tops, [*labels, *(x.label for x in lines)], self._top))
-        self._update_labels(scale)
-        if overlaps(labels):  # neighbours side by side: room for a second row of labels
-            extra = max(scene_rect(x).height() for x in labels)
-            set_top(
-                vb,
-                max(
-                    room_above(vb, tops[: len(labels)], labels, self._top, extra),
-                    room_above(vb, tops[len(labels) :], [x.label for x in lines], 0.0),
-                ),
-            )
-            self._update_labels(scale)
-        bodies = self._bodies(scale)
-        place(labels, vb, bodies)
-        self.leaders.draw(
-            [
-                (QPointF(i, (b.total + b.host) / scale), label)
-                for i, (b, label) in enumerate(zip(cmp.bars, labels, strict=False))
-                if not b.reserved  # above its pool's outline: plainly the bar's label
-            ],
-            self.theme.muted,
-        )
-        self._place_line_labels([*bodies, *(scene_rect(x) for x in labels if x.isVisible())])
-
-    def _bodies(self, scale: float) -> list[QRectF]:
-        """The bars (and the pools outlined around them) in scene pixels."""
-        assert self.cmp is not None
-        vb, half = self.plot.vb, self.stack.width / 2
-        return [
-            vb.mapViewToScene(
-                QRectF(i - half, 0, 2 * half, max(b.total + b.host, b.reserved) / scale)
-            ).boundingRect()
-            for i, b in enumerate(self.cmp.bars)
-        ]
-
-    def _place_line_labels(self, taken: list[QRectF]) -> None:
-        """Each line's label at the right or left end, above or below its line, where it
-        covers no bar and no label ("1 node" once covered "1 GPU" and the bars);
-        hidden where no such place is (the legend names both lines)."""
-        area = self.plot.vb.sceneBoundingRect()
-        for line in (self.gpu_line, self.node_line):
-            label = line.label
-            label.setVisible(line.isVisible())
-            if not line.isVisible():
-                continue
-            for position, anchor in ((0.99, (1, 1)), (0.99, (1, 0)), (0.01, (0, 1)), (0.01, (0, 0))):
-                label.anchors = [anchor, anchor]
-                label.setPosition(position)
-                label.updatePosition()
-                rect = scene_rect(label)
-                if area.contains(rect) and not any(
-                    rect.intersects(r.adjusted(-PAD, -PAD, PAD, PAD)) for r in taken
-                ):
-                    taken.append(rect)
-                    break
-            else:
-                label.setVisible(False)
-
     def _restyle_items(self) -> None:
         self.stack.restyle(self.theme)
         pen = pg.mkPen(QColor(self.theme.foreground), width=1.5, style=Qt.PenStyle.DashLine)
@@ -320,6 +219,9 @@ class VariantsChart(WorkerChart, ChartBase):
             self.relayout()
 
     def tooltip_at(self, x: float, y: float) -> str:
+        label = self.label_tip(x, y)
+        if label:
+            return label
         hit = self.stack.segment_at(x, y)
         if hit is None and self.cmp is not None:
             return self._host_tip(x, y)
@@ -327,8 +229,8 @@ class VariantsChart(WorkerChart, ChartBase):
             return ""
         b = self.cmp.bars[hit[0]]
         return (
-            f"{b.label}: {COMPONENT_LABELS[hit[1]]} {_short(b.at_peak[hit[1]], self.unit)}\n"
-            f"peak {_short(b.total, self.unit)} ({b.peak_phase.replace('_', ' ')}), "
+            f"{b.label}: {COMPONENT_LABELS[hit[1]]} {short_bytes(b.at_peak[hit[1]], self.unit)}\n"
+            f"peak {short_bytes(b.total, self.unit)} ({b.peak_phase.replace('_', ' ')}), "
             f"{b.gpus_needed} × {self.cmp.gpu_name}"
         )
 
@@ -342,8 +244,8 @@ class VariantsChart(WorkerChart, ChartBase):
         if not b.host or not b.total / scale <= y <= (b.total + b.host) / scale:
             return ""
         return (
-            f"{b.label}: {_short(b.host, self.unit)} in host RAM (CPU) beside "
-            f"{_short(b.total, self.unit)} on {b.gpus_needed} × {self.cmp.gpu_name}"
+            f"{b.label}: {short_bytes(b.host, self.unit)} in host RAM (CPU) beside "
+            f"{short_bytes(b.total, self.unit)} on {b.gpus_needed} × {self.cmp.gpu_name}"
         )
 
     def data_rows(self) -> list[list[Any]]:

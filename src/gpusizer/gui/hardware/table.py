@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView,
 from ...io.compare_table import NOT_OFFERED, Column, band_tip_lines, columns_for, rollout_beside
 from ...io.wording import fraction_lever_words
 from .. import colors
+from .cells import price_tip, sort_value, user_cell
 from .frozen import FrozenColumns
 
 Index = QModelIndex | QPersistentModelIndex
@@ -30,47 +31,6 @@ NAME_CAP_PX = 230  # GPU and system names elide past this (the tooltip has the f
 NAME_KEYS = ("gpu_name", "system_name")
 ALWAYS_SHOWN = ("rank", "gpu_name")  # a row must say what it is: the first two columns, frozen
 _ENSURE_VISIBLE = QAbstractItemView.ScrollHint.EnsureVisible
-_SOURCES = {  # the option's provenance fields of each price column (core/sizing/prices.py)
-    "price_per_hour": ("price_per_hour_provider", "price_per_hour_source", "price_per_hour_date"),
-    "list_price_usd": ("list_price_basis", "list_price_source", "list_price_date"),
-}
-# Cells that say the user's prices were used (italic, with the tooltip saying so): the cell's
-# column -> the price key of the user's that it shows (None: any of them)
-_USER_MARKED: dict[str, str | None] = {
-    "price_per_hour": "price_per_hour",
-    "cloud_cost_per_hour": "price_per_hour",
-    "list_price_usd": "list_price_usd",
-    "purchase_cost": "list_price_usd",
-    "system_name": None,
-}
-
-
-def user_cell(option: dict[str, Any], key: str) -> bool:
-    """Whether a cell shows (or is costed with) one of the user's prices."""
-    if key not in _USER_MARKED or not option.get("user_prices"):
-        return False
-    price = _USER_MARKED[key]
-    return price is None or price in (option.get("user_price_keys") or ())
-
-
-def _sort_value(value: Any) -> Any:
-    """Numbers by value, text by text; unknown values after every number."""
-    if value is None:
-        return math.inf
-    if isinstance(value, bool):
-        return int(not value)  # "yes" first
-    return value if isinstance(value, (int, float)) else str(value).lower()
-
-
-def price_tip(option: dict[str, Any], key: str) -> str:
-    """Where a unit price comes from: the user's, or the catalog's basis, source and date."""
-    who, source, date = (option.get(k) for k in _SOURCES[key])
-    if option.get(key) is None:
-        return "No price known: double-click to enter yours (or use My prices…)"
-    if option.get("user_prices") and str(source or "").startswith("yours"):
-        return f"Your price{f', {date}' if date else ''} ({source}); clear it to use the catalog's"
-    head = f"{who}, " if who and key == "price_per_hour" else ""
-    return f"Catalog price: {head}{date or 'undated'}: {source or 'no source'} (double-click to change)"
 
 
 class OptionsModel(QAbstractTableModel):
@@ -131,7 +91,7 @@ class OptionsModel(QAbstractTableModel):
             value = o.get(col.key)
             return "" if value is None else f"{value:g}"
         if role == SORT_ROLE:
-            return _sort_value(o.get(col.key))
+            return sort_value(o.get(col.key))
         if role == OPTION_ROLE:
             return o
         return self._look(o, col, role)

@@ -1,0 +1,53 @@
+"""How the Hardware tab shares its width between the options table and the chart
+(charts/hardware.py): the table as wide as its shown columns need, the GPU names elided to fit,
+until the user moves the splitter."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtWidgets import QSplitter
+
+from ..hardware.table import OptionsModel, OptionsTable
+
+if TYPE_CHECKING:
+    from .base import ChartBase as _Base
+else:
+    _Base = object
+
+NAME_PX = 230  # widest GPU column before names elide (the tooltip has the full name)
+NAME_MIN_PX = 115  # and the narrowest, when the tab is narrow (1280 px windows)
+TABLE_SHARE_MAX = 0.77  # the table's most of the tab's width at first; the chart keeps the rest
+# (0.77: a training scenario's buyer columns fit at 1280x720 beside its wider panel column)
+
+
+class SplitFit(_Base):
+    """Mixin of HardwareChart (a ChartBase): the splitter between its table and chart."""
+
+    split: QSplitter
+    table: OptionsTable
+    model: OptionsModel
+    _split_set: bool
+
+    def _split_moved(self, *_args: Any) -> None:
+        self._split_set = True  # the user's split stays
+
+    def _fit_split(self) -> None:
+        """Until the user moves the splitter: the table takes the width its shown columns need
+        (at most TABLE_SHARE_MAX of the tab), the GPU names elide down to NAME_MIN_PX to fit,
+        and the chart takes the rest; so at 1280x720 the buyer's columns need no scrolling."""
+        width, t = self.split.width(), self.table
+        if self._split_set or width <= 100:
+            return
+        if not self.model.options:  # no rows yet: the columns have no widths to fit
+            self.split.setSizes([width * 3 // 5, width - width * 3 // 5])
+            return
+        keys = [c.key for c in self.model.columns]
+        shown = [i for i in range(len(keys)) if not t.isColumnHidden(i)]
+        name = keys.index("gpu_name") if "gpu_name" in keys else -1
+        chrome = t.verticalScrollBar().sizeHint().width() + 2 * t.frameWidth() + 2
+        others = sum(t.columnWidth(i) for i in shown if i != name)
+        table_px = min(int(width * TABLE_SHARE_MAX), others + NAME_PX + chrome)
+        if name >= 0:
+            t.setColumnWidth(name, max(NAME_MIN_PX, min(NAME_PX, table_px - others - chrome)))
+        self.split.setSizes([table_px, width - table_px - self.split.handleWidth()])

@@ -1,0 +1,196 @@
+"""The Roofline chart's labels: the roofs' figures, the step labels and the operations'
+names (clustered where points sit close), each inside the plot, none over another, a marker or
+a roof; an operation label moved off its point gets a leader line (labels.py; roofline.py draws
+the chart)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import TYPE_CHECKING, Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import QLineF, QPointF, QRectF
+from PySide6.QtGui import QColor
+
+from .labels import Leaders, crosses, outside, overlaps, place, scene_rect
+from .palette import DECODE_COLOR, PREFILL_COLOR
+
+if TYPE_CHECKING:
+    from .base import ChartBase as _Base
+else:
+    _Base = object
+
+PHASES = ("prefill", "decode")
+PHASE_COLORS = {"prefill": PREFILL_COLOR, "decode": DECODE_COLOR}
+CLUSTER = 0.25  # decades (~30 px here): operations closer than this share one label
+
+
+def log_xy(p: dict[str, Any]) -> tuple[float, float]:
+    return math.log10(p["intensity"]), math.log10(p["attainable_flops_per_s"] / 1e12)
+
+
+def clusters(points: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Operations (of both phases) closer than CLUSTER decades, which share one label."""
+    groups: list[list[dict[str, Any]]] = []
+    for p in sorted(points, key=lambda p: p["intensity"]):
+        x, y = log_xy(p)
+        for g in groups:
+            gx, gy = log_xy(g[-1])
+            if abs(gx - x) < CLUSTER and abs(gy - y) < CLUSTER:
+                g.append(p)
+                break
+        else:
+            groups.append([p])
+    return groups
+
+
+def text_color(phase: str, dark: bool) -> str:
+    """The phase's colour for text: lighter on a dark background, where the mid-tone marker
+    colour is too dim to read as small type."""
+    return QColor(PHASE_COLORS[phase]).lighter(140).name() if dark else PHASE_COLORS[phase]
+
+
+def names_html(group: list[dict[str, Any]], dark: bool = False, sep: str = " · ") -> str:
+    """The operation names of a cluster, coloured by phase (and named by phase where a cluster
+    holds both: "prefill: lm_head · decode: mlp, qkv"; ``sep`` between the phases)."""
+    by_phase = {ph: [p["name"] for p in group if p["phase"] == ph] for ph in PHASES}
+    by_phase = {ph: names for ph, names in by_phase.items() if names}
+    both = len(by_phase) > 1
+    return sep.join(
+        f"<span style='color:{text_color(ph, dark)}'>{ph + ': ' if both else ''}{', '.join(names)}</span>"
+        for ph, names in by_phase.items()
+    )
+
+
+def clashing(items: list[pg.TextItem]) -> list[tuple[pg.TextItem, pg.TextItem]]:
+    """The pairs of visible labels that overlap."""
+    shown = [x for x in items if x.isVisible()]
+    return [(shown[i], shown[j]) for i, j in overlaps(shown)]
+
+
+class RooflineLabels(_Base):
+    """Mixin of RooflineChart (a ChartBase): the layout of its labels."""
+
+    data: dict[str, Any] | None
+    ridge_label: pg.TextItem
+    compute_label: pg.TextItem
+    memory_label: pg.TextItem
+    op_labels: list[pg.TextItem]
+    step_labels: dict[str, pg.TextItem]
+    leaders: Leaders
+    roof: pg.PlotDataItem
+    eff_roof: pg.PlotDataItem
+    _groups: list[list[dict[str, Any]]]
+    _label_args: tuple[float, float, float, float, float]
+    _tall: bool
+
+    def points(self, phase: str, step: bool = False) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def _step_label(self, ph: str, groups: list[list[dict[str, Any]]]) -> list[list[dict[str, Any]]]:
+        raise NotImplementedError
+
+    def _place_labels(self, lo: float, hi: float, ridge: float, peak: float, bw: float) -> None:
+        d = self.data
+        assert d is not None
+        for roof in (self.ridge_label, self.compute_label, self.memory_label):
+            roof.setVisible(True)  # a short plot hid it (_place_all): shown again to be placed
+        self.ridge_label.setText(f"ridge {ridge:,.0f} FLOP/B")
+        self.ridge_label.setPos(math.log10(ridge), math.log10(peak))
+        self.compute_label.setText(f"{d.get('dtype', '').upper()} peak {peak:,.0f} TFLOP/s")
+        self.compute_label.setPos(math.log10(hi) - 0.05, math.log10(peak))
+        mx = math.sqrt(lo * ridge)  # up-left of the slope, half-way from the points to the ridge
+        self.memory_label.setText(f"memory roof: {bw:,.2f} TB/s")
+        self.memory_label.setPos(math.log10(mx), math.log10(bw * mx))
+        groups = clusters([p for ph in PHASES for p in self.points(ph)])
+        for ph in PHASES:
+            groups = self._step_label(ph, groups)
+        self._groups = groups
+        for i, item in enumerate(self.op_labels):
+            item.setVisible(i < len(groups))
+            if i < len(groups):
+                # Right of and below the last point: under a roof, where nothing is drawn.
+                item.setHtml(f"&nbsp;{names_html(groups[i], self.theme.dark)}")
+                item.setPos(*log_xy(groups[i][-1]))
+
+    def _layout_labels(self) -> None:
+        """Every label inside the plot, none over another or over a marker; an operation
+        label moved off its point gets a leader line (labels.py)."""
+        if self.data is None or not hasattr(self, "_label_args"):
+            return
+        # The step labels one phase a line (narrow, tall) or on one line (wide, short):
+        # whichever leaves no label over another or across a roof, else the one
+        # with the fewest clashes.
+        tried: list[tuple[int, bool]] = []
+        for tall in (True, False):
+            tried.append((self._place_all(tall), not tall))
+            if tried[-1][0] == 0:
+                break
+        best = min(tried)
+        if best is not tried[-1]:
+            self._place_all(not best[1])
+        stars = [
+            (QPointF(*log_xy(step[0])), self.step_labels[ph])
+            for ph in PHASES
+            if (step := self.points(ph, step=True))
+        ]
+        self.leaders.draw(
+            [
+                *(pair for pair in stars if pair[1].isVisible()),
+                *(
+                    (QPointF(*log_xy(g[-1])), item)
+                    for g, item in zip(self._groups, self.op_labels, strict=False)
+                    if item.isVisible()
+                ),
+            ],
+            self.theme.muted,
+        )
+
+    def _place_all(self, tall: bool) -> int:
+        """Place every label (step labels ``tall`` or not); returns the clashes left: 10 per
+        pair of overlapping labels, 1 per label across a roof."""
+        assert self.data is not None
+        self._tall = tall
+        self._place_labels(*self._label_args)
+        vb = self.plot.vb
+        markers = []
+        for p in self.data["points"]:
+            if p["intensity"] > 0 and p["attainable_flops_per_s"] > 0:
+                c = vb.mapViewToScene(QPointF(*log_xy(p)))
+                r = 11.0 if p["name"] == "step" else 6.0
+                markers.append(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r))
+        order = [
+            *self.step_labels.values(),
+            self.compute_label,
+            self.ridge_label,
+            self.memory_label,
+            *self.op_labels,
+        ]
+        # Labels and leader lines keep off the roofs too (a MoE's names once ran across the
+        # slope at 1280 x 720), and each operation label's leader off other labels.
+        anchors = [None] * (len(order) - len(self.op_labels)) + [
+            QPointF(*log_xy(g[-1])) for g in self._groups
+        ]
+        roofs = self._roof_segments()
+        place(order, vb, markers, lines=roofs, anchors=anchors)
+        # No room in a short plot (a 1024 x 700 window under a long summary): the operations'
+        # names go first (the tooltip names them), then the roofs' figures (the roofs stay
+        # drawn; their figures come back in a taller plot); the step labels stay.
+        for item in (*reversed(self.op_labels), self.memory_label, self.ridge_label, self.compute_label):
+            if item.isVisible() and (any(item in pair for pair in clashing(order)) or outside([item], vb)):
+                item.setVisible(False)
+        shown = [x for x in order if x.isVisible()]
+        across = sum(any(crosses(seg, scene_rect(x)) for seg in roofs) for x in shown)
+        return 10 * len(overlaps(shown)) + across
+
+    def _roof_segments(self) -> list[QLineF]:
+        """The roofs (datasheet and with efficiency) as scene-pixel segments."""
+        vb, out = self.plot.vb, []
+        for curve in (self.roof, self.eff_roof):
+            xs, ys = curve.getData()
+            if xs is None or len(xs) < 2:
+                continue
+            pts = [vb.mapViewToScene(QPointF(float(x), float(y))) for x, y in zip(xs, ys, strict=True)]
+            out += [QLineF(a, b) for a, b in itertools.pairwise(pts)]
+        return out
