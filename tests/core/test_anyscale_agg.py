@@ -17,8 +17,8 @@ Each aggregated run is paired with the P/D run of the same GPU count, lengths, r
 (a sweep with a sweep, a window with a window; tests/core/data/disagg-anyscale-mi325x.json,
 replayed by tests/core/disagg_anyscale.py): 16 pairs. Published, the aggregated arm has the lower
 mean first token in 12 and the lower time per token in 8; ours has the aggregated arm lower in all
-16 on first token and 14 on time per token (the P/D arms at their stated rate, serving.md section
-64), so it reproduces the first-token winner in 12 of 16 and the time-per-token winner in 8 of
+16 on first token and 13 on time per token (the P/D arms at their stated rate, serving.md section
+64), so it reproduces the first-token winner in 12 of 16 and the time-per-token winner in 9 of
 16. Against the blog's own service level (the repository's ``scripts/extract_sla_capacity.py``:
 mean TPOT < 35 ms and mean TTFT < 3,000 ms), 20 of the 26 aggregated runs pass and ours passes
 all 26; of the 41 P/D runs 29 pass and ours 34 (36 agree).
@@ -108,7 +108,9 @@ def test_every_stored_hr0_aggregated_file_is_replayed_or_says_why() -> None:
     ("record", "counts"),
     [
         # (figures, first tokens within 25 %, times per token within 25 %)
-        ("2x-tp8ep8-isl16k-osl1k", (6, 3, 2)),
+        # 2 times per token until block FP8 counted 4 quant kernels a Qwen3-MoE layer, not 6 (the
+        # 2/s sweep's 0.77 -> 0.73 of the published)
+        ("2x-tp8ep8-isl16k-osl1k", (6, 3, 1)),
         ("3x-tp8ep8-isl16k-osl1k", (20, 2, 1)),
         ("3x-tp8ep8-isl8k-osl1k", (10, 0, 0)),
         ("4x-tp8ep8-isl16k-osl1k", (4, 2, 0)),
@@ -137,16 +139,18 @@ def test_the_layout_is_one_replica_of_the_runs() -> None:
 
 def test_which_of_pd_and_aggregated_is_faster() -> None:
     """Published: aggregated lower first token in 12 of 16 pairs, lower time per token in 8; ours:
-    aggregated lower first token in all 16 and lower time per token in 14 (the winner reproduced
-    in 12 and 8 of 16), with both arms' block-scaled FP8 stated and the P/D arms at their stated
+    aggregated lower first token in all 16 and lower time per token in 13 (the winner reproduced
+    in 12 and 9 of 16), with both arms' block-scaled FP8 stated and the P/D arms at their stated
     request rate (serving.md section 64; 15 and 9 of 16 at the rate before the block scales were
-    stated; all 16 on both with Little's-law P/D users before the rate)."""
+    stated; all 16 on both with Little's-law P/D users before the rate; 14 and 8 of 16 on the time
+    per token while block FP8 counted DeepSeek's 6 quant kernels a layer, 4 for Qwen3-MoE since:
+    the 3-replica 16k sweep at 0.5/s against 1P2D, where P/D's was published lower, now reads so)."""
     w = winners()
     assert len(w) == 16
     assert [x[0] for x in w].count("agg") == 12
     assert [x[2] for x in w].count("agg") == 8
-    assert ([x[1] for x in w].count("agg"), [x[3] for x in w].count("agg")) == (16, 14)
-    assert (sum(x[0] == x[1] for x in w), sum(x[2] == x[3] for x in w)) == (12, 8)
+    assert ([x[1] for x in w].count("agg"), [x[3] for x in w].count("agg")) == (16, 13)
+    assert (sum(x[0] == x[1] for x in w), sum(x[2] == x[3] for x in w)) == (12, 9)
 
 
 def _meets(ttft_ms: float, tpot_ms: float) -> bool:

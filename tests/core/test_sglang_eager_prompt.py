@@ -48,7 +48,10 @@ def _qwen3_235b_h20() -> StepModel:
 
 def test_what_ours_charges_an_eager_sglang_moe_step() -> None:
     """Qwen3-235B-A22B: 94 MoE layers of 9 + (7 - 3) counted kernels and the head's 4, at 55 us;
-    DeepSeek-V3 with the block-FP8 rule: 20 a layer, 7 more on each of its 58 MoE layers."""
+    DeepSeek-V3 with the block-FP8 rule: 14 a layer (9 + MLA's 5) and 7 more on each of its 58
+    MoE layers, plus block FP8's activation quant kernels, 5 a layer (fused q_a / kv_a, q_b, o,
+    the MLP's or MoE's two GEMMs) and 2 more a MoE layer (the shared expert's two linears); 20 a
+    layer (a flat 6 quant kernels) before they were counted per linear."""
     q = _qwen3_235b_h20()
     assert q.kernels == 94 * 13 + 4
     assert q.costs.launch == pytest.approx(55 * US)
@@ -62,7 +65,7 @@ def test_what_ours_charges_an_eager_sglang_moe_step() -> None:
             "workload": {"kind": "inference", "prompt_tokens": 1024, "generated_tokens": 1024},
         }
     )
-    assert d.kernels == 61 * 20 + 58 * 7 + 4
+    assert d.kernels == 61 * (14 + 5) + 58 * (7 + 2) + 4
     # its 8,192-token prompt is GPU-bound: launches cannot make a gap that grows with the prompt
     assert d.prefill_seconds(8192) > 2 * d.kernels * d.costs.launch
 

@@ -35,7 +35,9 @@ WITHIN = 0.25  # "within 25 %" of the published metric, as tests/core/test_speed
 # 15 -> 18 when Qwen/Qwen3-235B-A22B-FP8's records state its 128 x 128 block scales (fp8-block:
 # the per-group input quantisation kernels, docs/evidence/speed.md, the section on the MI325X
 # decode step's fixed part)
-HELD = {"amd": (69, 18), "apple": (8, 7), "nvidia": (8, 2)}
+# amd 18 of 69 until block FP8's quant kernels were counted per linear (4 a Qwen3-MoE layer, not
+# 6): Anyscale's 2-replica 2/s time per token 0.77 -> 0.73 of the published leaves the 25 %
+HELD = {"amd": (69, 17), "apple": (8, 7), "nvidia": (8, 2)}
 
 
 def speed(record: dict[str, Any], entry: dict[str, Any]) -> float:

@@ -167,14 +167,15 @@ def test_the_blogs_decode_gains_checked() -> None:
     DeepEP's send and receive kernels on the compute stream and only the flight between them
     hidden, behind the stages SGLang's decode strategy runs beside it (core/speed/step_tbo.py
     ``decode_layers``: the dispatch's flight behind the shared experts and the other's attention
-    ``op_prepare``, the combine's behind its ``op_core``), at a perfect balance: +29 % at 256
-    (published +25.5 %), -26 % at 32 (published -27 %), the gain crossing 1 between 64 (0.90)
+    ``op_prepare``, the combine's behind its ``op_core``), at a perfect balance: +28 % at 256
+    (published +25.5 %; +29 % while block FP8 counted a flat 6 quant kernels a DeepSeek layer, not
+    5 dense / 7 MoE), -26 % at 32 (published -27 %), the gain crossing 1 between 64 (0.90)
     and 128 (1.08) as published. With EPLB's placement of the 32 replicas (the busiest rank
     1.12x the mean at 256 a rank) +29 % at 256 and -24 % at 32. Each exchange hidden behind the
     other micro-batch's whole computation, the rule before, read +60 % and -22 % (+54 % and -19 %
     with EPLB's placement)."""
     gains = {b: _decode(b, 1.0, True) / _decode(b, 1.0, None) for b in (256, 128, 64, 32)}
-    assert {b: round(g, 2) for b, g in gains.items()} == {256: 1.29, 128: 1.08, 64: 0.90, 32: 0.74}
+    assert {b: round(g, 2) for b, g in gains.items()} == {256: 1.28, 128: 1.08, 64: 0.90, 32: 0.74}
     assert gains[64] < 1.0 < gains[128]
     assert gains[256] == pytest.approx(1.255, abs=0.05) and gains[32] == pytest.approx(0.73, abs=0.05)
     router = [round(_decode(b, None, True) / _decode(b, None, None), 2) for b in (256, 32)]

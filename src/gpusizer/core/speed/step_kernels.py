@@ -41,9 +41,30 @@ MLX_LAYER, MLX_MLP, MLX_MOE = 18, 4, 10
 VENDOR_LAYER, VENDOR_MLP, VENDOR_MOE, VENDOR_MLA_EXTRA = 9, 3, 7, 5
 EAGER_LAYER = 43
 HEAD_KERNELS = 4  # final norm, LM head, logits copy / sampling
-# Block-scaled FP8 (DeepSeek's checkpoints) quantises each GEMM's input per 128-group in a kernel
-# of its own (vLLM apply_w8a8_block_fp8_linear -> per_token_group_quant_fp8): ~6 per layer.
-BLOCK_FP8_QUANT = 6
+# Block-scaled FP8 (128 x 128 weight scales: DeepSeek's and Qwen3's -FP8 checkpoints) quantises
+# each block-FP8 linear's input per 1 x 128 group in a kernel of its own before its GEMM, one per
+# linear call: vLLM Fp8LinearMethod.apply with block_quant -> apply_w8a8_block_fp8_linear ->
+# per_token_group_quant_fp8 (vllm model_executor/layers/quantization/fp8.py and
+# utils/fp8_utils.py, v0.8.5 to v0.18.0); its fused MoE quantises the hidden states before w13 and
+# the activated intermediate before w2 (fused_moe.py fused_experts_impl ->
+# moe_kernel_quantize_input, block_shape set); SGLang the same (srt/layers/quantization/
+# fp8_utils.py apply_w8a8_block_fp8_linear -> sglang_per_token_group_quant_fp8; moe/fused_moe_triton
+# per_token_group_quant_fp8 before each of its two GEMMs, v0.4.6). Counted per linear whose input
+# is its own: GQA attention's qkv_proj and o_proj (2); MLA's fused_qkv_a_proj (q_a and kv_a share
+# the hidden states: one MergedColumnParallelLinear, vllm models/deepseek_v2.py), q_b_proj and
+# o_proj (3; kv_b_proj is absorbed into bf16 W_UK / W_UV BMMs at load, MLACommonImpl
+# process_weights_after_loading, so no quant in decode); a dense MLP's gate_up_proj and down_proj,
+# or the MoE's two grouped GEMMs (2); a shared expert's gate_up and down (2). The router gate is
+# built unquantised (ReplicatedLinear with quant_config=None), so not counted.
+BLOCK_FP8_ATTN, BLOCK_FP8_MLA, BLOCK_FP8_FFN, BLOCK_FP8_SHARED = 2, 3, 2, 2
+
+
+def block_fp8_quants(layers: int, moe_layers: int, mla: bool, shared_experts: bool) -> int:
+    """Activation-quantisation kernels one step launches for block-scaled FP8 linears, all
+    layers (the counts above): 4 a layer for Llama / Qwen3 dense and Qwen3-MoE, 5 a dense and 7 a
+    MoE layer for DeepSeek-V3's MLA with a shared expert."""
+    per = (BLOCK_FP8_MLA if mla else BLOCK_FP8_ATTN) + BLOCK_FP8_FFN
+    return layers * per + moe_layers * (BLOCK_FP8_SHARED if shared_experts else 0)
 
 
 def kernels_per_step(
@@ -76,5 +97,6 @@ def kernels_per_step(
         return layers * MLX_LAYER + moe * (MLX_MOE + shared - MLX_MLP) + HEAD_KERNELS
     moe_extra = VENDOR_MOE + (3 if shared_experts else 0) - VENDOR_MLP
     base = EAGER_LAYER if library == "eager" else VENDOR_LAYER
-    per = base + (VENDOR_MLA_EXTRA if mla else 0) + (BLOCK_FP8_QUANT if block_fp8 else 0)
-    return layers * per + moe * moe_extra + HEAD_KERNELS
+    quants = block_fp8_quants(layers, moe, mla, shared_experts) if block_fp8 else 0
+    per = base + (VENDOR_MLA_EXTRA if mla else 0)
+    return layers * per + moe * moe_extra + quants + HEAD_KERNELS
