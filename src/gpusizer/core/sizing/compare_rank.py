@@ -214,7 +214,7 @@ def purchase_rank(o: Mapping[str, Any]) -> float | None:
     buyer who needs one user served at a speed buys the cheapest machine that serves it, so
     the $9,499 M3 Ultra 512 GB came above the $5,999 M3 Ultra 256 GB that serves the same user
     at the same 116.2 tokens/s (tests/cli/data/buyer/local-llama-8b-mlx). Prices are the
-    catalog's sourced list prices (core/registry/gpu_catalog*.py, ../shared/calibration README).
+    catalog's sourced list prices (src/gpusizer/presets/systems/*.json, ../shared/calibration README).
     One that misses a target keeps the speed order: the nearest to the target first."""
     if not o["fits"] or o.get("cost_per_million_tokens") is not None:
         return None
