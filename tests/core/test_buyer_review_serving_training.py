@@ -93,10 +93,12 @@ def test_a_count_limit_still_reads_as_one() -> None:
 def test_a_machine_no_cloud_rents_points_to_its_purchase() -> None:
     # a DGX Spark for local Qwen3 30B-A3B: "no on-demand cloud price" beside its Purchase $
     # ($4,699, NVIDIA's list price) read as a missing figure; the buyer of one box is told its
-    # purchase is priced and which basis ranks it
+    # purchase is priced and which basis ranks it; among the unpriced it ranks by that purchase
+    # (core/sizing/compare_rank.py purchase_rank)
     o = row("local-qwen3-30b-a3b-llamacpp", "dgx-spark-128gb")
     assert o["unmet"] == "no_price"
-    assert f"its purchase is priced: ${o['purchase_cost']:,.0f} (basis owned ranks it)" in o["unmet_reason"]
+    price = f"${o['purchase_cost']:,.0f}"
+    assert f"by its purchase price: {price} (basis owned ranks it with the rest)" in o["unmet_reason"]
     owned = row("local-qwen3-30b-a3b-llamacpp", "dgx-spark-128gb", basis="owned")
     assert owned["unmet"] is None and owned["cost_per_million_tokens"] > 0
 

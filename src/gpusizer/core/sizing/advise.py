@@ -40,6 +40,7 @@ from .fraction_lever import fraction_lever
 from .layout_search import MAX_GPUS, Evaluator, GpuTarget
 from .layout_space import Layout
 from .links import links_for
+from .offload_note import offload_step_note
 from .option import SizingOption, layout_label
 from .pd_choice import pd_fields
 from .practical import cap_words, practical_cap
@@ -230,7 +231,8 @@ class GpuAdvice:
         if est.serving is not None and est.serving.simulation_note:  # core/serving/budget.py
             notes.append(f"serving speed: {est.serving.simulation_note}")
         notes += split_notes(est.rl)
-        notes += idle_slots(self.s.targets.users, c.layout, c.batch, est)
+        notes += idle_slots(self.s, c.layout, c.batch, est)
+        notes += offload_step_note(est)
         if bought > lay.gpus:
             notes.append(
                 f"{bought - lay.gpus} of the {bought:,} GPUs idle: no layout of this model uses "

@@ -124,6 +124,7 @@ def price_options(
             unpriced = priced_reason(row, how.basis)
             if unpriced is not None:
                 row["unmet"], row["unmet_reason"] = unpriced
+            row["layout_reason"] = purchase_why(row)
         else:  # the unit prices only: there is nothing to buy
             row = o | {k: cost[k] for k in UNIT_PRICE_KEYS}
         out.append(row)
@@ -206,6 +207,33 @@ def need_rent_note(o: Mapping[str, Any], need: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def purchase_rank(o: Mapping[str, Any]) -> float | None:
+    """The purchase price (USD, the units bought: ``purchase_cost``) an option with no cost on
+    the basis asked is ranked by among the unpriced, where it meets the targets (None: ranked by
+    speed as before). A Mac Studio or a workstation has a list price and no cloud price: a
+    buyer who needs one user served at a speed buys the cheapest machine that serves it, so
+    the $9,499 M3 Ultra 512 GB came above the $5,999 M3 Ultra 256 GB that serves the same user
+    at the same 116.2 tokens/s (tests/cli/data/buyer/local-llama-8b-mlx). Prices are the
+    catalog's sourced list prices (src/gpusizer/presets/systems/*.json, ../shared/calibration README).
+    One that misses a target keeps the speed order: the nearest to the target first."""
+    if not o["fits"] or o.get("cost_per_million_tokens") is not None:
+        return None
+    if o["targets_met"] is False or o.get("default_target_met") is False:
+        return None
+    price = o.get("purchase_cost")
+    return float(price) if price else None
+
+
+def purchase_why(o: Mapping[str, Any]) -> str | None:
+    """The option's Why (``layout_reason``), with the purchase order said where it ranks it."""
+    reason, price = o.get("layout_reason"), purchase_rank(o)
+    if price is None:
+        return reason
+    basis = o.get("cost_basis") or "cost"
+    clause = f"no {basis} price: ranked among the unpriced by its purchase, ${price:,.0f}"
+    return f"{reason}; {clause}" if reason else clause
+
+
 def speed_of(o: Mapping[str, Any]) -> float | None:
     """The speed an option is ranked and charted by: tokens per second per user when
     serving, trained tokens per second otherwise (RL: over the whole step, :func:`rl_work`)."""
@@ -247,7 +275,8 @@ def sort_options(options: Sequence[dict[str, Any]], sort: str = "cost") -> list[
                 o.get("default_target_met") is False,
             )
             cost, fast = cost_at_slow_edge(rl_work(o)), slow_edge(rl_work(o))
-        by_cost = (cost is None, cost or 0.0)
+        price = purchase_rank(o)  # the unpriced that meet the targets: by purchase price
+        by_cost = (cost is None, cost or 0.0, price is None, price or 0.0)
         by_speed = (fast is None, -(fast or 0.0), -(o["tokens_per_second"] or 0.0))
         by_gpus = (o["gpus"] or 0,)
         hour = o.get("cost_per_hour")

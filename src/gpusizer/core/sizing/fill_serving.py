@@ -29,7 +29,7 @@ from .layout_space import Layout, divisors, layout_preference, stage_counts
 from .option import Pace
 from .pace import option_pace
 from .search import holds
-from .served import served_pace
+from .served import load_users, served_pace
 
 
 def meets(pace: Pace, t: TargetsSpec) -> bool:
@@ -182,8 +182,8 @@ class ServingFill:
         est = self._estimate(lay, batch)
         if not holds(est, self.g.capacity):
             return None
-        # the users asked are the load: idle slots of rounded-up replicas draw no tokens
-        pace = served_pace(option_pace(est), self.base.targets.users, lay, batch)
+        # the users asked (unset: the stated batch) are the load: idle slots draw no tokens
+        pace = served_pace(option_pace(est), load_users(self.base), lay, batch)
         return Choice(0, lay, batch, pace, est.scenario, meets(pace, self.base.targets))
 
     def _estimate(self, lay: Layout, batch: int | None) -> Estimate:

@@ -15,6 +15,16 @@ timed, or faster on a replica left with fewer).
 Example (tests/core/test_buyer_review_new_cases.py): Llama 3.1 8B for 4 users on an 8-GPU
 MI325X platform, one replica per GPU at batch 1, 278 tokens/s per user: the estimate's
 2,158 tokens/s is 8 users'; the 4 asked draw 1,079, and the cost per million tokens doubles.
+
+Without ``targets.users`` the load is the scenario's own: ``workload.batch_size`` requests, one
+replica's batch (docs/scenario-format.md: "``workload.batch_size`` is per replica"; ``targets.users``
+null sets no user target, and no count is grown for one). The count is then the fewest GPUs that
+hold one replica, rounded up to whole units; the replicas a unit's other GPUs make room for serve
+requests nobody stated. A one-user Qwen3 30B-A3B on llama.cpp
+(tests/cli/data/buyer/local-qwen3-30b-a3b-llamacpp) on an 8-GPU MI325X platform read 8 replicas
+at batch 1, 1,127 tokens/s and $3.84 a million tokens, and ranked above single cards that serve
+the one user as fast; counted over the one request stated, the platform's cost is spread over
+one user's tokens (:func:`load_users`).
 """
 
 from __future__ import annotations
@@ -23,8 +33,15 @@ from dataclasses import replace
 
 from ..model.architecture import ceil_div
 from ..model.result import Estimate
+from ..model.specs import Scenario
 from .layout_space import Layout
 from .option import Pace
+
+
+def load_users(s: Scenario) -> int:
+    """The requests an option's tokens are counted over: ``targets.users``, or where it is unset
+    the stated ``workload.batch_size`` (one replica's batch, the load the scenario names)."""
+    return s.targets.users if s.targets.users is not None else s.workload.batch_size
 
 
 def slots(lay: Layout, batch: int) -> tuple[int, int]:
@@ -51,27 +68,36 @@ def served_pace(pace: Pace, users: int | None, lay: Layout, batch: int | None) -
     return replace(pace, tokens_per_second=pace.tokens_per_second * share)
 
 
-def idle_slots_note(users: int, replicas: int, batch: int, estimated: float) -> str:
-    """The sentence that says why an option's tokens/s is below its layout's estimate."""
+def idle_slots_note(users: int, replicas: int, batch: int, estimated: float, asked: bool = True) -> str:
+    """The sentence that says why an option's tokens/s is below its layout's estimate
+    (``asked``: the users are ``targets.users``; else the stated ``workload.batch_size``)."""
     held = replicas * batch
+    plural = "s" if users != 1 else ""
+    who = (
+        f"the {users:,} users asked"
+        if asked
+        else f"the {users:,} request{plural} stated (workload.batch_size; no targets.users)"
+    )
     return (
-        f"Tok/s counts the {users:,} users asked: {replicas:,} replicas x {batch:,} "
+        f"Tok/s counts {who}: {replicas:,} replicas x {batch:,} "
         f"request{'s' if batch != 1 else ''} hold "
         f"{held:,}, {held - users:,} of them idle; the estimate of this layout with all {held:,} "
         f"busy gives {estimated:,.0f} tokens/s. $/M tok and kWh/M tok are priced on the users' tokens"
     )
 
 
-def idle_slots(users: int | None, lay: Layout, batch: int | None, est: Estimate) -> list[str]:
+def idle_slots(s: Scenario, lay: Layout, batch: int | None, est: Estimate) -> list[str]:
     """The note of a serving layout ``lay`` at ``batch`` requests a replica whose slots exceed
-    the ``users`` asked by at least a replica's batch ([]: none)."""
-    if est.serving is None or users is None or not batch:
+    the users of ``s`` (:func:`load_users`) by at least a replica's batch ([]: none)."""
+    users = load_users(s)
+    if est.serving is None or not batch:
         return []
     replicas, each = slots(lay, batch)
     # said where a replica's worth of slots is idle; a few spare slots move Tok/s a few per cent
     if replicas * each - users < each or not est.serving.tokens_per_second:
         return []
-    return [idle_slots_note(users, replicas, each, est.serving.tokens_per_second)]
+    asked = s.targets.users is not None
+    return [idle_slots_note(users, replicas, each, est.serving.tokens_per_second, asked)]
 
 
 def queue_clause(est: Estimate) -> str:

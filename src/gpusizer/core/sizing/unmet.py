@@ -218,5 +218,7 @@ def priced_reason(option: dict[str, Any], basis: str) -> tuple[str, str] | None:
         # a Mac Studio, a DGX Spark: machines bought, not rented, whose purchase the same row
         # shows; a buyer of one box read "no price" beside its Purchase $ as a missing figure.
         # Whether some cloud rents it the catalog does not know: only that it has no such price
-        return "no_price", f"{head}; its purchase is priced: ${bought:,.0f} (basis owned ranks it)"
+        # among the unpriced it ranks by that purchase (core/sizing/compare_rank.py purchase_rank)
+        owned = "(basis owned ranks it with the rest)"
+        return "no_price", f"{head}, by its purchase price: ${bought:,.0f} {owned}"
     return "no_price", head
