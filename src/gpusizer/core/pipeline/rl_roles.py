@@ -23,7 +23,7 @@ from .rl_capacity_padding import pass_share
 from .rl_check import rl_of
 from .rl_engine_seqs import engine_sequences
 from .rl_packed_attention import packed_span, spanned
-from .scenario import parse_scenario, scenario_dict
+from .scenario import parse_role_dict, parse_scenario, scenario_dict
 
 # verl's examples' gpu_memory_utilization 0.5 beside the training states
 # (examples/grpo_trainer/*.sh); its max_num_seqs default is rl_spec.VERL_MAX_SEQUENCES
@@ -276,7 +276,7 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
             "rank": w.lora_rank,
             "targets": w.lora_targets,
         }
-    return parse_role(data, "rollout engine")
+    return parse_role(data, "rollout engine", parse_role_dict)
 
 
 def serial_output(ro: RolloutSpec) -> bool | None:

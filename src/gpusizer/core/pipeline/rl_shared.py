@@ -32,7 +32,7 @@ from ..model.specs import HardwareSpec, ModelSpec, Scenario
 from .rl_check import rl_of
 from .rl_packed_attention import packed_span, spanned
 from .rl_roles import parse_role, rollout_scenario, trainer_data, trainer_fields, trainer_role
-from .scenario import hardware_block, with_hardware
+from .scenario import hardware_block, parse_role_dict, with_hardware
 from .work import training_peak
 
 # A layout's trained role, validated on the first GPU that asked, and its training peak, by
@@ -84,7 +84,7 @@ _READ = _fields_but("parallelism", "serving")  # what the rollout dict reads of 
 
 def _first(data: dict[str, Any], role: str, span: float | None) -> tuple[Scenario, Memory]:
     # packed rows' attention per response (core/pipeline/rl_packed_attention.py)
-    policy = _interned(spanned(parse_role(data, role), span), role)
+    policy = _interned(spanned(parse_role(data, role, parse_role_dict), span), role)
     return policy, training_memory(policy)
 
 
