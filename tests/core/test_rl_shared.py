@@ -98,3 +98,50 @@ def test_another_node_is_its_own_trainer() -> None:
     hw = HardwareSpec(gpu="h100-sxm-80gb", gpus_per_node=4)
     b = shared_trainer(s.model_copy(update={"hardware": hw}))[0]
     assert (a.hardware.gpus_per_node, b.hardware.gpus_per_node) == (8, 4)
+
+
+def test_a_refused_rollout_is_refused_again_with_the_same_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rollout scenarios are kept by value, their refusals too (rl_shared._rollout_by_value):
+    the second layout that asks gets the error the first got, raised anew, and the error the
+    engine's scenario built alone raises."""
+    clear_all()
+    s = parse_scenario(RL)
+    check = scenario_module.check_scenario
+
+    def refuse_amd_engine(x: Scenario) -> None:
+        if x.hardware.gpu == "mi300x-192gb" and x.workload.kind == "inference":
+            raise ScenarioError("serving.max_sequences", "refused here")
+        check(x)
+
+    monkeypatch.setattr(scenario_module, "check_scenario", refuse_amd_engine)
+    errors = []
+    for layout in ({}, {"tensor": 1, "data": 8}):  # the engine's dict is the same for both
+        with pytest.raises(ScenarioError) as shared:
+            shared_rollout(_on(s, "mi300x-192gb", **layout), 64)
+        errors.append(shared.value)
+    with pytest.raises(ScenarioError) as alone:
+        rollout_scenario(_on(s, "mi300x-192gb"), 64)
+    assert errors[0] is not errors[1]
+    for e in errors:
+        assert (e.field, e.message, str(e)) == (alone.value.field, alone.value.message, str(alone.value))
+        assert e.field == "rl.rollout.max_sequences"  # the rl field behind it, as parse_role names it
+    assert shared_rollout(_on(s, "h100-sxm-80gb"), 64) == rollout_scenario(_on(s, "h100-sxm-80gb"), 64)
+
+
+def test_equal_blocks_as_other_objects_share_one_rollout() -> None:
+    clear_all()
+    s = parse_scenario(RL)
+    copy = s.model_copy(update={k: getattr(s, k).model_copy() for k in ("workload", "rl", "hardware")})
+    assert shared_rollout(copy, 64) is shared_rollout(s, 64)
+
+
+def test_a_role_dict_parses_as_parse_scenario_parses_it() -> None:
+    """parse_role_dict skips parse_scenario's memo and text check, not its answer; the role dict
+    carries the validated model (role_model.py), the one parse_scenario finds for its dump."""
+    clear_all()
+    s = parse_scenario(RL)
+    role = rollout_scenario(s, 64)
+    data = scenario_dict(role)
+    assert scenario_module.parse_role_dict(data) == parse_scenario(data) == role
+    assert scenario_dict(parse_scenario(data)) == data
+    assert role.model is parse_scenario({**RL, "model": scenario_dict(s)["model"]}).model

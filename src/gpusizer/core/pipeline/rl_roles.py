@@ -23,7 +23,8 @@ from .rl_capacity_padding import pass_share
 from .rl_check import rl_of
 from .rl_engine_seqs import engine_sequences
 from .rl_packed_attention import packed_span, spanned
-from .scenario import parse_scenario, scenario_dict
+from .role_model import role_model_block
+from .scenario import parse_role_dict, parse_scenario
 
 # verl's examples' gpu_memory_utilization 0.5 beside the training states
 # (examples/grpo_trainer/*.sh); its max_num_seqs default is rl_spec.VERL_MAX_SEQUENCES
@@ -141,10 +142,9 @@ def parse_role(
 
 
 def _base(s: Scenario, model: ModelSpec | None) -> dict[str, Any]:
-    data = scenario_dict(s)
+    data = s.model_dump(mode="json", exclude={"model"})  # scenario_dict but the model's block
+    data["model"] = role_model_block(model or s.model)  # the validated model (role_model.py)
     data["rl"] = None
-    if model is not None:
-        data["model"] = model.model_dump(mode="json")
     return data
 
 
@@ -276,7 +276,7 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
             "rank": w.lora_rank,
             "targets": w.lora_targets,
         }
-    return parse_role(data, "rollout engine")
+    return parse_role(data, "rollout engine", parse_role_dict)
 
 
 def serial_output(ro: RolloutSpec) -> bool | None:

@@ -106,6 +106,16 @@ def parse_scenario(data: Any) -> Scenario:
     return _VALIDATED.get(key, lambda: _validate(dict(data), ascii_only="\\u" not in key))
 
 
+def parse_role_dict(data: dict[str, Any]) -> Scenario:
+    """:func:`parse_scenario` of a dict built by code from a validated scenario (RL's role
+    scenarios, core/pipeline/rl_roles.py), without its memo and text check: each such dict is
+    new (an RL compare of Qwen3 30B-A3B built ~22,000, none twice; their roles are kept by
+    core/pipeline/rl_shared.py), so the 4.6 kB canonical key, a third of each validation, found
+    nothing and churned the memo; its strings are the validated scenario's own or a registry's.
+    The scenario is equal field by field; only its identity is not shared."""
+    return _validate(dict(data), ascii_only=True)
+
+
 def _validated_model(block: Any) -> ModelSpec:
     try:
         spec = ModelSpec.model_validate(_expand_model(block))
