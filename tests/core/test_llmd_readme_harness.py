@@ -60,19 +60,21 @@ def _request_latency(row: dict[str, Any]) -> float:
     return (ttft_ms + (row["output"] - 1) * tpot_ms) / 1e3
 
 
-@pytest.mark.parametrize(("key", "ratio"), [("cks", 0.86), ("gke", 0.96)])
-def test_request_latency_within_where_the_split_of_it_is_not(key: str, ratio: float) -> None:
+@pytest.mark.parametrize(("key", "ratio", "within"), [("cks", 0.63, False), ("gke", 0.79, True)])
+def test_request_latency_where_the_split_of_it_is_not(key: str, ratio: float, within: bool) -> None:
     """Not counted (the counted figures are the first token and the time per token): the
     reports' mean request latency, CKS 3.538 s and GKE 2.775 s, against ours (first token + 249
-    tokens' steps) 3.06 s (0.86) and 2.67 s (0.96), both within 25 %, where the first tokens are
-    0.58 and 0.52. The harness's line between first token and decode moves with its streaming
-    events: the GKE report's per-request TPOT ``p1: 0.00038``, ``min: 1.8e-05`` s (249 tokens
-    in a few events: a first event that carried most of the output), the CKS report's
-    inter-token ``p50: 6.3e-06``, ``p90: 0.0359`` s (most tokens share an event with others)."""
+    tokens' steps) 2.23 s (0.63) and 2.19 s (0.79), the runs replayed at their stated 45
+    requests a second (docs/evidence/serving.md section 64, core/serving/disagg_rate.py; 0.86 and
+    0.96 with the closed loop's users before). The harness's line between first token and decode
+    moves with its streaming events: the GKE report's per-request TPOT ``p1: 0.00038``, ``min:
+    1.8e-05`` s (249 tokens in a few events: a first event that carried most of the output), the
+    CKS report's inter-token ``p50: 6.3e-06``, ``p90: 0.0359`` s (most tokens share an event with
+    others)."""
     row = ROWS[key]
     got = _request_latency(row) / row["published_request_latency_s"]
     assert got == pytest.approx(ratio, abs=0.01)
-    assert abs(got - 1) <= TOL
+    assert (abs(got - 1) <= TOL) is within
 
 
 def test_readme_runs_queue_at_the_edge_of_the_pods_capacity() -> None:

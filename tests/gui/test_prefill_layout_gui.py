@@ -75,9 +75,12 @@ def test_a_bad_prefill_layout_shows_beside_its_field(window) -> None:
     assert "must divide the prefill replica's tensor (prefill_tensor) (4)" in message, message
     assert window.state.scenario.serving.disaggregated.prefill_attention_data is None  # kept
     find(window, ATTN).setValue(None)
-    find(window, EXPERT).setValue(4)  # experts spread without attention DP in the prefill pool
+    # experts EP inside the pool's TP 4 is a layout the engines run (docs/evidence/serving.md
+    # section 62); 3 divides neither the pool's ranks nor its TP
+    find(window, EXPERT).setValue(3)
     window.state.flush()
-    assert "without attention data parallelism in the prefill pool" in error_text(window, EXPERT)
+    assert "allowed: 1, 2, 4" in error_text(window, EXPERT), error_text(window, EXPERT)
+    assert window.state.scenario.serving.disaggregated.prefill_expert is None  # kept
     assert error_text(window, ATTN) == ""
     find(window, EXPERT).setValue(None)
     window.state.flush()
