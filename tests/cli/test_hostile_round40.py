@@ -23,8 +23,8 @@ import gpusizer
 from gpusizer.cli import main
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.readfile import parse_json
-from tests.cli.test_cli_hostile_pd_framework import refused_in_one_line
-from tests.core.hostile_inputs import RL, SERVE, at, refused
+from tests.cli.refusal_suite import refusal_tests
+from tests.core.hostile_inputs import RL, SERVE, at
 from tests.core.test_hostile_pd_framework import PD
 from tests.core.test_hostile_round39 import DSV3, MOE_TRAIN, MTP_SERVE
 
@@ -117,27 +117,9 @@ CASES: list[tuple[dict[str, Any], str, tuple[str, ...]]] = [
         ("less than or equal to",),
     ),
 ]
-IDS = [f"{field}-{i}" for i, (_, field, _) in enumerate(CASES)]
-
-
-@pytest.mark.parametrize(("scenario", "field", "words"), CASES, ids=IDS)
-def test_the_api_refuses_in_one_line_naming_the_field(
-    scenario: dict[str, Any], field: str, words: tuple[str, ...]
-) -> None:
-    refused(scenario, field, *words)
-
-
-@pytest.mark.parametrize(("scenario", "field", "words"), CASES, ids=IDS)
-@pytest.mark.parametrize("command", ["estimate", "plan", "compare"])
-def test_the_cli_refuses_a_file_in_one_line_and_exit_2(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    scenario: dict[str, Any],
-    field: str,
-    words: tuple[str, ...],
-    command: str,
-) -> None:
-    refused_in_one_line(tmp_path, capsys, scenario, (field, *words), command)
+test_the_api_refuses_in_one_line_naming_the_field, test_the_cli_refuses_a_file_in_one_line_and_exit_2 = (
+    refusal_tests(CASES)
+)
 
 
 @pytest.mark.parametrize(("base", "field"), NEW_FIELDS, ids=[f for _, f in NEW_FIELDS])

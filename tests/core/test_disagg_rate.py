@@ -13,28 +13,19 @@ import pytest
 from gpusizer import estimate_report
 from gpusizer.core.serving.disagg_rate import OpenArrivals, overlap, slot_wait
 from tests.core.hostile_inputs import finite, refused
+from tests.core.test_hostile_pd_framework import PD as PD_STEADY
 
 # vLLM PR 18242's 1P1D of Llama 3.1 8B on H100s (tests/core/data/disagg-published-runs.json):
-# benchmark_serving.py --request-rate 3.6 --burstiness 100 --num-prompts 200
-PD: dict[str, Any] = {
-    "model": {"preset": "llama-3.1-8b"},
-    "framework": "vllm",
-    "hardware": {"gpu": "h100-sxm-80gb"},
-    "precision": {"weights": "fp16"},
-    "workload": {"kind": "inference", "prompt_tokens": 8000, "generated_tokens": 200, "batch_size": 9},
-    "serving": {
-        "concurrency": 9,
-        "load": "rate",
-        "request_rate": 3.6,
-        "requests": 200,
-        "engine_version": "0.9.1",
-        "max_context": 10000,
-        "prefill_chunk_tokens": 10000,
-        "max_sequences": 256,
-        "memory_fraction": 0.7,
-        "disaggregated": {"prefill_gpus": 1, "decode_gpus": 1, "arrival_burstiness": 100},
-    },
-}
+# benchmark_serving.py --request-rate 3.6 --burstiness 100 --num-prompts 200; the hostile tests'
+# nine-user steady split with the run's rate, its sequence cap and its gaps
+PD: dict[str, Any] = copy.deepcopy(PD_STEADY)
+PD["serving"].update(
+    load="rate",
+    request_rate=3.6,
+    requests=200,
+    max_sequences=256,
+    disaggregated={"prefill_gpus": 1, "decode_gpus": 1, "arrival_burstiness": 100},
+)
 
 
 def _split(**serving: Any) -> dict[str, Any]:
