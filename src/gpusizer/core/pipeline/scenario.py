@@ -18,11 +18,11 @@ from ..memory.techniques import fill_profile_defaults
 from ..model.checkpoint import fill_precision
 from ..model.presets import model_presets
 from ..model.redundant import check_balance
-from ..model.specs import ModelSpec, Scenario
+from ..model.specs import HardwareSpec, ModelSpec, Scenario
 from ..registry.workloads import WORKLOAD_KINDS
 from ..suggest import did_you_mean
 from .rl_framework import fill_rl_framework
-from .scenario_hardware import check_gpu, default_gpus_per_node, default_node, hardware_block, with_hardware
+from .scenario_hardware import check_gpu, default_gpus_per_node, default_node, hardware_block
 from .validate import check_model, check_scenario
 
 __all__ = [
@@ -223,6 +223,17 @@ def _validate(data: dict[str, Any], ascii_only: bool = False) -> Scenario:
     check_scenario(scenario)
     check_balance(scenario)  # on the stated layout only: the search's candidates keep it as read
     return scenario
+
+
+def with_hardware(s: Scenario, hw: HardwareSpec) -> Scenario:
+    """The scenario :func:`parse_scenario` makes of ``s``'s dict with another hardware block
+    (``hw``: :func:`hardware_block` of it): the node it defaults to on its GPU, then the checks,
+    some of which read the GPU (core/pipeline/validate*.py). Shares one layout's validation
+    among the GPUs of a catalog search (core/pipeline/rl_shared.py)."""
+    out = default_node(s.model_copy(update={"hardware": hw}))  # _pad_vocab reads no hardware
+    check_scenario(out)
+    check_balance(out)
+    return out
 
 
 def _pad_vocab(s: Scenario) -> Scenario:

@@ -1,7 +1,7 @@
 """A scenario's hardware block: a catalog GPU or an inline one checked by field, the block
-validated alone, another hardware block put under a validated scenario, and the node a GPU's
-scenario takes when ``hardware.gpus_per_node`` is left out (its NVLink domain: 72 on GB200 /
-GB300 NVL72; a unified-memory box's GPUs). core/pipeline/scenario.py validates the rest.
+validated alone, and the node a GPU's scenario takes when ``hardware.gpus_per_node`` is left
+out (its NVLink domain: 72 on GB200 / GB300 NVL72; a unified-memory box's GPUs).
+core/pipeline/scenario.py validates the rest.
 """
 
 from __future__ import annotations
@@ -12,10 +12,8 @@ from pydantic import ValidationError
 
 from ..errors import ScenarioError, check_text, excerpt, from_validation
 from ..model.presets import gpu_presets, gpu_spec, nvlink_domain, resolve_gpu_id, user_gpu_skipped
-from ..model.redundant import check_balance
 from ..model.specs import GPUSpec, HardwareSpec, Scenario
 from ..suggest import did_you_mean
-from .validate import check_scenario
 
 
 def check_gpu(hardware: Any) -> None:
@@ -48,17 +46,6 @@ def hardware_block(block: dict[str, Any]) -> HardwareSpec:
         return HardwareSpec.model_validate(block)
     except ValidationError as exc:
         raise from_validation(exc, ("hardware",)) from None
-
-
-def with_hardware(s: Scenario, hw: HardwareSpec) -> Scenario:
-    """The scenario :func:`parse_scenario` makes of ``s``'s dict with another hardware block
-    (``hw``: :func:`hardware_block` of it): the node it defaults to on its GPU, then the checks,
-    some of which read the GPU (core/pipeline/validate*.py). Shares one layout's validation
-    among the GPUs of a catalog search (core/pipeline/rl_shared.py)."""
-    out = default_node(s.model_copy(update={"hardware": hw}))  # _pad_vocab reads no hardware
-    check_scenario(out)
-    check_balance(out)
-    return out
 
 
 def default_gpus_per_node(gpu: str | GPUSpec) -> int:
