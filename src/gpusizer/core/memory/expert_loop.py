@@ -17,7 +17,7 @@ and ``down_proj[expert_idx]`` with a one-element index tensor for each hit exper
   parameter, added into the parameter's running gradient in the autograd input buffer (torch
   v2.6.0 ``torch/csrc/autograd/input_buffer.cpp`` ``accumulate``: in place, the buffer being
   unshared). The running sums become the unsharded gradients the estimate already counts
-  (core/memory/training.py ``gathered``); what is new is one more whole ``gate_up_proj``
+  (core/memory/training_stage.py ``gathered``); what is new is one more whole ``gate_up_proj``
   gradient (the larger tensor, 2I of a gated expert's 3I columns) alive while the next
   expert's gradient is being added, during that layer's backward.
 """

@@ -101,7 +101,7 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
     # prepare_model_for_kbit_training: fp32 embedding, so an fp32 residual stream (core/memory/peft.py)
     pb = 4.0 if kbit_prepared(s) else nbytes(prec.activations)
     wb = nbytes(prec.weights)
-    # FSDP mixed precision casts each gathered unit instead (core/memory/training.py), unless
+    # FSDP mixed precision casts each gathered unit instead (core/memory/training_stage.py), unless
     # it gathers in fp32 under autocast (Lightning's FSDPPrecision for the -mixed settings)
     autocast = (
         (s.profile.autocast_copies or autocasts(prec.lightning))

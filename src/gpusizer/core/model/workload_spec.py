@@ -48,7 +48,7 @@ class WorkloadSpec(Strict):
     lora_dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
     kbit_prepare: bool = False  # PEFT prepare_model_for_kbit_training (quantised base)
     # torch.compile of the layers (torchtitan training.compile): speed, and each layer's saved
-    # tensors as Inductor partitions them (core/memory/activations.py ``fused``)
+    # tensors as Inductor partitions them (core/memory/activations_parts.py ``fused``)
     compile: bool = False
     # fused training kernels in force (core/registry/fused_kernels.py FUSED_KERNELS)
     fused_kernels: tuple[str, ...] = Field((), strict=False)

@@ -1,7 +1,8 @@
 """Turn user input (a dict from a file, the CLI or a script) into a validated :class:`Scenario`.
 
 Every failure is a :class:`ScenarioError` naming the field (``model.layers``) and what is
-allowed; unknown fields are refused (a typo must not pass silently: scenario-format.md).
+allowed; unknown fields are refused (a typo must not pass silently: scenario-format.md). The
+hardware block's checks and default node are core/pipeline/scenario_hardware.py's.
 """
 
 from __future__ import annotations
@@ -15,20 +16,27 @@ from ..errors import ScenarioError, check_text, excerpt, from_validation
 from ..memo import Memo
 from ..memory.techniques import fill_profile_defaults
 from ..model.checkpoint import fill_precision
-from ..model.presets import (
-    gpu_presets,
-    gpu_spec,
-    model_presets,
-    nvlink_domain,
-    resolve_gpu_id,
-    user_gpu_skipped,
-)
+from ..model.presets import model_presets
 from ..model.redundant import check_balance
-from ..model.specs import GPUSpec, HardwareSpec, ModelSpec, Scenario
+from ..model.specs import HardwareSpec, ModelSpec, Scenario
 from ..registry.workloads import WORKLOAD_KINDS
 from ..suggest import did_you_mean
 from .rl_framework import fill_rl_framework
+from .scenario_hardware import check_gpu, default_gpus_per_node, default_node, hardware_block
 from .validate import check_model, check_scenario
+
+__all__ = [
+    "OTHER_KINDS",
+    "clear_cache",
+    "default_gpus_per_node",
+    "hardware_block",
+    "model_spec",
+    "other_document",
+    "other_kinds",
+    "parse_scenario",
+    "scenario_dict",
+    "with_hardware",
+]
 
 
 def _expand_model(block: Any) -> Any:
@@ -48,26 +56,6 @@ def _expand_model(block: Any) -> Any:
     data = {k: v for k, v in presets[name].items() if k not in ("id", "aliases", "notes")}
     data.update(block)
     return data
-
-
-def _check_gpu(hardware: Any) -> None:
-    """A catalog id must exist; an inline GPU is validated alone, so that its error names the
-    field (``hardware.gpu.dense_tflops.bf16``), not the other branch of ``str | GPUSpec``."""
-    if not isinstance(hardware, dict):
-        return
-    gpu = hardware.get("gpu")
-    if isinstance(gpu, dict):
-        try:
-            GPUSpec.model_validate(gpu)
-        except ValidationError as exc:
-            raise from_validation(exc, ("hardware", "gpu")) from None
-    if isinstance(gpu, str) and resolve_gpu_id(gpu) not in gpu_presets():
-        ids = ", ".join(sorted(gpu_presets())[:6])
-        raise ScenarioError(
-            "hardware.gpu",
-            f"unknown GPU {excerpt(gpu)}{did_you_mean(gpu, gpu_presets())}{user_gpu_skipped(gpu)}; "
-            f"run `gpusizer-cli gpus` for the list (e.g. {ids}, ...)",
-        )
 
 
 _VALIDATED: Memo[Scenario] = Memo(512)  # canonical JSON -> frozen Scenario (safe to share)
@@ -236,27 +224,15 @@ def _validate(data: dict[str, Any], ascii_only: bool = False) -> Scenario:
         data["model"] = _model_spec(data["model"])
     _expand_draft(data)
     fill_precision(data)  # serving follows the checkpoint's precision (core/model/checkpoint.py)
-    _check_gpu(data.get("hardware"))
+    check_gpu(data.get("hardware"))
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
         raise from_validation(exc) from None
-    scenario = _pad_vocab(_default_node(scenario))
+    scenario = _pad_vocab(default_node(scenario))
     check_scenario(scenario)
     check_balance(scenario)  # on the stated layout only: the search's candidates keep it as read
     return scenario
-
-
-def hardware_block(block: dict[str, Any]) -> HardwareSpec:
-    """A scenario dict's hardware block validated alone, as :func:`parse_scenario` validates it
-    (no validator of a scenario reads another block; the fills before validation read the
-    others only)."""
-    check_text(block, "hardware")
-    _check_gpu(block)
-    try:
-        return HardwareSpec.model_validate(block)
-    except ValidationError as exc:
-        raise from_validation(exc, ("hardware",)) from None
 
 
 def with_hardware(s: Scenario, hw: HardwareSpec) -> Scenario:
@@ -264,45 +240,10 @@ def with_hardware(s: Scenario, hw: HardwareSpec) -> Scenario:
     (``hw``: :func:`hardware_block` of it): the node it defaults to on its GPU, then the checks,
     some of which read the GPU (core/pipeline/validate*.py). Shares one layout's validation
     among the GPUs of a catalog search (core/pipeline/rl_shared.py)."""
-    out = _default_node(s.model_copy(update={"hardware": hw}))  # _pad_vocab reads no hardware
+    out = default_node(s.model_copy(update={"hardware": hw}))  # _pad_vocab reads no hardware
     check_scenario(out)
     check_balance(out)
     return out
-
-
-def default_gpus_per_node(gpu: str | GPUSpec) -> int:
-    """The node a scenario on ``gpu`` takes when it leaves ``hardware.gpus_per_node`` out: the
-    NVLink domain of a catalog GPU's systems where they are all one (:func:`nvlink_domain`, 72
-    on GB200/GB300), else the catalog's own ``gpus_per_node`` for a unified-memory box (1: a
-    Mac Studio or DGX Spark is one SoC, and Macs joined for tensor parallelism talk over
-    Thunderbolt, not a node's fabric; presets/gpus/apple-m3-ultra-512gb.json), else the
-    field's default, 8."""
-    node = nvlink_domain(gpu) if isinstance(gpu, str) else None
-    return node or _unified_box(gpu) or int(HardwareSpec.model_fields["gpus_per_node"].default)
-
-
-def _unified_box(gpu: str | GPUSpec) -> int | None:
-    """GPUs of one box of a unified-memory GPU (``category: unified_memory``, the catalog's
-    ``gpus_per_node``), None for any other GPU or an unknown id."""
-    try:
-        spec = gpu if isinstance(gpu, GPUSpec) else gpu_spec(gpu)
-    except KeyError:
-        return None
-    return spec.gpus_per_node if spec.unified_memory else None
-
-
-def _default_node(s: Scenario) -> Scenario:
-    """``hardware.gpus_per_node`` left out on a catalog GPU whose systems are all one NVLink
-    domain (:func:`nvlink_domain`): that domain, 72 on a GB200 or GB300 NVL72 rack, the node
-    the advisor sizes the GPU on (core/sizing/search.py takes the catalog GPU's
-    ``gpus_per_node``, the same 72), in place of the field's 8 (an HGX board). The field stays
-    unset, as the advisor reads it: a node the user did not choose."""
-    hw = s.hardware
-    node = default_gpus_per_node(hw.gpu)
-    if "gpus_per_node" in hw.model_fields_set or node == hw.gpus_per_node:
-        return s
-    new = HardwareSpec.model_construct(set(hw.model_fields_set), **{**dict(hw), "gpus_per_node": node})
-    return s.model_copy(update={"hardware": new})
 
 
 def _pad_vocab(s: Scenario) -> Scenario:

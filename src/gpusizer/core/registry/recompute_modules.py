@@ -4,7 +4,7 @@ Megatron-Core ``--recompute-granularity selective --recompute-modules ...``
 (``megatron/core/transformer/transformer_config.py`` ``recompute_modules``; Megatron-Bridge's
 ``recompute_modules``): each named module's output is dropped once its consumer has run
 (``tensor_parallel.CheckpointWithoutOutput.discard_output_and_register_recompute``: the
-storage is freed) and rebuilt in the backward. core/memory/activations.py ``megatron_layer``
+storage is freed) and rebuilt in the backward. core/memory/activations_megatron.py ``megatron_layer``
 takes off, per layer, what each drops:
 
 - ``layernorm``: the two norm outputs, i.e. the QKV and MLP inputs (16-bit; under FP8

@@ -11,7 +11,7 @@ until a running request finishes:
   ``DecodeReqToTokenPool``: "#running <= max_running_requests", the requests pre-allocated or
   in transfer held apart); unset, the engine sizes it from its pool (core/serving/kv_pool.py
   ``sequences``: half the pool's tokens, within 2,048-4,096 slots; managers/tp_worker.py).
-- TensorRT-LLM: ``max_batch_size`` (its release's default, core/registry/engine_releases_cpp.py).
+- TensorRT-LLM: ``max_batch_size`` (its release's default, core/registry/engine_releases_trtllm.py).
 
 The setting (``serving.max_sequences``) wins; an engine whose pipeline stages each run a
 micro-batch of that many (``Scheduling.per_micro_batch``) runs that many per stage, as the
