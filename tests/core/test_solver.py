@@ -22,7 +22,7 @@ from gpusizer.core.pipeline.estimate import clear_caches
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.registry.frameworks import FRAMEWORKS
 from gpusizer.core.serving.rules import memory_rule
-from gpusizer.core.sizing import advise, fill, layout_search, layout_space, search, solver
+from gpusizer.core.sizing import advise, fill, layout_evaluator, layout_search, layout_space, search, solver
 from gpusizer.core.sizing.compare_options import DEFAULT_MARGIN
 from tests.core.put_back import put_back
 
@@ -303,7 +303,7 @@ def test_node_shape_of_the_user_is_kept() -> None:
 def test_gpu_dependent_peak_is_searched_again(monkeypatch: Any) -> None:
     """If the peak ever depends on the GPU, the shared search is redone for that GPU."""
     extra = 20 * 2**30
-    memory, estimate = layout_search._memory, search.estimate
+    memory, estimate = layout_evaluator._memory, search.estimate
 
     def heavier(s: Any) -> Any:
         mem = memory(s)
@@ -315,7 +315,7 @@ def test_gpu_dependent_peak_is_searched_again(monkeypatch: Any) -> None:
 
     base = {"model": {"preset": "llama-3.1-70b"}, "workload": {"kind": "inference"}}
     plain = _by_gpu(solver.plan(base, gpus=[H100, "a100-sxm-80gb"]))
-    monkeypatch.setattr(layout_search, "_memory", heavier)
+    monkeypatch.setattr(layout_evaluator, "_memory", heavier)
     for module in (search, fill, advise):
         monkeypatch.setattr(module, "estimate", estimate_heavier)
     clear_caches()  # the answers kept for the plain run
