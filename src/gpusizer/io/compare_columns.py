@@ -1,6 +1,7 @@
 """The columns of the buyer's comparison: one registry for ``gpusizer-cli compare``, ``plan``'s
 RL columns, the Hardware tab and its CSV (so every place shows the same columns, in the same
-words and units). io/compare_table.py renders them.
+words and units). io/compare_table.py renders them; the cells' formatters are
+io/compare_formats.py (whose names stay importable from here).
 
 A column is its option field (core/sizing/compare.py), its header, its unit, a formatter and the
 workloads it applies to (``serve``, ``train`` or both; ``targets``: only when the scenario
@@ -14,47 +15,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from .units import fmt_bytes
-from .wording import duration
-
-Fmt = Callable[[Any, str], str]
-
-
-def num_fmt(digits: int, scale: float = 1.0, suffix: str = "") -> Fmt:
-    return lambda v, _u: f"{v * scale:,.{digits}f}{suffix}"
-
-
-def _usd(v: float, _u: str) -> str:
-    return f"{v:,.2f}" if v < 100 else f"{v:,.0f}"
-
-
-def duration_fmt(v: float, _u: str) -> str:
-    """The one scale of io/wording.py, compact (``2.3 d``)."""
-    return duration(v, compact=True)
-
-
-def bytes_fmt(v: int, unit: str) -> str:
-    return fmt_bytes(v, unit)
-
-
-def band_fmt(inner: Fmt) -> Fmt:
-    """A band ``[lower, upper]`` as ``17.1-25.0`` in the column's own format (the unit once
-    where both edges share it; ``14.9 h-1.4 d`` where a duration's edges take two)."""
-
-    def fmt(v: Any, u: str) -> str:
-        lo, hi = inner(v[0], u), inner(v[1], u)
-        lo_num, _, lo_unit = lo.partition(" ")
-        return f"{lo_num}-{hi}" if lo_unit and hi.endswith(f" {lo_unit}") else f"{lo}-{hi}"
-
-    return fmt
-
-
-def text_fmt(v: Any, _u: str) -> str:
-    return str(v)
-
-
-def _yes(v: bool, _u: str) -> str:
-    return "yes" if v else "no"
+from .compare_formats import Fmt, band_fmt, bytes_fmt, duration_fmt, num_fmt, text_fmt, usd_fmt, yes_fmt
 
 
 @dataclass(frozen=True)
@@ -94,10 +55,10 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
     Column(
         "cost_per_million_tokens",
         "$/M tok",
-        _usd,
+        usd_fmt,
         tip="Cost per million tokens (served or trained), renting or owning",
     ),
-    Column("training_cost", "$ to train", _usd, "train", "Cost of the training run"),
+    Column("training_cost", "$ to train", usd_fmt, "train", "Cost of the training run"),
     Column(
         "rl_total_gpus", "RL GPUs", num_fmt(0), "rl", "RL: every GPU of the run, a split rollout pool added"
     ),
@@ -168,12 +129,16 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
         "engine on this vendor or batch regime), none",
     ),
     Column(
-        "targets_met", "Targets", _yes, "targets", "Targets met (serving targets, or the training deadline)"
+        "targets_met",
+        "Targets",
+        yes_fmt,
+        "targets",
+        "Targets met (serving targets, or the training deadline)",
     ),
     Column(
         "default_target_met",
         "Default target",
-        _yes,
+        yes_fmt,
         "targets",
         "The stated default service level met (first token within 2 s, 5 tokens/s per user: MLPerf "
         "Inference's Llama 2 70B server limits), where you set no speed target of your own",
@@ -181,13 +146,13 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
     Column(
         "purchase_cost",
         "Purchase $",
-        _usd,
+        usd_fmt,
         tip="Street price (2025-26) x whole systems; yours where set",
     ),
     Column(
         "cloud_cost_per_hour",
         "Cloud $/h",
-        _usd,
+        usd_fmt,
         tip="On-demand price of the GPUs rented (by the GPU, or whole systems where only those are rented)",
     ),
     Column(
@@ -203,7 +168,7 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
         tip="Energy per million tokens at system power",
     ),
     Column("energy_kwh", "kWh", num_fmt(0), "train", "Energy of the training run at system power"),
-    Column("electricity_cost", "Power $", _usd, "train", "Electricity of the training run"),
+    Column("electricity_cost", "Power $", usd_fmt, "train", "Electricity of the training run"),
     Column("layout", "Layout", text_fmt, tip="Parallel layout; double-click a row to apply it"),
     Column(
         "pd_other_answer",
@@ -216,7 +181,7 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
     Column(
         "pd_other_cost_per_million_tokens",
         "Other $/M tok",
-        _usd,
+        usd_fmt,
         "pd",
         "serving.disaggregated: the cost per million output tokens of the answer not ranked",
     ),
@@ -234,7 +199,7 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
     Column(
         "price_per_hour",
         "$/GPU-h",
-        _usd,
+        usd_fmt,
         tip="On-demand price per GPU-hour of a provider-operated cloud (RunPod Secure Cloud where "
         "listed, else the named provider; dated in the tooltip); yours where set",
         editable=True,
@@ -242,7 +207,7 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
     Column(
         "list_price_usd",
         "$/GPU",
-        _usd,
+        usd_fmt,
         tip="2025-26 street price per GPU (dated in the tooltip); yours where set",
         editable=True,
     ),
