@@ -8,7 +8,8 @@ dashed line, the area where the peak exceeds it is shaded, and the boundary is m
 largest value that fits (the fewest GPUs that fit, on the GPU axis). The y axis stops at three
 times the capacity, where the peak crosses it, so the boundary stays legible; a peak that runs
 above says where and how high, and one that never comes near the capacity is drawn
-whole. The sweep itself is core/views/sweep.py; this module only chooses the axis values and draws.
+whole. The sweep itself is core/views/sweep.py; this module only chooses the axis values and draws
+(the ticks, markers and labels: sweep_labels.py).
 A sweep is one estimate per axis value: that is this chart's data, not the Estimate's, so it
 calls the core (tests/test_views_do_not_compute.py allows it).
 """
@@ -28,21 +29,19 @@ from ...core.evidence.confidence import memory_evidence
 from ...core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ...core.model.specs import Scenario
 from ...core.views.settings import SWEEP_AXES, SweepView
-from ...core.views.sweep import SweepResult, current_value, sweep
+from ...core.views.sweep import SweepResult, sweep
 from ...io.units import fmt_bytes, to_unit
 from ..colors import component_qcolor
 from .base import ChartBase, display_unit
-from .labels import place, scene_rect
 from .palette import LABEL_PX, LINE_PEN_WIDTH, TOTAL_PEN_WIDTH, font
 from .stack import capacity_line, style_line
 from .sweep_axis import AXIS_NAMES, MAX_POINTS, axis_values, log2_ticks
-from .sweep_words import SweepWords
-from .ticks import thinned
+from .sweep_labels import SweepLabels
 
 __all__ = ["AXIS_NAMES", "MAX_POINTS", "SweepChart", "axis_values", "log2_ticks"]
 
 
-class SweepChart(SweepWords, ChartBase):
+class SweepChart(SweepLabels, ChartBase):
     """Memory per GPU against one knob, with the capacity and the out-of-memory boundary."""
 
     title = "Sweeps"
@@ -149,84 +148,6 @@ class SweepChart(SweepWords, ChartBase):
         self._all_ticks = log2_ticks(x[0], x[-1]) if log_x else None
         self._thin_ticks()
         self._texts_and_legend(unit)
-
-    def _thin_ticks(self) -> None:
-        """The powers of two whose labels fit the plot's width (charts/ticks.py): at 1024 px
-        "256" and "512" ran together as "256512"."""
-        ticks = None
-        if self._all_ticks is not None:
-            (lo, hi), width = self.plot.vb.viewRange()[0], self.plot.vb.width()
-            ticks = [thinned(self._all_ticks, width / (hi - lo) if hi > lo else 0.0)]
-        if ticks != self._ticks:  # new ticks invalidate the axis and its cached grid
-            self.plot.getAxis("bottom").setTicks(ticks)
-            self._ticks = ticks
-
-    def _y_range(
-        self, x: np.ndarray, totals: np.ndarray, cap: float, log_x: bool, lo: float, hi: float
-    ) -> None:
-        """Up to three times the capacity (the whole peak when all of it is above that); where
-        the peak leaves the top, a label at that point says how high it goes."""
-        top, low = np.nanmax(totals, initial=0.0), np.nanmin(totals, initial=np.inf)
-        ymax = top * 1.12 if low > 3 * cap else max(cap, min(top, 3 * cap)) * 1.12
-        self.plot.setYRange(0, ymax, padding=0)
-        above = np.flatnonzero(np.nan_to_num(totals, nan=0.0) > ymax)
-        self.off_label.setVisible(above.size > 0)
-        if above.size:
-            first = float(x[above[0]])
-            xpos = math.log10(first) if log_x else first
-            right = hi > lo and (xpos - lo) / (hi - lo) > 0.6
-            self.off_label.setAnchor((1, 0) if right else (0, 0))
-            self.off_label.setText(
-                f"↑ peak above the scale from {int(first):,}: up to "
-                f"{fmt_bytes(int(top * self._scale), self.unit, 1)}"
-            )
-            self.off_label.setPos(xpos, ymax)
-
-    def _layout_labels(self) -> None:
-        """The lines' labels inside the plot (a short plot cut them at the top: the capacity
-        label goes under its line, the boundary's lower on its line), then the off-the-scale
-        label clear of both."""
-        self._thin_ticks()
-        area = self.plot.vb.sceneBoundingRect().adjusted(-1, -1, 1, 1)
-        cap = self.capacity_line.label
-        for anchor in ((0, 1), (0, 0)):
-            cap.anchors = [anchor, anchor]
-            cap.updatePosition()
-            if area.contains(scene_rect(cap)):
-                break
-        if self.boundary.isVisible():
-            for position in (0.93, 0.85, 0.75, 0.6):
-                self.boundary.label.setPosition(position)
-                if area.contains(scene_rect(self.boundary.label)):
-                    break
-        if self.off_label.isVisible():
-            # Wrapped to the plot's width where it is wider (at 1024 px "↑ peak above the
-            # scale from 20,133: up to 362.4 GiB" was cut after "up to")
-            self.off_label.setTextWidth(-1)
-            if scene_rect(self.off_label).width() > area.width() - 8:
-                self.off_label.setTextWidth(area.width() - 8)
-            fixed = [scene_rect(x.label) for x in (self.boundary, self.capacity_line) if x.isVisible()]
-            place([self.off_label], self.plot.vb, fixed)
-
-    def _place_markers(self, log_x: bool) -> None:
-        def pos(v: float) -> float:
-            return math.log10(v) if log_x else v
-
-        b = self.boundary_value()
-        self.boundary.setVisible(b is not None)
-        if b is not None:
-            self.boundary.setValue(pos(b))
-            word = "fits from" if self.axis == "gpus" else f"{self._stop_word(b)} from"
-            vals = self.result.values if self.result is not None else (b, b)
-            lo, hi = pos(vals[0]), pos(vals[-1])
-            right_half = hi > lo and (pos(b) - lo) / (hi - lo) > 0.6
-            # Near the right edge the label goes left of the line, so it is never clipped.
-            self.boundary.label.anchors = [(1, 0.5), (1, 0.5)] if right_half else [(0, 0.5), (0, 0.5)]
-            text = f"{word} {b:,} " if right_half else f" {word} {b:,}"
-            self.boundary.label.setFormat(text)
-            self.boundary.label.updatePosition()
-        assert self.scenario is not None
-        self.current.setValue(pos(current_value(self.scenario, self.axis)))
 
     def _texts_and_legend(self, unit: str) -> None:
         assert self.scenario is not None
