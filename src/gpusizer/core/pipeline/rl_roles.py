@@ -5,6 +5,9 @@ kind's scenario built from the RL scenario, so its memory and speed are the esti
   (verl ``data.max_prompt_length + data.max_response_length``), over the step's tokens.
 - The rollout engine serves the policy's model with its own TP, ``max_model_len`` the same
   prompt + response (verl ``rollout.max_model_len``), all the replica's responses sent at once.
+
+The step's responses and tokens are core/pipeline/rl_tokens.py (whose names stay importable
+from here).
 """
 
 from __future__ import annotations
@@ -23,37 +26,14 @@ from .rl_capacity_padding import pass_share
 from .rl_check import rl_of
 from .rl_engine_seqs import engine_sequences
 from .rl_packed_attention import packed_span, spanned
+from .rl_tokens import computed_tokens, longest_response, responses, row_response
+from .rl_tokens import trained_tokens as trained_tokens  # importable from here (rl_report.py)
 from .role_model import role_model_block
 from .scenario import parse_role_dict, parse_scenario
 
 # verl's examples' gpu_memory_utilization 0.5 beside the training states
 # (examples/grpo_trainer/*.sh); its max_num_seqs default is rl_spec.VERL_MAX_SEQUENCES
 COLOCATED_MEMORY_FRACTION = 0.5
-
-
-def longest_response(rl: RLSpec) -> int:
-    """Tokens of the longest response: the mean stretched by the spread."""
-    return rl.rollout.longest_tokens
-
-
-def responses(rl: RLSpec) -> int:
-    """Responses generated per step."""
-    return rl.rollout.prompts_per_step * rl.rollout.samples_per_prompt
-
-
-def trained_tokens(rl: RLSpec) -> float:
-    """Tokens the training passes run per step: prompt + response of each response, packed;
-    unpacked, each padded to prompt + longest (the padding runs the math too)."""
-    each = rl.rollout.response_tokens if rl.policy.sequence_packing else longest_response(rl)
-    return responses(rl) * (rl.prompt_tokens + each)
-
-
-def _row_response(rl: RLSpec) -> int:
-    """Response tokens of one micro-batch row: the longest, or the mean where a packed
-    micro-batch counts responses at their own lengths (``micro_batch_unit`` "response")."""
-    if rl.policy.sequence_packing and rl.policy.micro_batch_unit == "response":
-        return max(1, math.ceil(rl.rollout.response_tokens))
-    return longest_response(rl)
 
 
 def _batches(s: Scenario) -> tuple[int, int, int]:
@@ -69,7 +49,7 @@ def _batches(s: Scenario) -> tuple[int, int, int]:
     micro-batch holds that many responses at their own lengths: prompt + mean tokens each on
     average, so the row is prompt + mean."""
     rl = rl_of(s)
-    seq = rl.prompt_tokens + _row_response(rl)
+    seq = rl.prompt_tokens + row_response(rl)
     micro = rl.policy.micro_batch_size or s.workload.micro_batch_size
     unit = micro * s.parallelism.data
     mini = rl.policy.mini_batch_size or responses(rl)
@@ -77,20 +57,6 @@ def _batches(s: Scenario) -> tuple[int, int, int]:
         pad = pass_share(s, seq * micro, mini, True)  # padded rows (core/pipeline/rl_capacity_padding.py)
         mini = math.ceil(mini * (rl.prompt_tokens + rl.rollout.response_tokens) * pad / seq)
     return seq, micro, max(unit, math.ceil(mini / unit) * unit)
-
-
-def computed_tokens(s: Scenario, training: bool = False) -> float:
-    """Tokens the policy's log-prob passes (``training``: its update) compute per step: the
-    trained tokens, and with packing the padding of each packed row, to its batch's longest under
-    pipeline parallelism with ``rl.policy.pad_packed_rows`` (core/pipeline/rl_padding.py) or to its
-    capacity with ``rl.policy.pad_rows_to_capacity`` (core/pipeline/rl_capacity_padding.py)."""
-    rl = rl_of(s)
-    padded = rl.policy.pad_packed_rows or rl.policy.pad_rows_to_capacity != "none"
-    if not (rl.policy.sequence_packing and padded):
-        return trained_tokens(rl)
-    row = (rl.prompt_tokens + _row_response(rl)) * (rl.policy.micro_batch_size or s.workload.micro_batch_size)
-    mini = rl.policy.mini_batch_size or responses(rl)
-    return trained_tokens(rl) * pass_share(s, row, mini, training)
 
 
 # A role scenario's field -> the rl field the user set it through (an error names that one)

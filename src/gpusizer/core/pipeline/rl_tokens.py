@@ -1,0 +1,53 @@
+"""What one RL post-training step generates, trains and computes (``workload.kind: "rl"``): its
+responses, their longest, the tokens its training passes run and those its log-prob passes
+compute with the padding of packed rows (core/pipeline/rl_roles.py builds the roles' scenarios
+from them; verl ``data.max_prompt_length + data.max_response_length`` per sequence).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..model.rl_spec import RLSpec
+from ..model.specs import Scenario
+from .rl_capacity_padding import pass_share
+from .rl_check import rl_of
+
+
+def longest_response(rl: RLSpec) -> int:
+    """Tokens of the longest response: the mean stretched by the spread."""
+    return rl.rollout.longest_tokens
+
+
+def responses(rl: RLSpec) -> int:
+    """Responses generated per step."""
+    return rl.rollout.prompts_per_step * rl.rollout.samples_per_prompt
+
+
+def trained_tokens(rl: RLSpec) -> float:
+    """Tokens the training passes run per step: prompt + response of each response, packed;
+    unpacked, each padded to prompt + longest (the padding runs the math too)."""
+    each = rl.rollout.response_tokens if rl.policy.sequence_packing else longest_response(rl)
+    return responses(rl) * (rl.prompt_tokens + each)
+
+
+def row_response(rl: RLSpec) -> int:
+    """Response tokens of one micro-batch row: the longest, or the mean where a packed
+    micro-batch counts responses at their own lengths (``micro_batch_unit`` "response")."""
+    if rl.policy.sequence_packing and rl.policy.micro_batch_unit == "response":
+        return max(1, math.ceil(rl.rollout.response_tokens))
+    return longest_response(rl)
+
+
+def computed_tokens(s: Scenario, training: bool = False) -> float:
+    """Tokens the policy's log-prob passes (``training``: its update) compute per step: the
+    trained tokens, and with packing the padding of each packed row, to its batch's longest under
+    pipeline parallelism with ``rl.policy.pad_packed_rows`` (core/pipeline/rl_padding.py) or to its
+    capacity with ``rl.policy.pad_rows_to_capacity`` (core/pipeline/rl_capacity_padding.py)."""
+    rl = rl_of(s)
+    padded = rl.policy.pad_packed_rows or rl.policy.pad_rows_to_capacity != "none"
+    if not (rl.policy.sequence_packing and padded):
+        return trained_tokens(rl)
+    row = (rl.prompt_tokens + row_response(rl)) * (rl.policy.micro_batch_size or s.workload.micro_batch_size)
+    mini = rl.policy.mini_batch_size or responses(rl)
+    return trained_tokens(rl) * pass_share(s, row, mini, training)
