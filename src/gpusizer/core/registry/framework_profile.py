@@ -1,16 +1,13 @@
-"""What a framework profile is: :class:`FrameworkProfile`, its :class:`OverheadDefaults` and
-the GPU vendors a profile may run on.
+"""What a framework profile is: :class:`FrameworkProfile` (its :class:`OverheadDefaults` and the
+GPU vendors a profile may run on are core/registry/framework_defaults.py, whose names stay
+importable from here).
 
 A training framework or a serving engine is one profile; the estimator reads its properties,
 never its id. The entries live by family in core/registry/frameworks_training.py,
 frameworks_serving.py and frameworks_finetune.py; core/registry/frameworks.py is the registry.
 
 Sources of the defaults (per entry below):
-- Runtime overhead (CUDA context, workspaces, NCCL buffers, allocator slack): PyTorch docs
-  "CUDA semantics: memory management"; cuBLAS ``CUBLAS_WORKSPACE_CONFIG`` (32 MiB per stream on
-  Hopper); NCCL docs ``NCCL_BUFFSIZE`` (4 MiB per channel and peer); vLLM docs "Conserving
-  memory" (CUDA graphs, sampler). Typical figures, each overridable in the scenario's
-  ``overhead`` block (core/memory/overhead.py).
+- Runtime overhead: core/registry/framework_defaults.py (``OverheadDefaults``).
 - Activation layouts: core/memory/activations.py (transformers' saved tensors, measured; Megatron-LM
   after Korthikanti et al. 2022, arXiv 2205.05198).
 - Training recipes (torchtune, Unsloth) and their defaults: docs/evidence/training.md, with the
@@ -21,44 +18,19 @@ Sources of the defaults (per entry below):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from .engines import EngineRelease, release
+from .framework_defaults import APPLE_ONLY as APPLE_ONLY  # the "as" names: importable from here
+from .framework_defaults import HF_TRAINER as HF_TRAINER
+from .framework_defaults import NVIDIA_AMD as NVIDIA_AMD
+from .framework_defaults import NVIDIA_AMD_APPLE as NVIDIA_AMD_APPLE
+from .framework_defaults import NVIDIA_AMD_INTEL as NVIDIA_AMD_INTEL
+from .framework_defaults import NVIDIA_ONLY as NVIDIA_ONLY
+from .framework_defaults import VENDORS, OverheadDefaults
+from .framework_defaults import MiB as MiB
 from .serving_support import FeatureTable
 from .workloads import WorkloadKind
-
-MiB = 2**20
-
-# GPU vendors as the catalog spells them (GPUSpec.vendor); a framework's ``runs_on`` and the
-# install page that says so. A vendor outside these (a user's "custom" GPU) is not judged.
-VENDORS = ("NVIDIA", "AMD", "Intel", "Apple")
-NVIDIA_ONLY: tuple[str, ...] = ("NVIDIA",)
-NVIDIA_AMD = ("NVIDIA", "AMD")
-NVIDIA_AMD_INTEL = ("NVIDIA", "AMD", "Intel")
-NVIDIA_AMD_APPLE = ("NVIDIA", "AMD", "Apple")
-APPLE_ONLY: tuple[str, ...] = ("Apple",)
-
-
-@dataclass(frozen=True)
-class OverheadDefaults:
-    """Memory outside tensors, bytes (fraction: of the tensor peak)."""
-
-    cuda_context_bytes: int
-    workspace_bytes: int
-    allocator_fraction: float
-    distributed_workspace_bytes: int  # added when more than one GPU communicates
-
-
-# The transformers Trainer around a PEFT model, as Hugging Face, Unsloth, ms-swift and axolotl
-# run it: the same loop's flags (each one's mechanism is on FrameworkProfile below)
-HF_TRAINER: dict[str, Any] = {
-    "input_grads_with_recompute": True,  # PEFT's PeftModel
-    "overhead": OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
-    "autocast_copies": True,
-    "step_counters": True,
-    "ddp_buckets": True,
-    "foreach_scratch": True,
-}
 
 
 @dataclass(frozen=True)
