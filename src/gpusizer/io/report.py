@@ -6,7 +6,8 @@ needed, speed, cost, assumptions and notes), built from the estimate and the rep
 words the window uses (no ``mfu: 0.4`` on a serving scenario). Every format is written from
 it: Markdown and HTML from the same :func:`sections`, JSON and CSV from the report dict
 (io/export.py), so every place states the same figures. Chart images are added by the GUI or
-CLI side only (``images``: the report folder of gui/charts/folder.py).
+CLI side only (``images``: the report folder of gui/charts/folder.py). The facts' and sections'
+types are io/report_model.py (whose names stay importable from here).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import html
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,61 +28,13 @@ from ..core.sizing.pace import estimate_pace
 from .evidence_text import how_sure_lines
 from .export import report_csv, strict_json
 from .figures import advice_lines, cost_lines, speed_lines
-from .report_prices import BASIS_LINES, PriceRow, price_rows, your_prices
+from .report_model import ComponentRow, Fact, Image, ReportFacts, Section
+from .report_prices import BASIS_LINES, price_rows, your_prices
 from .rl_text import rl_table
 from .units import to_unit
 from .wording import fit_of, verdict_line
 
 NOT_ASKED = object()  # ``advice`` default: the report has no "GPUs needed" section
-
-
-@dataclass(frozen=True)
-class Fact:
-    """One labelled figure ("Peak per GPU", "61.3 GiB")."""
-
-    label: str
-    value: str
-
-
-@dataclass(frozen=True)
-class ComponentRow:
-    """One row of the memory table: bytes per GPU, share of the parts, alive at the peak."""
-
-    title: str
-    bytes: int
-    share: float  # of the sum of the parts, 0..1
-    alive: bool
-
-
-@dataclass(frozen=True)
-class Image:
-    """A chart image beside the report (its caption and file name)."""
-
-    caption: str
-    file: str
-
-
-@dataclass(frozen=True)
-class ReportFacts:
-    """Everything a report states, in words and figures, whatever its format."""
-
-    title: str
-    subject: str  # model · kind · framework · N × GPU
-    verdict: str  # fits or not, with the headroom
-    peak_phase: str
-    unit: str
-    gpus_needed: tuple[str, ...] | None  # None: not asked
-    components: tuple[ComponentRow, ...]
-    peak_bytes: int
-    parameters: tuple[Fact, ...]
-    speed: tuple[str, ...]
-    cost: tuple[str, ...]
-    assumptions: tuple[str, ...]
-    notes: tuple[str, ...]
-    prices: tuple[PriceRow, ...]  # the GPU's and its unit's prices, each with basis and source
-    your_prices: tuple[str, ...]  # the user's own ("My prices", ``--prices``)
-    report: dict[str, Any] = field(repr=False)  # the JSON contract
-    how_sure: tuple[str, ...] = ()  # the evidence's confidence and bands (io/evidence_text.py)
 
 
 def report_facts(
@@ -141,21 +93,6 @@ def _calibrated(rep: dict[str, Any], calibration: dict[str, Any] | None = None) 
         calibration
     )  # a malformed file: the CLI's estimate warns; the report is as before
     return [line.strip() for line in calibration_lines(rep)] if entries and apply(rep, entries) else []
-
-
-@dataclass(frozen=True)
-class Section:
-    """One titled part of a report: bullet lines, paragraphs, a table or a code block."""
-
-    title: str
-    paragraphs: tuple[str, ...] = ()  # plain sentences (the first in bold where ``strong``)
-    bullets: tuple[str, ...] = ()
-    table: tuple[tuple[str, ...], ...] = ()  # header row first
-    right: tuple[int, ...] = ()  # the table's right-aligned (number) columns
-    after: tuple[str, ...] = ()  # bullets after the table, under their own lead sentence
-    lead: str = ""  # the sentence before ``after``
-    code: str = ""  # a JSON block
-    strong: bool = False
 
 
 def _default(est: Any) -> tuple[str, ...]:
