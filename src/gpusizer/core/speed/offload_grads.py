@@ -25,6 +25,9 @@ Read at DeepSpeed ``edaa722`` (0.19.6 dev), ``deepspeed/runtime/zero/stage_1_and
   backward; ``zero/config.py`` ``overlap_comm_valid`` defaults ``overlap_comm`` to true only for
   stage 3. The copies are priced at that default: exposed, at the host link rate the offloaded
   step's own copies take (core/speed/train_dp.py ``HOST_LINK_BYTES_PER_S``).
+- The same at v0.15.4 and v0.17.0 (the gate there ``gradient_accumulation_steps > 1``, the same
+  copies from two micro-batches on; ``offload_optimizer.pin_memory`` defaulted to false until
+  PR #8207, so those releases copy to pageable memory, slower than the rate priced).
 - ZeRO-3 is not priced here: ``stage3.py`` ``partition_grads`` accumulates the same way (copy up,
   add, copy down) but on ``reduce_and_partition_stream``, beside the backward, with
   ``overlap_comm`` on by default.
