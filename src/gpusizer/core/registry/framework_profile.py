@@ -96,6 +96,11 @@ class FrameworkProfile:
     # partition is converted to an fp32 ``.grad`` of the fp32 master before the update, beside
     # the 16-bit gradients: 4 B per stepped parameter at the step (its estimator: 2 + 18/N).
     fp32_step_gradients: bool = False
+    # DeepSpeed ZeRO-1/2 with ``offload_optimizer``: each backward after the first of a step
+    # copies the accumulated 16-bit gradient partition up from its pinned host buffer, adds the
+    # new one on the GPU and copies it back down (stage_1_and_2.py ``copy_grads_in_partition``,
+    # ``async_accumulate_grad_in_cpu_via_gpu``); core/speed/offload_grads.py prices it.
+    host_grad_accumulation: bool = False
     # Its tables' own memory line: "allocated" (torch.cuda.max_memory_allocated, tensors only)
     # or "reserved" (max_memory_reserved: the caching allocator's segments, not the CUDA
     # context or NCCL's buffers); "" when it prints none (core/memory/overhead.py reported_bytes)

@@ -210,6 +210,7 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
         step_counters=True,
         gradients="scenario",
         fp32_step_gradients=True,
+        host_grad_accumulation=True,
         param_gather_overlap=False,
         techniques=("ZeRO 1-3 sharding", "fp32 gradient partition at the ZeRO-1/2 step"),
         sources=(

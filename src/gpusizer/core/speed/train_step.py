@@ -24,6 +24,7 @@ from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
 from ..registry.optimizers import OPTIMIZER_KINDS
+from .offload_grads import host_accumulation_seconds
 from .train_dp import DataParallel, cpu_optimizer_seconds, data_parallel_seconds, optimizer_seconds
 from .train_layer import (
     StepParts,
@@ -180,11 +181,17 @@ def _grad_bytes(s: Scenario) -> float:
     return 4.0 if main else nbytes(s.precision.gradients)
 
 
+def _stepped(s: Scenario, trainable: float, ranks: int) -> float:
+    """Parameters one GPU's optimizer steps: its model-parallel share, split by ZeRO."""
+    p = s.parallelism
+    return trainable / (p.tensor * p.pipeline) / (ranks if p.zero_stage >= 1 else 1)
+
+
 def _optimizer(s: Scenario, trainable: float, ranks: int, bandwidth: float) -> float:
     """Seconds of the optimizer step on one GPU (its share of the trainable parameters)."""
     p, pr = s.parallelism, s.precision
     kind = OPTIMIZER_KINDS[pr.optimizer]
-    stepped = trainable / (p.tensor * p.pipeline) / (ranks if p.zero_stage >= 1 else 1)
+    stepped = _stepped(s, trainable, ranks)
     if p.offload_optimizer:
         return cpu_optimizer_seconds(stepped, _grad_bytes(s), nbytes(pr.weights))
     master = nbytes(pr.master_weights or pr.weights)
@@ -248,7 +255,9 @@ def data_parallel_pricer(
         extra = StepParts(
             pipeline_bubble=bubble,
             dp_communication=data_parallel_seconds(dp),
-            optimizer=_optimizer(s, params, ranks, st.bandwidth),
+            # plus ZeRO-1/2 offload's per-backward host accumulation (0 elsewhere)
+            optimizer=_optimizer(s, params, ranks, st.bandwidth)
+            + host_accumulation_seconds(s, _stepped(s, params, ranks), round(m)),
         )
         alone = replicated and (p.zero_stage < 3 or ranks <= 1)  # FSDP gathers beside every layer
         parts = (_replicated(st.parts, m, ranks) if alone else st.parts).scaled(m).plus(extra)
