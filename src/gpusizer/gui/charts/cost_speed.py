@@ -7,10 +7,12 @@ a tooltip in words. The tab (charts/hardware.py) adds the table, the controls an
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QFontMetricsF
 
 from ...core.model.specs import Scenario
 from ...core.sizing.compare_rank import speed_of
@@ -20,7 +22,8 @@ from ...io.wording import count
 from ..hardware.plot import GAP, SIDES, Point, axis_scale, axis_ticks, place, short_name, to_axis
 from .base import ChartBase
 from .labels import sync
-from .palette import DECODE_COLOR, LABEL_PX, PREFILL_COLOR
+from .palette import DECODE_COLOR, FONT_PX, LABEL_PX, PREFILL_COLOR, font
+from .tick_thin import thinned
 
 MAX_LABELS = 8  # front points named on the chart (the table names them all)
 # Dots (symbolSize px across, plus their 1 px outline), as labels must keep clear of them.
@@ -59,6 +62,16 @@ def band_segments(points: list[Point]) -> tuple[list[float], list[float]]:
     return xs, ys
 
 
+def _axis_measures(
+    vb: pg.ViewBox, side: str, metrics: QFontMetricsF
+) -> tuple[Callable[[float], float], Callable[[str], float]]:
+    """A tick value's position along the ``side`` axis and a tick text's extent along it, in
+    scene pixels (tick_thin.py): its width on the bottom axis, its height on the left one."""
+    if side == "bottom":
+        return (lambda v: vb.mapViewToScene(QPointF(v, 0)).x()), metrics.horizontalAdvance
+    return (lambda v: -vb.mapViewToScene(QPointF(0, v)).y()), (lambda _t: metrics.height())
+
+
 class CostSpeedChart(ChartBase):
     """The cost-speed plot of :attr:`options` (shown: filtered, priced, ranked)."""
 
@@ -84,6 +97,8 @@ class CostSpeedChart(ChartBase):
         self._pts: list[Point] = []
         self._front: list[Point] = []
         self._scales = ("log", "log")  # speed, cost axes (gui/hardware/plot.py axis_scale)
+        self._ticks: dict[str, list[tuple[float, str]]] = {}  # each axis's, before thinning
+        self._cost_titles: tuple[str, ...] = ("",)
         for side in ("left", "bottom"):  # log10 values: no "(x0.001)" on the axis title
             self.plot.getAxis(side).enableAutoSIPrefix(False)
 
@@ -100,13 +115,16 @@ class CostSpeedChart(ChartBase):
         training = self.scenario is not None and self.scenario.workload.trains
         basis = "renting" if self.view.basis == "cloud" else "owning"
         self.set_axis_label("bottom", speed_axis(self.options, bool(training)))
-        self.set_axis_label("left", f"$ per M tokens, {basis}")
+        # the cost axis's title, long to short: the first that fits the plot's height is shown
+        self._cost_titles = (f"$ per M tokens, {basis}", f"$/M tok, {basis}", "$/M tok")
+        self.set_axis_label("left", self._cost_titles[0])
         self.note.setVisible(not pts)
         if pts:
             xs, ys = [p[0] for p in pts], [p[1] for p in pts]
             for axis, values, scale in (("bottom", raw, sx), ("left", raw, sy)):
                 at = [v[0] if axis == "bottom" else v[1] for v in values]
-                self.plot.getAxis(axis).setTicks([axis_ticks(min(at), max(at), scale)])
+                self._ticks[axis] = axis_ticks(min(at), max(at), scale)
+                self.plot.getAxis(axis).setTicks([self._ticks[axis]])
             # An explicit range (5% of the span each side), so labels are placed against the
             # range drawn, measured in pixels by the view box.
             self.plot.setRange(xRange=(min(xs), max(xs)), yRange=(min(ys), max(ys)), padding=0.05)
@@ -125,6 +143,7 @@ class CostSpeedChart(ChartBase):
             self.labels.append(self.text_item(pixels=LABEL_PX - 2, boxed=False))
         for item in self.labels[len(front) :]:
             item.hide()
+        self._thin_ticks()
         if not front:
             return
         sync(vb)
@@ -149,6 +168,29 @@ class CostSpeedChart(ChartBase):
                 item.setAnchor(anchor)
                 item.setColor(self.theme.foreground)
                 item.setPos(vb.mapSceneToView(QPointF(at.x() + gx * GAP, at.y() - gy * GAP)))
+
+    def _thin_ticks(self) -> None:
+        """Each axis's ticks in view, those that run into a neighbour left out (tick_thin.py);
+        the cost axis's title as long as the plot's height takes (a 48 px plot at 1024 x 700
+        cut "$ per M tokens, renting" at both ends; "$/M tok" is the table's header)."""
+        if not self._pts:
+            return
+        vb = self.plot.vb
+        sync(vb)
+        room = vb.sceneBoundingRect().height()
+        title_font = QFontMetricsF(font(LABEL_PX))
+        fits = [t for t in self._cost_titles if title_font.horizontalAdvance(t) <= room]
+        self.set_axis_label("left", (fits or self._cost_titles[-1:])[0])
+        self.plot.getAxis("left").setToolTip(self._cost_titles[0])  # a shortened title's whole
+        (x0, x1), (y0, y1) = vb.viewRange()
+        for side, ticks in self._ticks.items():
+            lo, hi = (x0, x1) if side == "bottom" else (y0, y1)
+            ticks = [t for t in ticks if lo <= t[0] <= hi]
+            axis = self.plot.getAxis(side)
+            metrics = QFontMetricsF(axis.style["tickFont"] or font(FONT_PX))
+            kept = thinned(ticks, *_axis_measures(vb, side, metrics))
+            if axis._tickLevels != [kept]:  # set only on a change: setTicks repaints the axis
+                axis.setTicks([kept])
 
     def selected_option(self) -> dict[str, Any] | None:
         """The option the user selected (the tab's table row), ringed on the chart."""

@@ -79,6 +79,7 @@ class HardwareChart(SplitFit, CostSpeedChart):
         self.split = QSplitter(Qt.Orientation.Horizontal)
         self.split.setObjectName("splitter_hardware")
         self._split_set = False
+        self._title_forms = ("", "")  # the title, long and short (hardware_split.py)
         self.worker = compare_worker(self) if self.background else None
         if self.worker is not None:
             self.worker.finished.connect(self._searched)
@@ -170,11 +171,13 @@ class HardwareChart(SplitFit, CostSpeedChart):
         self._fill_table(s)
         fits, front = sum(o["fits"] for o in self.options), sum(o["pareto"] for o in self.options)
         left = left_out_line(s, sorted(ids))  # GPUs the framework does not run on: not ranked
+        tail = " · some GPUs left out" if left else ""
         self._status(
-            f"Cost vs speed · {front} best of {fits}" + (" · some GPUs left out" if left else ""),
-            f"{len(self.options)} GPU types shown, {fits} fit the scenario; {front} "
+            f"Cost vs speed · {front} best of {fits}{tail}",
+            f"Cost vs speed: {len(self.options)} GPU types shown, {fits} fit the scenario; {front} "
             "are on the Pareto front (big dots: no other is both cheaper and faster)"
             + (f"\n{left}" if left else ""),
+            short=f"{front} best of {fits}",  # the tooltip names the GPUs left out
         )
         return True
 
@@ -205,10 +208,12 @@ class HardwareChart(SplitFit, CostSpeedChart):
         if busy:
             self._status("Comparing…")
 
-    def _status(self, text: str, tip: str = "") -> None:
-        """The chart's title says what is shown (or that a search runs, or failed)."""
-        self.set_title(text)
+    def _status(self, text: str, tip: str = "", short: str = "") -> None:
+        """The chart's title says what is shown (or that a search runs, or failed); ``short``
+        where the chart is too narrow for ``text`` on one line (the tooltip says it all)."""
+        self._title_forms = (text, short or text)
         self.plot_widget.setToolTip(tip or text)
+        self._fit_title()
 
     # -- chart -------------------------------------------------------------------------------
     def _redraw(self) -> None:
@@ -239,6 +244,7 @@ class HardwareChart(SplitFit, CostSpeedChart):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit_split()
+        self._fit_title()
 
     # -- the view and edits ------------------------------------------------------------------
     def _view_changed(self) -> None:

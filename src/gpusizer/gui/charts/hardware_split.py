@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QSplitter
 
 from ..hardware.table import OptionsModel, OptionsTable
+from .palette import TITLE_PX, font
 
 if TYPE_CHECKING:
     from .base import ChartBase as _Base
@@ -19,6 +21,9 @@ NAME_PX = 230  # widest GPU column before names elide (the tooltip has the full 
 NAME_MIN_PX = 115  # and the narrowest, when the tab is narrow (1280 px windows)
 TABLE_SHARE_MAX = 0.77  # the table's most of the tab's width at first; the chart keeps the rest
 # (0.77: a training scenario's buyer columns fit at 1280x720 beside its wider panel column)
+CHART_MIN_PX = 170  # the chart's least width at first: at 1024 x 700 the 0.77 share left it
+# 119 px (a 66 x 77 px plot, its title cut at both ends); the table scrolls, its GPU frozen
+TITLE_MARGIN_PX = 24  # the chart's layout margins and the title's own, both sides
 
 
 class SplitFit(_Base):
@@ -28,6 +33,7 @@ class SplitFit(_Base):
     table: OptionsTable
     model: OptionsModel
     _split_set: bool
+    _title_forms: tuple[str, str]
 
     def _split_moved(self, *_args: Any) -> None:
         self._split_set = True  # the user's split stays
@@ -48,6 +54,15 @@ class SplitFit(_Base):
         chrome = t.verticalScrollBar().sizeHint().width() + 2 * t.frameWidth() + 2
         others = sum(t.columnWidth(i) for i in shown if i != name)
         table_px = min(int(width * TABLE_SHARE_MAX), others + NAME_PX + chrome)
+        table_px = max(width // 2, min(table_px, width - CHART_MIN_PX - self.split.handleWidth()))
         if name >= 0:
             t.setColumnWidth(name, max(NAME_MIN_PX, min(NAME_PX, table_px - others - chrome)))
         self.split.setSizes([table_px, width - table_px - self.split.handleWidth()])
+
+    def _fit_title(self) -> None:
+        """The title, or its short form where the long one does not fit the chart's width on
+        one line (the title wraps; three lines of it left the plot no height at 180 px)."""
+        text, short = self._title_forms
+        room = self.plot_widget.width() - TITLE_MARGIN_PX
+        wide = QFontMetricsF(font(TITLE_PX)).horizontalAdvance(text)
+        self.set_title(text if wide <= room else short)

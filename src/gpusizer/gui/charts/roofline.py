@@ -31,6 +31,7 @@ from .palette import LINE_PEN_WIDTH, TOTAL_PEN_WIDTH
 from .roofline_labels import CLUSTER, PHASE_COLORS, PHASES, RooflineLabels, log_xy, names_html, text_color
 
 SYMBOLS = {"prefill": "o", "decode": "t"}
+STAR_CLEAR = 15.0  # px: the star's half size (11) and the placer's gap (labels.PAD)
 
 
 def decade_ticks(lo: float, hi: float) -> list[tuple[float, str]]:
@@ -65,6 +66,8 @@ class RooflineChart(RooflineLabels, ChartBase):
         self.leaders = Leaders(self.plot)
         self._groups: list[list[dict[str, Any]]] = []
         self._tall = True  # step labels: one phase a line
+        self._detail = 2  # step labels: with the operations at their star (FORMS)
+        self._step_names: dict[str, str] = {}  # phase: those operations, for the star's tooltip
         self.compute_label = self.text_item((1, 1.1), pixels=13, boxed=False)
         self.memory_label = self.text_item((1, 1.0), pixels=13, boxed=False)
         self.set_axis_label("bottom", "arithmetic intensity (FLOP per byte moved)")
@@ -146,13 +149,24 @@ class RooflineChart(RooflineLabels, ChartBase):
         names = "".join(
             f"<br><span style='font-weight:normal'>{names_html(g, dark, sep)}</span>" for g in here
         )
+        self._step_names[ph] = "; ".join(", ".join(q["name"] for q in g) for g in here)
+        if self._detail < 2:
+            names = ""  # no room: the star's tooltip names them (tooltip_at)
+        bound = f" ({p['bound']}-bound)" if self._detail else ""
         # Below the roofs, where nothing else is drawn: memory-bound to the right of the star
         # (under the slope), compute-bound centred under it (under the flat roof).
-        label.setAnchor((-0.06, -0.3) if p["bound"] == "memory" else (0.5, -0.15))
         self.set_centred_html(
             label,
-            f"<div style='color:{text_color(ph, dark)}'><b>{ph} step ({p['bound']}-bound)</b>{names}</div>",
+            f"<div style='color:{text_color(ph, dark)}'><b>{ph} step{bound}</b>{names}</div>",
         )
+        # Its natural width is new: a wrap of the longer text before is not to be restored
+        # (labels.wrap_to gave a 238 px box to "decode step", across the slope).
+        label.width_before_wrap = None
+        # Clear of the star (STAR_CLEAR px from its centre), so that the placer need not move
+        # the label up across the roof to get off it.
+        size = label.boundingRect()
+        fx, fy = STAR_CLEAR / max(size.width(), 1.0), STAR_CLEAR / max(size.height(), 1.0)
+        label.setAnchor((-fx, -fy) if p["bound"] == "memory" else (0.5, -fy))
         label.setPos(sx, sy)
         return [g for g in groups if not any(g is h for h in here)]
 
@@ -215,8 +229,13 @@ class RooflineChart(RooflineLabels, ChartBase):
             f"{best['phase']} · {best['name']}: {best['intensity']:,.2f} FLOP/B, "
             f"{best['attainable_flops_per_s'] / 1e12:,.1f} TFLOP/s, {best['bound']}-bound"
             + (f", {best['seconds'] * 1e3:,.3f} ms" if "seconds" in best else "")
-            + (self._step_time(best) if best["name"] == "step" else "")
+            + (self._step_time(best) + self._at_step(best["phase"]) if best["name"] == "step" else "")
         )
+
+    def _at_step(self, phase: str) -> str:
+        """The operations drawn at the step's star (named by its label when there is room)."""
+        names = self._step_names.get(phase, "")
+        return f" · at this point: {names}" if names else ""
 
     def data_rows(self) -> list[list[Any]]:
         keys = ["phase", "name", "flops", "bytes", "intensity", "attainable_flops_per_s", "bound", "seconds"]

@@ -13,7 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QLineF, QPointF, QRectF
 from PySide6.QtGui import QColor
 
-from .labels import Leaders, crosses, outside, overlaps, place, scene_rect
+from .labels import LEADER_PX, Leaders, crosses, outside, overlaps, place, scene_rect
 from .palette import DECODE_COLOR, PREFILL_COLOR
 
 if TYPE_CHECKING:
@@ -24,6 +24,9 @@ else:
 PHASES = ("prefill", "decode")
 PHASE_COLORS = {"prefill": PREFILL_COLOR, "decode": DECODE_COLOR}
 CLUSTER = 0.25  # decades (~30 px here): operations closer than this share one label
+# The step labels' forms, tried in turn: (one phase a line, detail: 2 with the operations at
+# the star, 1 with the bound, 0 the phase alone; the star's tooltip gives what a label leaves out)
+FORMS = ((True, 2), (False, 2), (True, 1), (True, 0))
 
 
 def log_xy(p: dict[str, Any]) -> tuple[float, float]:
@@ -69,6 +72,23 @@ def clashing(items: list[pg.TextItem]) -> list[tuple[pg.TextItem, pg.TextItem]]:
     return [(shown[i], shown[j]) for i, j in overlaps(shown)]
 
 
+def covers(item: pg.TextItem, markers: list[QRectF], roofs: list[QLineF]) -> bool:
+    """Whether a label lies over a marker or across a roof (scene pixels)."""
+    r = scene_rect(item)
+    return any(r.intersects(m) for m in markers) or any(crosses(seg, r) for seg in roofs)
+
+
+def leader_crosses(item: pg.TextItem, point: QPointF, others: list[QRectF]) -> bool:
+    """Whether the leader line from ``point`` (scene pixels) to the label, drawn when longer
+    than LEADER_PX (labels.Leaders), runs through another label (the placer's last resort
+    allows it: DeepSeek-V3's "attention" at 1024 x 700 was led through "prefill step")."""
+    r = scene_rect(item)
+    end = QPointF(min(max(point.x(), r.left()), r.right()), min(max(point.y(), r.top()), r.bottom()))
+    if (end - point).manhattanLength() <= LEADER_PX:
+        return False
+    return any(crosses(QLineF(point, end), o) for o in others)
+
+
 class RooflineLabels(_Base):
     """Mixin of RooflineChart (a ChartBase): the layout of its labels."""
 
@@ -84,6 +104,7 @@ class RooflineLabels(_Base):
     _groups: list[list[dict[str, Any]]]
     _label_args: tuple[float, float, float, float, float]
     _tall: bool
+    _detail: int
 
     def points(self, phase: str, step: bool = False) -> list[dict[str, Any]]:
         raise NotImplementedError
@@ -119,17 +140,18 @@ class RooflineLabels(_Base):
         label moved off its point gets a leader line (labels.py)."""
         if self.data is None or not hasattr(self, "_label_args"):
             return
-        # The step labels one phase a line (narrow, tall) or on one line (wide, short):
-        # whichever leaves no label over another or across a roof, else the one
-        # with the fewest clashes.
-        tried: list[tuple[int, bool]] = []
-        for tall in (True, False):
-            tried.append((self._place_all(tall), not tall))
+        # The step labels one phase a line (narrow, tall) or on one line (wide, short), with
+        # the names of the operations at their star, then shorter (a 244 x 170 px plot at
+        # 1024 x 700: the star's tooltip gives the rest): the first form that leaves no label over
+        # another, a marker or a roof, else the one with the fewest clashes.
+        tried: list[tuple[int, int]] = []
+        for n, form in enumerate(FORMS):
+            tried.append((self._place_all(*form), n))
             if tried[-1][0] == 0:
                 break
         best = min(tried)
         if best is not tried[-1]:
-            self._place_all(not best[1])
+            self._place_all(*FORMS[best[1]])
         stars = [
             (QPointF(*log_xy(step[0])), self.step_labels[ph])
             for ph in PHASES
@@ -147,19 +169,15 @@ class RooflineLabels(_Base):
             self.theme.muted,
         )
 
-    def _place_all(self, tall: bool) -> int:
-        """Place every label (step labels ``tall`` or not); returns the clashes left: 10 per
-        pair of overlapping labels, 1 per label across a roof."""
+    def _place_all(self, tall: bool, detail: int = 2) -> int:
+        """Place every label (step labels ``tall`` or not, with ``detail``: FORMS); returns
+        the clashes left: 10 per pair of overlapping labels or label over a marker, 1 per
+        label across a roof."""
         assert self.data is not None
-        self._tall = tall
+        self._tall, self._detail = tall, detail
         self._place_labels(*self._label_args)
         vb = self.plot.vb
-        markers = []
-        for p in self.data["points"]:
-            if p["intensity"] > 0 and p["attainable_flops_per_s"] > 0:
-                c = vb.mapViewToScene(QPointF(*log_xy(p)))
-                r = 11.0 if p["name"] == "step" else 6.0
-                markers.append(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r))
+        markers = self._marker_rects()
         order = [
             *self.step_labels.values(),
             self.compute_label,
@@ -174,15 +192,42 @@ class RooflineLabels(_Base):
         ]
         roofs = self._roof_segments()
         place(order, vb, markers, lines=roofs, anchors=anchors)
-        # No room in a short plot (a 1024 x 700 window under a long summary): the operations'
-        # names go first (the tooltip names them), then the roofs' figures (the roofs stay
-        # drawn; their figures come back in a taller plot); the step labels stay.
-        for item in (*reversed(self.op_labels), self.memory_label, self.ridge_label, self.compute_label):
-            if item.isVisible() and (any(item in pair for pair in clashing(order)) or outside([item], vb)):
-                item.setVisible(False)
+        self._drop_crowded(order, markers, roofs)
         shown = [x for x in order if x.isVisible()]
         across = sum(any(crosses(seg, scene_rect(x)) for seg in roofs) for x in shown)
-        return 10 * len(overlaps(shown)) + across
+        over = sum(scene_rect(x).intersects(m) for x in shown for m in markers)
+        return 10 * (len(overlaps(shown)) + over) + across
+
+    def _marker_rects(self) -> list[QRectF]:
+        """The markers as scene-pixel squares (stars 22 px, operations 12 px)."""
+        assert self.data is not None
+        vb, out = self.plot.vb, []
+        for p in self.data["points"]:
+            if p["intensity"] > 0 and p["attainable_flops_per_s"] > 0:
+                c = vb.mapViewToScene(QPointF(*log_xy(p)))
+                r = 11.0 if p["name"] == "step" else 6.0
+                out.append(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r))
+        return out
+
+    def _drop_crowded(self, order: list[pg.TextItem], markers: list[QRectF], roofs: list[QLineF]) -> None:
+        """No room in a short plot (a 1024 x 700 window under a long summary): the operations'
+        names go first (the tooltip names them), then the roofs' figures (the roofs stay
+        drawn; their figures come back in a taller plot), where they overlap a label, leave
+        the plot, lie over a marker or across a roof, or their leader runs through a label;
+        the step labels stay."""
+        vb = self.plot.vb
+        for item in (*reversed(self.op_labels), self.memory_label, self.ridge_label, self.compute_label):
+            if item.isVisible() and (
+                any(item in pair for pair in clashing(order))
+                or outside([item], vb)
+                or covers(item, markers, roofs)
+            ):
+                item.setVisible(False)
+        for item, g in zip(self.op_labels, self._groups, strict=False):
+            others = [scene_rect(x) for x in order if x.isVisible() and x is not item]
+            point = vb.mapViewToScene(QPointF(*log_xy(g[-1])))
+            if item.isVisible() and leader_crosses(item, point, others):
+                item.setVisible(False)
 
     def _roof_segments(self) -> list[QLineF]:
         """The roofs (datasheet and with efficiency) as scene-pixel segments."""
