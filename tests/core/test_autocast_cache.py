@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 
-from gpusizer.core.memory.stage_activations import forward_casts
+from gpusizer.core.memory.stage_activations import forward_casts, stage_activations
 from gpusizer.core.memory.training import heavier_stage
+from gpusizer.core.memory.training_stage import stage_states
 from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.work import model_of
 
@@ -45,19 +46,49 @@ def _variant(**precision: Any) -> dict[str, Any]:
 
 def test_the_cache_holds_one_fp16_copy_of_every_layer_matmul_weight() -> None:
     # 301,989,888 weights x 2 B (fp16) = 603,979,776 B (576 MiB)
-    assert forward_casts("full", True, True, 2.0, LAYER_MATRICES) == 603_979_776
+    assert forward_casts("full", True, True, True, 2.0, LAYER_MATRICES) == 603_979_776
 
 
 @pytest.mark.parametrize(
-    ("recompute", "autocast", "casts"),
-    [("none", True, True), ("selective", True, True), ("full", False, True), ("full", True, False)],
+    ("recompute", "autocast", "casts", "trains_base"),
+    [
+        ("none", True, True, True),
+        ("selective", True, True, True),
+        ("full", False, True, True),
+        ("full", True, False, True),
+        ("full", True, True, False),
+    ],
 )
 def test_only_full_recompute_under_autocast_holds_it_at_the_forward_end(
-    recompute: str, autocast: bool, casts: bool
+    recompute: str, autocast: bool, casts: bool, trains_base: bool
 ) -> None:
     # without recompute autograd keeps the copies through the backward (already in ``top``);
-    # 16-bit weights (no autocast) and layouts that cast nothing hold none
-    assert forward_casts(recompute, autocast, casts, 2.0, LAYER_MATRICES) == 0.0
+    # 16-bit weights (no autocast) and layouts that cast nothing hold none; a frozen base
+    # weight (LoRA) does not require grad, so cached_cast never caches it
+    assert forward_casts(recompute, autocast, casts, trains_base, 2.0, LAYER_MATRICES) == 0.0
+
+
+def test_a_lora_run_over_fp32_weights_holds_no_cached_copies() -> None:
+    # LoRA on fp32 base weights under autocast, full recompute: the frozen base is cast afresh
+    # at each use (it does not require grad), so nothing is held; the full fine-tune of the
+    # same model holds one bf16 copy of every layer matmul weight
+    def casts(kind: str) -> float:
+        sc = {
+            "model": {"preset": "llama-3.1-8b"},
+            "framework": "huggingface",
+            "workload": {"kind": kind, "micro_batch_size": 1, "sequence_length": 2048},
+            "precision": {"weights": "fp32", "activations": "bf16", "master_weights": None},
+            "parallelism": {"recompute": "full"},
+            "hardware": {"gpu": "h100-sxm-80gb"},
+        }
+        s = estimate(sc).scenario
+        arch, counts = model_of(s.model)
+        sp = stage_states(s, arch, counts, True, None).sp
+        return stage_activations(s, arch, sp, 1.0, counts).forward_casts
+
+    assert casts("lora") == 0.0
+    # Llama 3.1 8B: 32 layers x (4096 x 6144 qkv + 4096^2 o + 3 x 4096 x 14336 MLP) x 2 B
+    assert casts("full_finetune") == 2 * 32 * (4096 * 6144 + 4096 * 4096 + 3 * 4096 * 14336)
 
 
 def test_the_forward_phase_of_the_replay_carries_the_copies() -> None:
