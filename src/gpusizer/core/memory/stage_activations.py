@@ -48,6 +48,8 @@ class StageActivations(NamedTuple):
     # a per-expert loop's whole-tensor gradient during one MoE layer's backward
     # (core/memory/expert_loop.py)
     layer_backward: float = 0.0
+    # autocast's cast cache at the forward's end under full recompute (:func:`forward_casts`)
+    forward_casts: float = 0.0
 
 
 _ACTS: Memo[StageActivations] = Memo(4096)  # with one micro-batch in flight
@@ -92,7 +94,26 @@ def stage_activations(
         one.top,
         one.quantised_inputs,
         one.layer_backward,
+        one.forward_casts,
     )
+
+
+def forward_casts(
+    recompute: str, autocast: bool, casts_weights: bool, trains_base: bool, p: float, matrices: float
+) -> float:
+    """Bytes of the 16-bit weight copies autocast's cast cache holds at the end of the forward
+    under full recompute (``p``: the copies' bytes a value; ``matrices``: the stage's layer
+    matmul weights). torch ``aten/src/ATen/autocast_mode.cpp`` ``cached_cast`` keeps the fp16
+    cast of every fp32 leaf weight that requires grad in ``cached_casts`` (no grad-mode test:
+    the no-grad forward of a reentrant checkpoint caches too) until the outermost autocast
+    region exits (``torch.autocast.__exit__``: ``if torch.autocast_decrement_nesting() == 0:
+    torch.clear_autocast_cache()``); the HF Trainer runs the whole forward and the loss in one
+    region and the backward after it (transformers ``Trainer.training_step``). Without recompute
+    autograd keeps the copies through the backward (``top``); with it they die at the region's
+    exit, so only the forward's end holds them. A frozen weight (an adapter's base,
+    ``trains_base`` false) does not require grad and is cast afresh at each use, never cached;
+    the adapters' own cached copies (rank x width a target) are not priced. Units: bytes."""
+    return p * matrices if autocast and casts_weights and trains_base and recompute == "full" else 0.0
 
 
 def _context(s: Scenario) -> tuple[ActContext, bool]:
@@ -174,7 +195,9 @@ def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts) -> S
     scores = attention_vjp_bytes(s, arch)  # an unfused attention backward's L x L arrays
     if scores:
         layer_backward += scores
-    return StageActivations(gpu, host, rebuilt, top, held, layer_backward)
+    trains_base = not s.workload.is_adapter
+    casts = forward_casts(p.recompute, autocast, layout.casts_weights, trains_base, ctx.p, sp.matrices)
+    return StageActivations(gpu, host, rebuilt, top, held, layer_backward, casts)
 
 
 def kernel_assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:

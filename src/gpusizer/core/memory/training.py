@@ -152,6 +152,7 @@ def _extras(
         load=load_peak(s, arch, st.sp, weights, base_weight_dtype(s)),
         last_step=last_step_bytes(s, arch, st.sp, act.quantised_inputs),
         layer_backward=act.layer_backward,
+        forward_casts=act.forward_casts,
     )
 
 
@@ -217,8 +218,9 @@ def _temps(
     # is one flat gradient of the whole root; FSDP2's are per parameter (_fsdp_param.py
     # unsharded_param.grad): the head's is ``head_grad``, the embedding's comes after the layers
     root_bwd = st.root * (1 if s.workload.is_adapter or par.fsdp_version == 2 else 2)
+    fwd_extra = extra.last_step + extra.forward_casts  # the forward's end only
     temps = {
-        "forward": fwd_t + gathered + persistent + st.root + st.dequant + extra.last_step,
+        "forward": fwd_t + gathered + persistent + st.root + st.dequant + fwd_extra,
         "backward": bwd_t + gathered + persistent + st.root + st.dequant,
         "backward_end": gathered + persistent,
         "optimizer_step": scratch + persistent + extra.fp32_grads + extra.page_in,
