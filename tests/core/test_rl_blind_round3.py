@@ -1,0 +1,138 @@
+"""Published verl step times replayed blind, round three (docs/evidence/rl.md, the section "verl
+step times from public benchmark reports and run logs, replayed blind"; records in
+tests/core/data/rl-time-blind3.json, each with its source link, the quoted log lines, the settings
+read from the run's script and verl's example at the month it ran, and what had to be assumed).
+
+Four steps, none tuned to: verl GRPO on Llama-3.2-1B and Qwen2.5-7B on 8 H100 (two public
+benchmark reports of August 2025, the last step less its validation and checkpoint timers), and
+GRPO and PPO on Qwen2.5-0.5B on 8 A100 (dingxianzhong/play-verl's logs, April 2025). Nothing in
+the estimator was changed for them; the ratios below are what it gave on first replay."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpusizer import estimate_report
+
+RECORDS: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parent / "data" / "rl-time-blind3.json").read_text(encoding="utf-8")
+)
+
+# estimate / published step, as docs/evidence/rl.md records it (the first replay, blind)
+RECORDED = {
+    "verl-grpo-llama3.2-1b-8xh100": 0.301,
+    "verl-grpo-qwen2.5-7b-8xh100": 0.775,
+    "verl-grpo-qwen2.5-0.5b-8xa100": 0.624,
+    "verl-ppo-qwen2.5-0.5b-8xa100": 0.418,
+}
+
+
+def _step(scenario: dict[str, Any]) -> float:
+    return float(estimate_report(scenario)["rl"]["time_per_step_seconds"])
+
+
+def _with(record: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    """The record's scenario with dotted paths (``rl.rollout.engine_version``) replaced."""
+    scenario = copy.deepcopy(record["scenario"])
+    for path, value in changes.items():
+        node = scenario
+        *parents, leaf = path.split("__")
+        for key in parents:
+            node = node[key]
+        node[leaf] = value
+    return scenario
+
+
+def _record(record_id: str) -> dict[str, Any]:
+    return next(r for r in RECORDS if r["id"] == record_id)
+
+
+def test_every_record_names_its_source_settings_and_assumptions() -> None:
+    for record in RECORDS:
+        assert record["source"].startswith("https://"), record["id"]
+        assert record["settings_source"].startswith("https://github.com/"), record["id"]
+        assert record["quote"] and record["settings"] and record["assumptions"], record["id"]
+        assert record["counted"] and set(record["measured"]) == {"step"}
+        assert record["scenario"]["rl"]["framework"] == "verl", record["id"]
+    assert len({r["id"] for r in RECORDS}) == len(RECORDS) == len(RECORDED)
+
+
+def test_the_reports_steps_are_their_timers_less_validation_and_checkpoint() -> None:
+    # the two reports print the last step (105), whose verl step timer holds a validation and a
+    # checkpoint save; the replayed step is the difference (the records' assumptions), within the
+    # timers' printed rounding
+    for record_id in ("verl-grpo-llama3.2-1b-8xh100", "verl-grpo-qwen2.5-7b-8xh100"):
+        t = _record(record_id)["measured_timers"]
+        step = t["step_with_testing_and_checkpoint"] - t["testing"] - t["save_checkpoint"]
+        assert _record(record_id)["measured"]["step"] == pytest.approx(step, abs=0.01), record_id
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=lambda r: r["id"])
+def test_each_step_is_as_recorded(record: dict[str, Any]) -> None:
+    # source: the record's link and quote; tolerance 3 % of the recorded ratio (drift of the model,
+    # not accuracy: the count below says how many are within 25 %)
+    ratio = _step(record["scenario"]) / record["measured"]["step"]
+    assert ratio == pytest.approx(RECORDED[record["id"]], rel=0.03)
+
+
+def test_the_count_within_25_percent_is_as_recorded() -> None:
+    # docs/evidence/rl.md's convention (estimate / published within 0.75-1.25, as its 62 of 120):
+    # 1 of 4, the Qwen2.5-7B step at 0.775; all RL step and phase figures 62 of 120 -> 63 of 124.
+    # As published / estimate within 0.75-1.25 (the bands' ratio) none of the four holds (1.29 the
+    # nearest)
+    ratios = {r["id"]: _step(r["scenario"]) / r["measured"]["step"] for r in RECORDS}
+    within = sorted(k for k, v in ratios.items() if abs(v - 1) <= 0.25)
+    assert within == ["verl-grpo-qwen2.5-7b-8xh100"]
+    assert not [k for k, v in ratios.items() if 0.75 <= 1 / v <= 1.25]
+
+
+def test_the_unpublished_settings_move_the_ratios_as_recorded() -> None:
+    # each record's assumptions: the alternative it names and the ratio it reads there (3 %)
+    llama, qwen = _record("verl-grpo-llama3.2-1b-8xh100"), _record("verl-grpo-qwen2.5-7b-8xh100")
+    grpo, ppo = _record("verl-grpo-qwen2.5-0.5b-8xa100"), _record("verl-ppo-qwen2.5-0.5b-8xa100")
+    cases = (
+        # Llama under vLLM V0's rules instead of 0.9.1's V1: still a miss
+        (llama, {"rl__rollout__engine_version": "0.7.0"}, 0.643),
+        # Qwen2.5-7B at the author's micro-batch of the Llama run (4) instead of the script's 40
+        (qwen, {"workload__micro_batch_size": 4, "rl__policy__micro_batch_size": 4}, 1.076),
+        # the play-verl runs on H100 (the README's last revision) instead of A100
+        (grpo, {"hardware__gpu": "h100-sxm-80gb"}, 0.564),
+        (ppo, {"hardware__gpu": "h100-sxm-80gb"}, 0.333),
+        # PPO's rows padded to the prompt cap (verl's dataset), put in every phase: still short
+        (ppo, {"rl__prompt_tokens": 512}, 0.625),
+    )
+    for record, changes, ratio in cases:
+        estimate = _step(_with(record, **changes)) / record["measured"]["step"]
+        assert estimate == pytest.approx(ratio, rel=0.03), (record["id"], changes)
+
+
+# estimate / published timer by phase (rollout / gen; log-probs / old_log_prob + ref + values;
+# training / update_actor + update_critic), as docs/evidence/rl.md's table of this section gives them
+PHASES = {
+    "verl-grpo-llama3.2-1b-8xh100": (0.413, 0.197, 0.301),
+    "verl-grpo-qwen2.5-7b-8xh100": (0.491, 0.936, 1.017),
+    "verl-grpo-qwen2.5-0.5b-8xa100": (0.662, 0.486, 0.452),
+    "verl-ppo-qwen2.5-0.5b-8xa100": (1.016, 0.292, 0.235),
+}
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=lambda r: r["id"])
+def test_each_phase_is_as_recorded(record: dict[str, Any]) -> None:
+    # source: the record's quoted timers; tolerance 5 % of the recorded ratio. The 7B misses in its
+    # rollout alone (its passes within 7 %); the 1B and the GRPO 0.5B in every phase; the PPO 0.5B
+    # in its passes alone (its V0 rollout within 2 %)
+    t = record["measured_timers"]
+    phases = {p["name"]: p["seconds"] for p in estimate_report(record["scenario"])["rl"]["phases"]}
+    published = (
+        t["gen"],
+        t["old_log_prob"] + t.get("ref", 0) + t.get("values", 0),
+        t["update_actor"] + t.get("update_critic", 0),
+    )
+    estimated = (phases["rollout"], phases["log_probs"], phases["training"])
+    for est, pub, ratio in zip(estimated, published, PHASES[record["id"]], strict=True):
+        assert est / pub == pytest.approx(ratio, rel=0.05), record["id"]
