@@ -27,7 +27,7 @@ from ..registry.dtypes import DTYPES
 from ..registry.moe_a2a import MOE_A2A_BACKENDS
 from . import eplb_hierarchical, triton_moe
 from .allreduce_measured import measured_all_reduce
-from .collectives import NETWORK_BETA, Link, link
+from .collectives import NETWORK_BETA, Link, host_shared, link
 from .expert_reads import UNIFORM_ROUTING_ALPHA
 from .ggml_graph import ggml_extra
 from .moe_measured import FORMATS, Points, measured_module
@@ -172,6 +172,10 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     tp_link = link(gpu, p.tensor, node, eff)  # beyond one node: the network
     ep_link = link(gpu, p.expert, node, eff) if p.expert > 1 else tp_link
     pp_link = link(gpu, p.tensor * p.pipeline, node, eff) if p.pipeline > 1 else tp_link
+    if p.pipeline > 1:  # every stage's group moves its collectives through the host at once
+        stages = min(p.pipeline, max(1, node // max(p.tensor, p.expert)))  # the stages on one host
+        tp_link = host_shared(tp_link, p.tensor * stages)
+        ep_link = host_shared(ep_link, p.expert * stages) if p.expert > 1 else tp_link
     arch = resolve(s.model)
     block_fp8 = costs.library == "vendor" and rule_id(s, prec.weights) == "fp8-block"
     kinds = (bool(arch.moe and arch.moe.shared_ffn), arch.mla is not None, block_fp8)
