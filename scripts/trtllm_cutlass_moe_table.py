@@ -13,10 +13,10 @@ router GEMM, no shared experts) on one GPU holding ``num_experts / moe_ep_size``
 replayed MoE figures serve (Qwen3-235B-A22B, Qwen3-30B-A3B, Llama 4 Scout and Maverick,
 DeepSeek-R1) at ``moe_tp_size`` 1 and EP 1-8, in the formats the CUTLASS path multiplies
 (per-tensor FP8, NVFP4, BF16), under each model's routing (power_law_1.2; DeepSeek's biased router
-power_law_1.01), on the H100 SXM, H200 and B200. Left out, as docs/evidence/speed.md section 49
-found them: the H200's Llama 4 rows (3-7x the H100's for the same kernel and shapes, a
-collection defect), GB200's table (the B200's die up to 2x faster than on the B200 at one shape)
-and the RTX Pro 6000's. Where the table holds a token count twice, the median.
+power_law_1.01), on the H100 SXM, H200, B200 and RTX Pro 6000 Blackwell Server Edition. Left out,
+as docs/evidence/speed.md section 49 found them: the H200's Llama 4 rows (3-7x the H100's for the
+same kernel and shapes, a collection defect) and GB200's table (the B200's die up to 2x faster
+than on the B200 at one shape). Where the table holds a token count twice, the median.
 core/speed/moe_measured.py reads them (``TRTLLM_CUTLASS_MOE_MODULE``).
 
     /tmp/lbvenv/bin/python scripts/trtllm_cutlass_moe_table.py [DATA_DIR]
@@ -34,7 +34,12 @@ DATA = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/aic/ex/aiconfigurator_co
 OUT = Path(__file__).parents[1] / "src" / "gpusizer" / "presets" / "moe-module-times.json"
 KERNEL = "moe_torch_flow_cutlass"
 NAME = "trtllm-cutlass-moe"  # core/speed/moe_measured.py TRTLLM_CUTLASS_MOE_MODULE
-GPUS = {"h100_sxm": "h100-sxm-80gb", "h200_sxm": "h200-141gb", "b200_sxm": "b200-192gb"}
+GPUS = {
+    "h100_sxm": "h100-sxm-80gb",
+    "h200_sxm": "h200-141gb",
+    "b200_sxm": "b200-192gb",
+    "rtx_pro_6000_server": "rtx-pro-6000-blackwell-96gb",
+}
 DTYPES = {"fp8": "fp8", "nvfp4": "nvfp4", "bfloat16": "bf16"}
 # (experts, hidden, intermediate, top-k) -> routing; Llama 4's shapes are not read on the H200
 SHAPES = {
@@ -85,7 +90,7 @@ def main() -> None:
     doc["kernels"][NAME] = rows
     doc.setdefault("sources", {})[NAME] = (
         "aiconfigurator 0.12.0 wheel (PyPI aiconfigurator-core 0.12.0, NVIDIA, Apache-2.0): "
-        "aiconfigurator_core/systems/data/{h100_sxm,h200_sxm,b200_sxm}/moe/trtllm/1.3.0rc20/"
+        "aiconfigurator_core/systems/data/{h100_sxm,h200_sxm,b200_sxm,rtx_pro_6000_server}/moe/trtllm/1.3.0rc20/"
         f"moe_perf.parquet, kernel_source {KERNEL}, moe_tp_size 1, moe_ep_size 1-8, fp8 / nvfp4 / "
         "bfloat16, the expert shapes of Qwen3-235B-A22B, Qwen3-30B-A3B, Llama 4 Scout and Maverick "
         "(not on h200_sxm) and DeepSeek-R1; num_tokens the EP group's"

@@ -41,7 +41,8 @@ def test_the_table_names_its_source_and_leaves_out_what_section_49_found_defecti
     )
     assert MODULE_TABLES[TRTLLM_CUTLASS_MOE_MODULE].group_tokens
     rows = DOC["kernels"][TRTLLM_CUTLASS_MOE_MODULE]
-    assert {r["gpu"] for r in rows} == {"h100-sxm-80gb", "h200-141gb", "b200-192gb"}  # no GB200, RTX Pro
+    gpus = {"h100-sxm-80gb", "h200-141gb", "b200-192gb", "rtx-pro-6000-blackwell-96gb"}
+    assert {r["gpu"] for r in rows} == gpus  # not GB200's table
     assert not [r for r in rows if r["gpu"] == "h200-141gb" and r["top_k"] == 1]  # H200's Llama 4 rows
     assert all(r["tp"] == 1 and r["ep"] in (1, 2, 4, 8) for r in rows)
 
