@@ -55,9 +55,10 @@ no collective, no router GEMM, no shared experts), one GPU holding 1 / EP of the
 own tokens, so a rank's step of n tokens reads the row at n x EP), the busiest rank timed under
 the power law the step assumes (so the step adds no busiest-rank factor of its own), 1-16,384
 tokens at EP 1-8, on the H100 SXM, H200, B200 and RTX Pro 6000 Blackwell Server Edition (not the
-H200's Llama 4 rows nor GB200's table, which docs/evidence/speed.md section 49 found defective). The release gap (1.3.0rc20 against 1.0): where
-aiconfigurator measured one GPU under both (L40S, BF16, the same shapes) the module's time is the
-same within a few per cent (tests/core/data/trtllm-moe-measured.json ``release_gap``).
+H200's Llama 4 rows nor GB200's table, which docs/evidence/speed.md section 49 found defective).
+The release gap (1.3.0rc20 against 1.0): where aiconfigurator measured one GPU under both (L40S,
+BF16, the same shapes) the module's time is the same within a few per cent
+(tests/core/data/trtllm-moe-measured.json ``release_gap``).
 """
 
 from __future__ import annotations
