@@ -64,8 +64,10 @@ def test_fp8_kv_at_identical_concurrency_gains_no_more_than_measured() -> None:
     fp8 = tokens_per_second(_scenario(R1_BF16KV, kv_cache="fp8"))
     assert 1.0 <= fp8 / bf16 <= 1.06
     # published 36,384 tokens/s; 0.913 since the release-0.20 run pads every rank's MoE tokens
-    # to the prompt rank's count (speed.md section 31; 1.185 without)
-    assert bf16 / 36384 == pytest.approx(0.913, abs=0.03)
+    # to the prompt rank's count (speed.md section 31; 1.185 without); 0.816 since the CUTLASS
+    # MoE module is read at its measured time for DeepSeek-R1's NVFP4 shape on the B200
+    # (core/speed/moe_measured.py ``group_module``: the padded rows' module is dearer than the shares)
+    assert bf16 / 36384 == pytest.approx(0.816, abs=0.03)
 
 
 @pytest.mark.parametrize(
@@ -242,7 +244,9 @@ def test_lockstep_offset_is_larger_on_the_slower_hopper() -> None:
     # Scout requests, 375 against 217 Qwen3-235B ones, each taking less GPU time), so it would
     # move the H200 columns more. Replayed in step (section 37), the offset runs the other way for
     # both models the page prints on both GPUs (1000/1000 rows): Scout 1.53 on H100 against 1.21
-    # on H200, Qwen3-235B 1.39 against 1.07; what is left is not host work (section 40)
+    # on H200, Qwen3-235B 1.39 against 1.07; what is left is not host work (section 40). With the
+    # CUTLASS MoE module at its measured times (core/speed/moe_measured.py ``group_module``):
+    # Scout 1.44 against 1.03, Qwen3-235B 1.31 against 1.22
     rows = _overview_rows()
     cols = {**rows.COLUMNS, **rows.OTHER_COLUMNS}
     pairs = (
@@ -258,5 +262,5 @@ def test_lockstep_offset_is_larger_on_the_slower_hopper() -> None:
         return step.costs.per_request * running / step.decode_seconds(running, 1500)
 
     for h100, h200 in pairs:
-        assert replayed[h100][1] > replayed[h200][1] + 0.2
+        assert replayed[h100][1] > replayed[h200][1] + 0.05
         assert host_share(h200) > host_share(h100)

@@ -125,6 +125,22 @@ def pcie_bus(ln: Link, ranks: int) -> float:
     return min(ln.beta, cap)
 
 
+def host_shared(ln: Link, flows: int) -> Link:
+    """``ln`` as it runs while ``flows`` GPUs of the node move data through the host at once: over
+    PCIe its bus bandwidth at most the host-bound figure for that many GPUs
+    (``NCCL_PCIE_HOST_BUS``), since the ring's bandwidth is "determined by the bandwidth your
+    CPU and memory can deliver ... with 8 GPUs, that's 8 flows at 28GB/s" (NVIDIA/nccl#1639),
+    whichever groups the flows belong to. A pipeline's stages run the same layers on their own
+    micro-batches in step (one micro-batch a stage in flight: TensorRT-LLM
+    tensorrt_llm/_torch/pyexecutor/py_executor.py ``self.num_micro_batches = self.dist.pp_size``;
+    core/speed/step.py's pipeline model), so every stage's group runs its collectives at the same
+    time as the others' (the serving step, core/speed/step_model.py). Other links unchanged."""
+    if ln.kind != "pcie" or flows <= 2:
+        return ln
+    cap = next((b for n, b in NCCL_PCIE_HOST_BUS if flows <= n), NCCL_PCIE_HOST_BUS[-1][1])
+    return Link(ln.kind, ln.alpha, min(ln.beta, cap))
+
+
 def nccl_ring_seconds(ln: Link, bus_bytes: float, steps: int, ranks: int = 2) -> float:
     """NCCL's ring over a scale-up link (module docstring): the fastest protocol's base
     latency + ``steps`` hops + ``bus_bytes`` (the bytes each rank moves: the algorithm's factor

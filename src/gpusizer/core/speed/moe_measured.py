@@ -43,6 +43,22 @@ SemiAnalysisAI/InferenceX ``InferenceX/benchmarks/dsr1_fp8_b200.sh``); the step 
 tokens (DeepSeek-V3's shape, TP 8, B200). Measured: aiconfigurator 0.12.0's SGLang 0.5.14 tables
 (scripts/sglang_fp8_moe_table.py; ``sglang_flashinfer_trtllm_moe`` fp8_block, routing included,
 no router GEMM, no shared experts), DeepSeek-V3's expert shape at EP 1 on the B200, B300, GB200 and GB300.
+
+TensorRT-LLM 0.19-1.0 run per-tensor FP8, NVFP4 and BF16 experts through their CUTLASS fused MoE
+(the ``trtllm-cutlass-moe`` kernel era, core/speed/rates_trtllm_moe.py), whose achieved shares were
+solved from one shape of this kernel's table and read 0.6-1.45x its measured time on the others.
+Where the table holds the model's own shape, the module is read as measured: aiconfigurator
+0.12.0's TensorRT-LLM 1.3.0rc20 tables (scripts/trtllm_cutlass_moe_table.py;
+``moe_torch_flow_cutlass``: routing, the input quantised, permute, FC1 + SwiGLU + FC2, finalize,
+no collective, no router GEMM, no shared experts), one GPU holding 1 / EP of the experts whole,
+``num_tokens`` the EP group's (``ModuleTable.group_tokens``: attention-DP ranks each hold their
+own tokens, so a rank's step of n tokens reads the row at n x EP), the busiest rank timed under
+the power law the step assumes (so the step adds no busiest-rank factor of its own), 1-16,384
+tokens at EP 1-8, on the H100 SXM, H200, B200 and RTX Pro 6000 Blackwell Server Edition (not the
+H200's Llama 4 rows nor GB200's table, which docs/evidence/speed.md section 49 found defective).
+The release gap (1.3.0rc20 against 1.0): where aiconfigurator measured one GPU under both (L40S,
+BF16, the same shapes) the module's time is the same within a few per cent
+(tests/core/data/trtllm-moe-measured.json ``release_gap``).
 """
 
 from __future__ import annotations
@@ -64,6 +80,8 @@ class ModuleTable:
     id: str  # the key of moe-module-times.json ``kernels``
     engine: str
     fallback: str = ""  # the table of the same kernels read where this one lacks the shape
+    # the rows' tokens are the EP group's, each row per experts' format (module docstring)
+    group_tokens: bool = False
 
 
 MODULE_TABLES: dict[str, ModuleTable] = {}
@@ -77,10 +95,12 @@ def register(table: ModuleTable) -> None:
 
 
 SGLANG_FLASHINFER_FP8 = "sglang-flashinfer-trtllm-fp8-block"
+TRTLLM_CUTLASS_MOE_MODULE = "trtllm-cutlass-moe"
 
 register(ModuleTable(VLLM_OAI_TRITON_MXFP4, "vllm"))
 register(ModuleTable(TRTLLM_OAI_TRITON_MXFP4, "tensorrt-llm", fallback=VLLM_OAI_TRITON_MXFP4))
 register(ModuleTable(SGLANG_FLASHINFER_FP8, "sglang"))
+register(ModuleTable(TRTLLM_CUTLASS_MOE_MODULE, "tensorrt-llm", group_tokens=True))
 
 # the experts' (dtype, weights rule) each measured module multiplies: another format runs
 # another kernel, so the table does not apply to it
@@ -112,6 +132,7 @@ def _tables() -> dict[tuple[object, ...], Points]:
                 r["top_k"],
                 r["tp"] * r.get("ep", 1),  # the ranks the experts are split over (docstring)
                 r["routing"],
+                r.get("dtype", ""),  # a group table's rows, per experts' format
             )
             out[key] = tuple((float(t), ms * 1e-3) for t, ms in zip(r["tokens"], r["ms"], strict=True))
     return out
@@ -125,9 +146,20 @@ def measured_module(kernel: str, gpu: str, shape: tuple[int, int, int, int], tp:
     if not kernel:
         return ()
     routing = "power_law_1.01" if alpha < 1.1 else "power_law_1.2"
-    got = _tables().get((kernel, gpu, *shape, tp, routing), ())
+    got = _tables().get((kernel, gpu, *shape, tp, routing, ""), ())
     fallback = MODULE_TABLES[kernel].fallback
     return got or (measured_module(fallback, gpu, shape, tp, alpha) if fallback else ())
+
+
+def group_module(
+    kernel: str, gpu: str, shape: tuple[int, int, int, int], dtype: str, ep: int, alpha: float
+) -> Points:
+    """A group table's measured calls (``ModuleTable.group_tokens``) of experts in ``dtype`` spread
+    whole over ``ep`` ranks, as a rank's tokens: the EP group's tokens over ``ep`` (module
+    docstring); empty where the shape, format, EP or routing was not measured."""
+    routing = "power_law_1.01" if alpha < 1.1 else "power_law_1.2"
+    got = _tables().get((kernel, gpu, *shape, ep, routing, dtype), ())
+    return tuple((t / ep, sec) for t, sec in got)
 
 
 def module_seconds(points: Points, tokens: float) -> float:

@@ -22,6 +22,10 @@ left out, plus the fused MoE's kernel floors) against the measured time. Every o
 the table is out of sample (tests/core/test_trtllm_moe_rates.py; docs/evidence/speed.md
 section 49). The release gap: the table is 1.3.0rc20 (2026), the figures these rates serve are
 0.20 and 1.0 (2025); whether the CUTLASS MoE kernels changed in between is not published.
+Where the table holds the model's own shape, format and EP on the GPU (H100 SXM, H200, B200, RTX Pro
+6000), the
+step reads the module at its measured time instead (core/speed/moe_measured.py ``group_module``);
+these shares price the rest.
 
 Not taken: the RTX Pro 6000 (SM120, ``blackwell-rtx``), whose measured module the default
 shares already meet (0.65-1.5 by shape); GB200's table, which puts the same chip up to 2x

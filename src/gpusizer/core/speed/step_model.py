@@ -27,10 +27,10 @@ from ..registry.dtypes import DTYPES
 from ..registry.moe_a2a import MOE_A2A_BACKENDS
 from . import eplb_hierarchical, triton_moe
 from .allreduce_measured import measured_all_reduce
-from .collectives import NETWORK_BETA, Link, link
+from .collectives import NETWORK_BETA, Link, host_shared, link
 from .expert_reads import UNIFORM_ROUTING_ALPHA
 from .ggml_graph import ggml_extra
-from .moe_measured import FORMATS, Points, measured_module
+from .moe_measured import FORMATS, MODULE_TABLES, Points, group_module, measured_module
 from .rates import Rates, gpu_family, power_capped, sixteen_bit_scale
 from .rates_era import achieved_by
 from .rates_gpu import gpu_rates
@@ -172,6 +172,10 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     tp_link = link(gpu, p.tensor, node, eff)  # beyond one node: the network
     ep_link = link(gpu, p.expert, node, eff) if p.expert > 1 else tp_link
     pp_link = link(gpu, p.tensor * p.pipeline, node, eff) if p.pipeline > 1 else tp_link
+    if p.pipeline > 1:  # every stage's group moves its collectives through the host at once
+        stages = min(p.pipeline, max(1, node // max(p.tensor, p.expert)))  # the stages on one host
+        tp_link = host_shared(tp_link, p.tensor * stages)
+        ep_link = host_shared(ep_link, p.expert * stages) if p.expert > 1 else tp_link
     arch = resolve(s.model)
     block_fp8 = costs.library == "vendor" and rule_id(s, prec.weights) == "fp8-block"
     kinds = (bool(arch.moe and arch.moe.shared_ffn), arch.mla is not None, block_fp8)
@@ -215,13 +219,32 @@ def _measured_moe(
     (core/speed/moe_measured.py): experts in the format the module multiplies (``FORMATS``)
     split over the tensor-parallel ranks only (the tables are EP 1); empty elsewhere."""
     moe = s.model.moe
-    if not costs.moe_module or moe is None or s.parallelism.expert > 1:
+    if not costs.moe_module or moe is None:
+        return ()
+    shape = (moe.experts, hidden, moe.expert_ffn_hidden_size, moe.experts_per_token)
+    if MODULE_TABLES[costs.moe_module].group_tokens:
+        return _group_measured(s, gpu, costs.moe_module, experts, shape, alpha)
+    if s.parallelism.expert > 1:
         return ()
     dtype, rule = FORMATS.get(costs.moe_module, ("", ""))
     if experts != dtype or (rule and rule_id(s, s.precision.weights) != rule):
         return ()
-    shape = (moe.experts, hidden, moe.expert_ffn_hidden_size, moe.experts_per_token)
     return measured_module(costs.moe_module, gpu.id, shape, s.parallelism.tensor, alpha)
+
+
+def _group_measured(
+    s: Scenario, gpu: GPUSpec, kernel: str, experts: str, shape: tuple[int, int, int, int], alpha: float
+) -> Points:
+    """A group table's module (core/speed/moe_measured.py ``group_module``) where the step is as it
+    was measured: whole experts over the EP ranks (no tensor-parallel split of them), the
+    router's own power-law skew (no stated balance, no redundant replicas, no uniform routing
+    simulation) and not block-scaled FP8 (DeepGEMM's path, core/speed/rates_trtllm_moe.py)."""
+    p, sv = s.parallelism, s.serving
+    if p.expert < p.tensor or p.expert_in_tensor > 1 or alpha == UNIFORM_ROUTING_ALPHA:
+        return ()
+    if sv.expert_balance is not None or redundant(s) or rule_id(s, s.precision.weights) == "fp8-block":
+        return ()
+    return group_module(kernel, gpu.id, shape, experts, p.expert, alpha)
 
 
 _MODELS: Memo[StepModel] = Memo(256)
