@@ -185,6 +185,7 @@ _TEXT_TYPES = {
     "llama4": "llama4_text",
     "mistral3": "mistral",
     "qwen2_5_vl": "qwen2_5_vl_text",
+    "qwen2_vl": "qwen2_vl_text",
 }
 
 

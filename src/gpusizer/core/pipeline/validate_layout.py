@@ -28,7 +28,15 @@ def check_parallelism(s: Scenario) -> None:
 
 
 def _check_tensor(s: Scenario) -> None:
-    """Tensor parallelism divides the attention heads and the KV heads (or is a multiple)."""
+    """Tensor parallelism divides the attention heads and the KV heads (or is a multiple), as
+    vLLM's ``ModelConfig.verify_with_parallel_config`` and ``QKVParallelLinear`` require. Not
+    under an engine whose GPUs split layers or matrix rows rather than heads
+    (``FrameworkProfile.tp_splits_heads`` false): llama.cpp's ``--split-mode layer`` gives each
+    GPU whole layers (src/llama-model.cpp ``load_tensors``), ``--split-mode row`` a share of
+    each matrix's rows by ``--tensor-split``, rounded to the kernel's tile
+    (ggml/src/ggml-cuda/ggml-cuda.cu ``get_row_split``), so 3 or 5 GPUs run any model."""
+    if not s.profile.tp_splits_heads:
+        return
     p, arch = s.parallelism, resolve(s.model)
     tp = attention_tp(p)
     if arch.heads % tp:
@@ -79,8 +87,24 @@ def _check_experts(s: Scenario) -> None:
             raise ScenarioError(
                 "parallelism.expert",
                 f"must divide data x context ({p.data * p.context}): experts are sharded over "
-                "the data-parallel ranks",
+                f"the data-parallel ranks{_unsplit_experts_hint(s)}",
             )
+
+
+def _unsplit_experts_hint(s: Scenario) -> str:
+    """Where training could run the experts unsplit, EP borrowing the tensor ranks, the field
+    that says so. Megatron-Core (``--expert-tensor-parallel-size 1``; its expert grid,
+    core/pipeline/validate_expert_tensor.py) and torchtitan (``expert_tensor_parallel_degree``,
+    default 1: torchtitan/distributed/parallel_dims.py ``_validate``, "EP would borrow all cp
+    and tp and some dp_shard degree") run such layouts; the default expert TP here is TP."""
+    p = s.parallelism
+    if not s.workload.trains or p.tensor == 1 or s.parallelism.gpus % (p.expert * p.pipeline):
+        return ""
+    return (
+        "; to shard them over tensor x data x context instead, as Megatron-Core's "
+        "--expert-tensor-parallel-size 1 and torchtitan's default do, set "
+        "parallelism.expert_tensor 1"
+    )
 
 
 def _check_context_and_node(s: Scenario) -> None:
@@ -99,7 +123,8 @@ def _check_context_and_node(s: Scenario) -> None:
         raise ScenarioError(
             "parallelism.tensor",
             f"at most gpus_per_node ({hw.gpus_per_node}); tensor parallelism across nodes is "
-            "allowed only with hardware.allow_cross_node_tensor_parallel",
+            "allowed only with hardware.allow_cross_node_tensor_parallel true (vLLM and SGLang "
+            "run it, e.g. --tp 16 --nnodes 2; its all-reduce then crosses the network)",
         )
 
 

@@ -195,6 +195,10 @@ class FrameworkProfile:
     # MLA's down-projections and the MoE router stay whole on every TP rank (vLLM
     # deepseek_v2.py: disable_tp=True / ReplicatedLinear; core/serving/tp_replicated.py)
     replicates_tp_projections: bool = False
+    # False: ``parallelism.tensor`` GPUs each hold whole layers or a share of every matrix's
+    # rows, never whole attention heads, so TP need not divide the heads (llama.cpp's
+    # --split-mode layer / row; core/pipeline/validate_layout.py ``_check_tensor``)
+    tp_splits_heads: bool = True
     # Hybrid models' recurrent state (core/model/state.py): "transformers" keeps the whole conv
     # kernel and an fp32 recurrent state; "engine" (vLLM) kernel - 1 inputs, model dtype.
     recurrent_state: Literal["transformers", "engine"] = "engine"
