@@ -207,3 +207,65 @@ def test_cross_node_tp_names_the_switch_and_its_value() -> None:
     assert "hardware.allow_cross_node_tensor_parallel true" in err.value.message
     s["hardware"]["allow_cross_node_tensor_parallel"] = True  # SGLang's --tp 16 --nnodes 2
     assert estimate_report(s)["cluster"]["gpus"] == 16
+
+
+# transformers' Trainer on a model loaded with device_map="auto" over 2 GPUs (is_model_parallel:
+# trainer.py, no DataParallel; accelerate dispatch_model runs the layers one after another): the
+# PEFT QLoRA recipes' way to fine-tune a 70B on two cards before FSDP + QLoRA
+DEVICE_MAP: dict[str, Any] = {
+    "model": {"preset": "llama-3.1-70b"},
+    "framework": "huggingface",
+    "workload": {"kind": "qlora", "sequence_length": 2048, "micro_batch_size": 1, "global_batch_size": 8},
+    "precision": {"weights": "nf4"},
+    "hardware": {"gpu": "a100-sxm-80gb"},
+}
+
+
+def test_device_map_training_splits_the_layers() -> None:
+    one = estimate_report(_with(DEVICE_MAP, {"recompute": "full"}))
+    two = estimate_report(_with(DEVICE_MAP, {"pipeline": 2, "recompute": "full"}))
+    assert two["cluster"]["gpus"] == 2
+    # each GPU holds half the layers (the embedding on the first, the head on the last):
+    # within 3 % of half the single GPU's weights
+    assert abs(two["per_gpu"]["weights"] / (one["per_gpu"]["weights"] / 2) - 1) < 0.03
+    # one micro-batch in flight (stage after stage), half the layers' checkpoints: less than
+    # the single GPU's activations, not the 1F1B stage's min(PP, m) = 2 micro-batches
+    assert two["per_gpu"]["activations"] < one["per_gpu"]["activations"]
+
+
+def test_device_map_training_runs_one_gpu_at_a_time() -> None:
+    # 8 micro-batches: every stage in turn for each (PP stage times each), so the step is no
+    # faster than one GPU's; DeepSpeed's 1F1B over the same 2 stages overlaps them
+    one = estimate_report(_with(DEVICE_MAP, {"recompute": "full"}))["compute"]
+    two = estimate_report(_with(DEVICE_MAP, {"pipeline": 2, "recompute": "full"}))["compute"]
+    assert two["tokens_per_second"] <= one["tokens_per_second"]
+    full = {**DEVICE_MAP, "workload": {**DEVICE_MAP["workload"], "kind": "lora"}, "precision": {}}
+    staged = _with(full, {"pipeline": 2, "recompute": "full"})
+    hf = estimate_report(staged)["compute"]
+    ds = estimate_report({**staged, "framework": "deepspeed"})["compute"]
+    assert ds["tokens_per_second"] > 1.5 * hf["tokens_per_second"]
+
+
+@pytest.mark.parametrize(
+    ("edit", "field"),
+    [
+        ({"data": 2}, "parallelism.data"),
+        ({"zero_stage": 3}, "parallelism.zero_stage"),
+        ({"tensor": 2}, "parallelism.tensor"),
+        ({"context": 2}, "parallelism.context"),
+        ({"virtual_stages": 2}, "parallelism.virtual_stages"),
+    ],
+)
+def test_device_map_alone_in_its_process(edit: dict[str, Any], field: str) -> None:
+    # accelerate Accelerator.prepare_model: a model on several devices is refused in any
+    # distributed mode; one process drives every GPU
+    with pytest.raises(ScenarioError) as err:
+        estimate_report(_with(DEVICE_MAP, {"pipeline": 2, **edit}))
+    assert err.value.field == field
+    assert "device_map" in err.value.message and "megatron" in err.value.message
+
+
+def test_fsdp_still_has_no_pipeline() -> None:
+    with pytest.raises(ScenarioError) as err:
+        estimate_report({**_with(DEVICE_MAP, {"pipeline": 2}), "framework": "fsdp"})
+    assert err.value.field == "parallelism.pipeline"

@@ -5,6 +5,7 @@ what would be allowed."""
 from __future__ import annotations
 
 from ..errors import ScenarioError
+from ..memory.device_map import check_device_map, sequential_stages
 from ..model.architecture import resolve
 from ..model.redundant import check_redundant, physical_experts
 from ..model.specs import Scenario
@@ -133,7 +134,8 @@ def check_pipeline(s: Scenario) -> None:
     no pipeline parallelism for this kind of work (FrameworkProfile.pipelines: FSDP, the HF
     Trainer and the recipes built on them shard over data-parallel ranks instead), with the
     frameworks of the same kind that have it; a ZeRO stage above the one its pipeline engine
-    takes (DeepSpeed: 1) is refused on ``parallelism.zero_stage``."""
+    takes (DeepSpeed: 1) is refused on ``parallelism.zero_stage``. The HF Trainer trains
+    stages spread by device_map one after another (core/memory/device_map.py)."""
     kind, prof, p = s.workload.info, s.profile, s.parallelism
     if p.pipeline <= 1:
         return
@@ -146,6 +148,9 @@ def check_pipeline(s: Scenario) -> None:
             )
         return
     others = ", ".join(f.id for f in FRAMEWORKS.values() if f.fits(kind) and f.pipelines(kind))
+    if sequential_stages(s):  # the HF Trainer's device_map model parallelism
+        check_device_map(s, others)
+        return
     work, instead = (
         ("training", " (shard over data with zero_stage instead)") if kind.trains else ("serving", "")
     )

@@ -62,6 +62,9 @@ class FrameworkProfile:
     # The highest ZeRO stage its pipeline engine trains under (DeepSpeed's PipelineEngine:
     # 1, deepspeed/runtime/pipe/engine.py; torchtitan composes FSDP2, ZeRO-3, with PP)
     pipeline_max_zero: int = 3
+    # Training with parallelism.pipeline > 1 where no pipeline schedule exists: layers spread
+    # over the GPUs by device_map, run one after another (core/memory/device_map.py)
+    pipeline_device_map_training: bool = False
     # -- training ---------------------------------------------------------------------------
     # Saved tensors and loss, a key of core/memory/layouts.ACTIVATION_LAYOUTS: "huggingface"
     # (transformers' modules, fp32 log-softmax of the logits), "megatron" (Korthikanti
