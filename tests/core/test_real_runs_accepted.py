@@ -269,3 +269,27 @@ def test_fsdp_still_has_no_pipeline() -> None:
     with pytest.raises(ScenarioError) as err:
         estimate_report({**_with(DEVICE_MAP, {"pipeline": 2}), "framework": "fsdp"})
     assert err.value.field == "parallelism.pipeline"
+
+
+def test_a_gpu_the_catalog_lacks_is_described_inline() -> None:
+    # Colab's T4 (QLoRA's classic card) is not in the catalog: the refusal says how to state it,
+    # and the inline spec it names runs (NVIDIA T4 datasheet: 16 GB GDDR6, 320 GB/s, 65 FP16
+    # TFLOPS)
+    s: dict[str, Any] = {
+        "model": {"preset": "llama-3.1-8b"},
+        "framework": "huggingface",
+        "workload": {"kind": "qlora", "sequence_length": 2048},
+        "precision": {"weights": "nf4"},
+        "hardware": {"gpu": "t4-16gb"},
+    }
+    with pytest.raises(ScenarioError) as err:
+        estimate_report(s)
+    assert err.value.field == "hardware.gpu" and "inline" in err.value.message
+    s["hardware"]["gpu"] = {
+        "name": "Tesla T4 16GB",
+        "vendor": "NVIDIA",
+        "memory_bytes": 16 * 2**30,
+        "hbm_bandwidth_gb_per_s": 320,
+        "dense_tflops": {"fp16": 65},
+    }
+    assert estimate_report(s)["gpu"]["name"] == "Tesla T4 16GB"
