@@ -92,6 +92,10 @@ def test_training_keeps_megatrons_rule() -> None:
     assert err.value.field == "parallelism.expert"
     assert err.value.message == (
         "must divide data x context (1): experts are sharded over the data-parallel ranks"
+        # expert TP 1 x EP 8 fills the 8 GPUs: Megatron-Core's and torchtitan's grid accept it
+        "; to shard them over tensor x data x context instead, as Megatron-Core's "
+        "--expert-tensor-parallel-size 1 and torchtitan's default do, set "
+        "parallelism.expert_tensor 1"
     )
 
 

@@ -20,6 +20,7 @@ from ..core.pipeline.validate import check_model
 from ..core.readfile import MiB, parse_json_object, read_text
 from .hf_families import FAMILIES
 from .hf_mtp import mtp_layers
+from .hf_plain import PLAIN_FAMILIES
 from .hf_reader import Block, Config, Reader, base, model_type, moe, multiples, sliding
 from .hf_vision import vision_block
 from .quant_config import declared_precision
@@ -163,6 +164,7 @@ _FAMILIES: dict[str, Callable[[Reader], Block]] = {
     "olmoe": _olmo,
     "kimi_k2": _deepseek,
     **FAMILIES,
+    **PLAIN_FAMILIES,
 }
 
 
@@ -185,6 +187,7 @@ _TEXT_TYPES = {
     "llama4": "llama4_text",
     "mistral3": "mistral",
     "qwen2_5_vl": "qwen2_5_vl_text",
+    "qwen2_vl": "qwen2_vl_text",
 }
 
 

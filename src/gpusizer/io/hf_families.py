@@ -199,6 +199,8 @@ FAMILIES: dict[str, Callable[[Reader], Block]] = {
     "qwen3": qwen,
     "qwen3_moe": qwen,
     "qwen2_5_vl": qwen,
+    "qwen2_vl": qwen,  # Qwen2-VL: the Qwen2 text model (biased q/k/v), configs flat or nested
+    "qwen2_vl_text": qwen,
     "qwen2_5_vl_text": qwen,
     "gpt_oss": gpt_oss,
     "llama4": llama4,

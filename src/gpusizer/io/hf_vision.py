@@ -17,6 +17,13 @@ Each family is read from its ``vision_config`` the way transformers builds it (5
   ``temporal_patch_size`` frames, RMSNorm blocks with biased attention and gated MLP, and the
   patch merger (RMSNorm, (4·h_v)² + 4·h_v, 4·h_v × out + out).
 
+- Qwen2-VL (``Qwen2VisionTransformerPretrainedModel``, modeling_qwen2_vl.py): the config gives
+  ``embed_dim`` and ``mlp_ratio`` (its ``hidden_size`` is the merger's output), LayerNorm blocks
+  with biased attention and a biased fc1/fc2 MLP (QuickGELU), a bias-free Conv3d over
+  ``temporal_patch_size`` frames, 2-D RoPE (no learned positions, no final norm), and the
+  ``PatchMerger``: LayerNorm(h_v), (4·h_v)² + 4·h_v, 4·h_v × h_t + h_t. Qwen2-VL-7B-Instruct:
+  675,759,104 vision + 7,615,616,512 text = 8.29B (its Hugging Face page: 8.29B).
+
 Another ``vision_config`` is read as a plain ViT (SigLIP layout, an h_v × h_t projector): an
 approximation, named by its ``family``.
 """
@@ -81,6 +88,27 @@ def _qwen2_5_vl(v: Reader, block: dict[str, Any]) -> None:
     )
 
 
+def _qwen2_vl(v: Reader, text_hidden: int) -> dict[str, Any]:
+    """Qwen2-VL's tower: widths from ``embed_dim`` x ``mlp_ratio``; the merger into the text
+    model's width (a config's own ``hidden_size`` is not read: the merger must output h_t)."""
+    v.require(("embed_dim",), ("depth", "num_hidden_layers"))
+    h = v.count("embed_dim") or 0  # required above; 0 is refused by the block's validation
+    merged = h * (v.count("spatial_merge_size", default=2) or 2) ** 2
+    return {
+        "family": "qwen2_vl",
+        "layers": v.count("depth", "num_hidden_layers"),
+        "hidden_size": h,
+        "ffn_hidden_size": int(h * float(v.get("mlp_ratio", default=4))),
+        "attention_heads": v.count("num_heads", "num_attention_heads", default=16),
+        "patch_size": v.count("patch_size", default=14),
+        "channels": v.count("in_chans", "in_channels", default=3),
+        "temporal_patch_size": v.count("temporal_patch_size", default=2) or 1,
+        "patch_bias": False,
+        "encoder_norms": 0,
+        "projector_parameters": 2 * h + merged * merged + merged + merged * text_hidden + text_hidden,
+    }
+
+
 def vision_block(cfg: Config, text_hidden: int) -> dict[str, Any] | None:
     """The ``vision`` block of a multimodal config (None without a ``vision_config``)."""
     raw = cfg.get("vision_config")
@@ -89,6 +117,8 @@ def vision_block(cfg: Config, text_hidden: int) -> dict[str, Any] | None:
     outer = str(cfg.get("model_type") or "")
     v = Reader(raw)
     family = v.model_type or outer
+    if family.startswith("qwen2_vl"):
+        return _qwen2_vl(v, text_hidden)
     v.require(("hidden_size", "embed_dim"), ("num_hidden_layers", "depth"), ("intermediate_size",))
     block: dict[str, Any] = {
         "family": family,

@@ -34,6 +34,7 @@ from ..registry.frameworks import FRAMEWORKS
 from ..registry.fused_kernels import FUSED_KERNELS
 from ..registry.lightning_precision import fill_lightning
 from ..registry.loss_kinds import LOSS_KINDS
+from .device_map import micro_batches, sequential_stages
 from .layouts import activation_layout
 from .loss import DEFAULT_LOSS, Logits, LossSetup, loss_parallel_extra, transients
 from .peft import kbit_prepared
@@ -186,7 +187,7 @@ def check_techniques(s: Scenario) -> None:
         )
     if p.optimizer_in_backward:
         flight = in_flight(p.pipeline, p.data, p.virtual_stages, w.micro_batch_size, w.global_batch_size)
-        micro = flight.per_step
+        micro = micro_batches(s, p.data) if sequential_stages(s) else flight.per_step
         if micro > 1:
             raise ScenarioError(
                 "parallelism.optimizer_in_backward",

@@ -18,6 +18,7 @@ from ..model.architecture import Arch
 from ..model.expert_tensor import expert_shards
 from ..model.params import ParamCounts
 from ..model.specs import ParallelismSpec, Scenario
+from .device_map import micro_batches, sequential_stages
 from .fsdp2_buffers import rs_held
 from .last_step import last_step_bytes
 from .loading import load_peak
@@ -56,6 +57,8 @@ def layout(s: Scenario, data: int | None = None) -> Layout:
     p, w = s.parallelism, s.workload
     data = p.data if data is None else data
     flight, micro = in_flight(p.pipeline, data, p.virtual_stages, w.micro_batch_size, w.global_batch_size)
+    if sequential_stages(s):  # device_map: one micro-batch in flight (core/memory/device_map.py)
+        flight, micro = 1.0, micro_batches(s, data)
     return Layout(p.tensor, p.pipeline, data * p.context, flight, micro > 1, data)
 
 

@@ -32,7 +32,9 @@ def check_gpu(hardware: Any) -> None:
         raise ScenarioError(
             "hardware.gpu",
             f"unknown GPU {excerpt(gpu)}{did_you_mean(gpu, gpu_presets())}{user_gpu_skipped(gpu)}; "
-            f"run `gpusizer-cli gpus` for the list (e.g. {ids}, ...)",
+            f"run `gpusizer-cli gpus` for the list (e.g. {ids}, ...), or describe a GPU the "
+            'catalog lacks inline: hardware.gpu {"name", "vendor", "memory_bytes", '
+            '"hbm_bandwidth_gb_per_s", "dense_tflops": {"fp16": ...}}',
         )
 
 

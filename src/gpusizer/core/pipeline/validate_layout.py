@@ -5,6 +5,7 @@ what would be allowed."""
 from __future__ import annotations
 
 from ..errors import ScenarioError
+from ..memory.device_map import check_device_map, sequential_stages
 from ..model.architecture import resolve
 from ..model.redundant import check_redundant, physical_experts
 from ..model.specs import Scenario
@@ -28,7 +29,15 @@ def check_parallelism(s: Scenario) -> None:
 
 
 def _check_tensor(s: Scenario) -> None:
-    """Tensor parallelism divides the attention heads and the KV heads (or is a multiple)."""
+    """Tensor parallelism divides the attention heads and the KV heads (or is a multiple), as
+    vLLM's ``ModelConfig.verify_with_parallel_config`` and ``QKVParallelLinear`` require. Not
+    under an engine whose GPUs split layers or matrix rows rather than heads
+    (``FrameworkProfile.tp_splits_heads`` false): llama.cpp's ``--split-mode layer`` gives each
+    GPU whole layers (src/llama-model.cpp ``load_tensors``), ``--split-mode row`` a share of
+    each matrix's rows by ``--tensor-split``, rounded to the kernel's tile
+    (ggml/src/ggml-cuda/ggml-cuda.cu ``get_row_split``), so 3 or 5 GPUs run any model."""
+    if not s.profile.tp_splits_heads:
+        return
     p, arch = s.parallelism, resolve(s.model)
     tp = attention_tp(p)
     if arch.heads % tp:
@@ -79,8 +88,24 @@ def _check_experts(s: Scenario) -> None:
             raise ScenarioError(
                 "parallelism.expert",
                 f"must divide data x context ({p.data * p.context}): experts are sharded over "
-                "the data-parallel ranks",
+                f"the data-parallel ranks{_unsplit_experts_hint(s)}",
             )
+
+
+def _unsplit_experts_hint(s: Scenario) -> str:
+    """Where training could run the experts unsplit, EP borrowing the tensor ranks, the field
+    that says so. Megatron-Core (``--expert-tensor-parallel-size 1``; its expert grid,
+    core/pipeline/validate_expert_tensor.py) and torchtitan (``expert_tensor_parallel_degree``,
+    default 1: torchtitan/distributed/parallel_dims.py ``_validate``, "EP would borrow all cp
+    and tp and some dp_shard degree") run such layouts; the default expert TP here is TP."""
+    p = s.parallelism
+    if not s.workload.trains or p.tensor == 1 or s.parallelism.gpus % (p.expert * p.pipeline):
+        return ""
+    return (
+        "; to shard them over tensor x data x context instead, as Megatron-Core's "
+        "--expert-tensor-parallel-size 1 and torchtitan's default do, set "
+        "parallelism.expert_tensor 1"
+    )
 
 
 def _check_context_and_node(s: Scenario) -> None:
@@ -99,7 +124,8 @@ def _check_context_and_node(s: Scenario) -> None:
         raise ScenarioError(
             "parallelism.tensor",
             f"at most gpus_per_node ({hw.gpus_per_node}); tensor parallelism across nodes is "
-            "allowed only with hardware.allow_cross_node_tensor_parallel",
+            "allowed only with hardware.allow_cross_node_tensor_parallel true (vLLM and SGLang "
+            "run it, e.g. --tp 16 --nnodes 2; its all-reduce then crosses the network)",
         )
 
 
@@ -108,7 +134,8 @@ def check_pipeline(s: Scenario) -> None:
     no pipeline parallelism for this kind of work (FrameworkProfile.pipelines: FSDP, the HF
     Trainer and the recipes built on them shard over data-parallel ranks instead), with the
     frameworks of the same kind that have it; a ZeRO stage above the one its pipeline engine
-    takes (DeepSpeed: 1) is refused on ``parallelism.zero_stage``."""
+    takes (DeepSpeed: 1) is refused on ``parallelism.zero_stage``. The HF Trainer trains
+    stages spread by device_map one after another (core/memory/device_map.py)."""
     kind, prof, p = s.workload.info, s.profile, s.parallelism
     if p.pipeline <= 1:
         return
@@ -121,6 +148,9 @@ def check_pipeline(s: Scenario) -> None:
             )
         return
     others = ", ".join(f.id for f in FRAMEWORKS.values() if f.fits(kind) and f.pipelines(kind))
+    if sequential_stages(s):  # the HF Trainer's device_map model parallelism
+        check_device_map(s, others)
+        return
     work, instead = (
         ("training", " (shard over data with zero_stage instead)") if kind.trains else ("serving", "")
     )

@@ -62,6 +62,9 @@ class FrameworkProfile:
     # The highest ZeRO stage its pipeline engine trains under (DeepSpeed's PipelineEngine:
     # 1, deepspeed/runtime/pipe/engine.py; torchtitan composes FSDP2, ZeRO-3, with PP)
     pipeline_max_zero: int = 3
+    # Training with parallelism.pipeline > 1 where no pipeline schedule exists: layers spread
+    # over the GPUs by device_map, run one after another (core/memory/device_map.py)
+    pipeline_device_map_training: bool = False
     # -- training ---------------------------------------------------------------------------
     # Saved tensors and loss, a key of core/memory/layouts.ACTIVATION_LAYOUTS: "huggingface"
     # (transformers' modules, fp32 log-softmax of the logits), "megatron" (Korthikanti
@@ -195,6 +198,10 @@ class FrameworkProfile:
     # MLA's down-projections and the MoE router stay whole on every TP rank (vLLM
     # deepseek_v2.py: disable_tp=True / ReplicatedLinear; core/serving/tp_replicated.py)
     replicates_tp_projections: bool = False
+    # False: ``parallelism.tensor`` GPUs each hold whole layers or a share of every matrix's
+    # rows, never whole attention heads, so TP need not divide the heads (llama.cpp's
+    # --split-mode layer / row; core/pipeline/validate_layout.py ``_check_tensor``)
+    tp_splits_heads: bool = True
     # Hybrid models' recurrent state (core/model/state.py): "transformers" keeps the whole conv
     # kernel and an fp32 recurrent state; "engine" (vLLM) kernel - 1 inputs, model dtype.
     recurrent_state: Literal["transformers", "engine"] = "engine"

@@ -147,6 +147,7 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         # the compute buffers are computed (core/serving/offload.py); the context is CUDA's
         overhead=OverheadDefaults(300 * MiB, 0, 0.0, 0),
         memory_rule="layer_offload",
+        tp_splits_heads=False,
         releases=LLAMA_CPP,
         serving_features=LLAMA_CPP_FEATURES,
         kernels="ggml",

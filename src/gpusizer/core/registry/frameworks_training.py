@@ -81,6 +81,7 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
         runs_on_source=_TORCH,
         pipeline_serving=True,
         pipeline_source=_PP_HF,
+        pipeline_device_map_training=True,  # Trainer's is_model_parallel (core/memory/device_map.py)
         **HF_TRAINER,
         kv_window_slack=1,
         eager_scores=True,

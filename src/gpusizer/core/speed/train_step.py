@@ -18,6 +18,7 @@ from math import ceil, floor
 from typing import NamedTuple
 
 from ..memo import Memo
+from ..memory.device_map import sequential_stages
 from ..memory.training import base_weight_dtype
 from ..model.expert_tensor import expert_data_ranks, expert_data_stride, expert_shards
 from ..model.specs import GPUSpec, Scenario
@@ -222,6 +223,8 @@ def data_parallel_pricer(
     overlap = FRAMEWORKS[s.framework].param_gather_overlap
     net, node = network(s, gpu), s.hardware.gpus_per_node
     bubble = (p.pipeline - 1) / p.virtual_stages * sum(st.parts)
+    # device_map: the stages run in turn for every micro-batch (core/memory/device_map.py)
+    per_micro = sequential_stages(s)
     per_layer = p.tensor * p.pipeline * max(1, st.layers)
     layer_weights = (st.parameters - st.expert_parameters) / per_layer
     # Megatron: experts split by the expert TP (core/model/expert_tensor.py) and EP
@@ -253,7 +256,7 @@ def data_parallel_pricer(
             else None,
         )
         extra = StepParts(
-            pipeline_bubble=bubble,
+            pipeline_bubble=bubble * m if per_micro else bubble,
             dp_communication=data_parallel_seconds(dp),
             # plus ZeRO-1/2 offload's per-backward host accumulation (0 elsewhere)
             optimizer=_optimizer(s, params, ranks, st.bandwidth)
