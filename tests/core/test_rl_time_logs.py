@@ -82,6 +82,8 @@ def test_one_call_a_step_was_the_miss() -> None:
     record = RECORDS[0]
     one = copy.deepcopy(record["scenario"])
     one["rl"]["rollout"]["generation_rounds"] = 1
-    assert _step(one) / record["measured"]["step"] == pytest.approx(0.145, rel=0.03)
+    # 0.145 before DeepSpeed ZeRO-2's seven early all-reduces a step (+0.62 s; speed.md section
+    # on ZeRO-2's reduction in every backward), a 6 % move of this 10 s what-if
+    assert _step(one) / record["measured"]["step"] == pytest.approx(0.154, rel=0.03)
     one["rl"]["rollout"]["max_sequences"] = 14
     assert _step(one) / record["measured"]["step"] == pytest.approx(0.579, rel=0.03)

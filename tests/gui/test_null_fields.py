@@ -57,6 +57,7 @@ MOE_TRAIN = {  # Qwen3-30B-A3B at NeMo RL v0.4.0's training layout: TP 2, EP 8 o
     "hardware": {"gpu": "h100-sxm-80gb"},
     "parallelism": {"tensor": 2, "expert": 8, "data": 8, "sequence_parallel": True},
 }
+DEEPSPEED = {**LORA, "framework": "deepspeed", "workload": {"kind": "pretraining"}}
 MOE_EP = vllm_serving("qwen3-30b-a3b", parallelism={"tensor": 2, "attention_data": 2})  # experts over 2
 SGLANG_DEEPEP = {
     **vllm_serving("qwen3-30b-a3b", parallelism={"tensor": 2, "attention_data": 2, "expert": 2}),
@@ -137,6 +138,8 @@ TRAINING = (
     Case("workload.global_batch_size", LORA, 64),
     # Megatron-Core's expert TP: null is the TP (docs/scenario-format.md)
     Case("parallelism.expert_tensor", MOE_TRAIN, 1),
+    # DeepSpeed's overlap_comm: null is its default for the stage (docs/scenario-format.md)
+    Case("parallelism.overlap_comm", DEEPSPEED, True),
     Case("workload.training_tokens", LORA, 10**9),
     Case("workload.lora_layers", LORA, 16),
     Case("workload.loss_chunks", LORA, 8),

@@ -75,6 +75,9 @@ GLOSSARY: dict[str, str] = {
     "e.g. TP 8 with EP 8).",
     "parallelism.zero_stage": "ZeRO stage: shard optimizer states (1), plus gradients (2), plus "
     "weights (3) across the data-parallel GPUs.",
+    "parallelism.overlap_comm": "DeepSpeed overlap_comm: run ZeRO's gradient reductions (ZeRO-2: "
+    "one in every backward) and offload copies beside the backward instead of in line with it "
+    "(default: DeepSpeed's, on at ZeRO-3 only).",
     "parallelism.sequence_parallel": "Sequence parallel: with tensor parallelism, also split "
     "norms and dropout along the sequence, sharding their "
     "activations.",

@@ -168,6 +168,9 @@ class ParallelismSpec(Strict):
     # (core/serving/expert_in_tensor.py ``tensor_view``), 1 for the scenario as set
     _expert_in_tensor: int = PrivateAttr(default=1)
     zero_stage: Annotated[int, Whole, Field(ge=0, le=3)] = 0
+    # DeepSpeed zero_optimization.overlap_comm: ZeRO's reductions and offload copies beside the
+    # backward (null: DeepSpeed's default, on at stage 3 only; core/speed/zero2_reduce.py)
+    overlap_comm: bool | None = None
     sequence_parallel: bool = False
     recompute: Literal["none", "selective", "full"] = "none"
     attention: Literal["eager", "flash"] = "flash"

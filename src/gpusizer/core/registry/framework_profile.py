@@ -104,6 +104,9 @@ class FrameworkProfile:
     # new one on the GPU and copies it back down (stage_1_and_2.py ``copy_grads_in_partition``,
     # ``async_accumulate_grad_in_cpu_via_gpu``); core/speed/offload_grads.py prices it.
     host_grad_accumulation: bool = False
+    # ZeRO-2 reduces all of its gradients in every backward, not once a step (DeepSpeed
+    # stage_1_and_2.py ``reduce_ready_partitions_and_remove_grads``); core/speed/zero2_reduce.py
+    reduce_every_backward: bool = False
     # Its tables' own memory line: "allocated" (torch.cuda.max_memory_allocated, tensors only)
     # or "reserved" (max_memory_reserved: the caching allocator's segments, not the CUDA
     # context or NCCL's buffers); "" when it prints none (core/memory/overhead.py reported_bytes)

@@ -212,6 +212,7 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
         gradients="scenario",
         fp32_step_gradients=True,
         host_grad_accumulation=True,
+        reduce_every_backward=True,
         param_gather_overlap=False,
         techniques=("ZeRO 1-3 sharding", "fp32 gradient partition at the ZeRO-1/2 step"),
         sources=(

@@ -25,7 +25,6 @@ from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
 from ..registry.optimizers import OPTIMIZER_KINDS
-from .offload_grads import host_accumulation_seconds
 from .train_dp import DataParallel, cpu_optimizer_seconds, data_parallel_seconds, optimizer_seconds
 from .train_layer import (
     StepParts,
@@ -38,6 +37,7 @@ from .train_layer import (
     network,
 )
 from .train_rates import group_link, replicated_compute_speedup
+from .zero2_reduce import early_reduce_seconds, exposed_host_copies
 
 
 @dataclass(frozen=True)
@@ -257,10 +257,11 @@ def data_parallel_pricer(
         )
         extra = StepParts(
             pipeline_bubble=bubble * m if per_micro else bubble,
-            dp_communication=data_parallel_seconds(dp),
+            # plus DeepSpeed ZeRO-2's reductions in the backwards before the boundary (0 elsewhere)
+            dp_communication=data_parallel_seconds(dp) + early_reduce_seconds(s, dp),
             # plus ZeRO-1/2 offload's per-backward host accumulation (0 elsewhere)
             optimizer=_optimizer(s, params, ranks, st.bandwidth)
-            + host_accumulation_seconds(s, _stepped(s, params, ranks), round(m)),
+            + exposed_host_copies(s, _stepped(s, params, ranks), round(m), st.layers, st.backward),
         )
         alone = replicated and (p.zero_stage < 3 or ranks <= 1)  # FSDP gathers beside every layer
         parts = (_replicated(st.parts, m, ranks) if alone else st.parts).scaled(m).plus(extra)

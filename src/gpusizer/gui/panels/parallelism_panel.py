@@ -24,12 +24,19 @@ _DEGREES = (  # (label, field, object name)
     ("Expert (EP)", "expert", "spin_expert_parallel"),
 )
 _ZERO = (("0 — none", 0), ("1 — optimizer states", 1), ("2 — + gradients", 2), ("3 — + weights (FSDP)", 3))
+# DeepSpeed zero_optimization.overlap_comm (null: its default, on at ZeRO-3 only)
+_OVERLAP_COMM = (
+    ("DeepSpeed's default (ZeRO-3 only)", None),
+    ("On (beside the backward)", True),
+    ("Off (in line)", False),
+)
 _RECOMPUTE = (("None", "none"), ("Selective (attention)", "selective"), ("Full (layer inputs only)", "full"))
 _ATTENTION = (("Flash (fused)", "flash"), ("Eager (scores stored)", "eager"))
 _DISPATCHER = (("All-to-all (NCCL)", "alltoall"), ("DeepEP", "deepep"), ("HybridEP", "hybridep"))
 _TRAINING_ONLY = (
     "parallelism.virtual_stages",
     "parallelism.zero_stage",
+    "parallelism.overlap_comm",
     "parallelism.sequence_parallel",
     "parallelism.recompute",
     "parallelism.offload_optimizer",
@@ -60,6 +67,7 @@ class ParallelismPanel(Panel):
         set_role(self.total, "figure")
         f.add("GPUs", self.total, key="gpus_total")
         f.add("ZeRO stage", combo(_ZERO), "parallelism.zero_stage", name="combo_zero_stage")
+        f.add("Overlap comm", combo(_OVERLAP_COMM), "parallelism.overlap_comm", name="combo_overlap_comm")
         f.add(
             "",
             QCheckBox("Sequence parallel (with TP)"),
@@ -128,6 +136,10 @@ class ParallelismPanel(Panel):
             experts or (v("parallelism.expert_dispatcher") or "alltoall") != "alltoall",
         )
         self.form.enable("parallelism.expert_overlap", experts or bool(v("parallelism.expert_overlap")))
+        # DeepSpeed's setting: the frameworks whose ZeRO reduces in every backward take it
+        profile = FRAMEWORKS.get(str(v("framework")))
+        deepspeed = profile is not None and profile.reduce_every_backward
+        self.form.enable("parallelism.overlap_comm", deepspeed or v("parallelism.overlap_comm") is not None)
         self.form.enable(
             "parallelism.expert_tensor",
             get_path(v("model"), "moe") is not None or v("parallelism.expert_tensor") is not None,
