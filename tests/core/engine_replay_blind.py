@@ -133,12 +133,6 @@ def replays_blind() -> list[Replay]:
                 ("GPU compute MiB", gpu_mib("temporary"), logged(OSS_METAL, "gpu_compute", "size =")),
                 ("host compute MiB", host_mib("temporary"), logged(OSS_METAL, "host_compute", "size =")),
             ],
-            known={
-                "KV MiB (SWA logged + non-SWA derived)": "llama.cpp's SWA cache holds "
-                "pad(n_swa x n_seq + n_ubatch, 256) cells, 768 here (llama-kv-cache-iswa.cpp, "
-                "swa_full off, the default since PR 13194); the estimate gives the 12 window "
-                "layers the whole 4096-token context",
-            },
         ),
         Replay(
             G3_4090,

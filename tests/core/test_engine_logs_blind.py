@@ -46,5 +46,6 @@ def test_blind_count() -> None:
     # start-up verdicts apart
     figures = [r for r in ROWS if r.name != "starts"]
     starts = [r for r in ROWS if r.name == "starts"]
-    assert (sum(within(r) for r in figures), len(figures)) == (19, 25)
+    # blind: 19 of 25; 20 with llama.cpp's window cache (core/serving/llama_swa.py)
+    assert (sum(within(r) for r in figures), len(figures)) == (20, 25)
     assert (sum(within(r) for r in starts), len(starts)) == (4, 5)

@@ -87,6 +87,9 @@ class LlamaCppKnobs:
     output_in_gpu_layers: bool = True  # llama.cpp -ngl counts the output layer
     kv_unified: bool = False  # llama.cpp: every sequence may use the whole n_ctx
     ubatch_tokens: int = 512  # llama.cpp n_ubatch
+    # a window model's window layers in their own small cache (core/serving/llama_swa.py;
+    # PR 13194, May 2025): builds from then on
+    swa_cache: bool = False
 
 
 @dataclass(frozen=True)

@@ -51,15 +51,16 @@ def _ollama(version: str, date: str, parallel: int, ctx: int, **kw: Any) -> Engi
     )
 
 
-def _llama_cpp(version: str, date: str, *, cuda_graphs: bool, **kw: Any) -> EngineRelease:
+def _llama_cpp(version: str, date: str, *, cuda_graphs: bool, swa: bool = False, **kw: Any) -> EngineRelease:
     """A llama.cpp build as llama-server / llama-bench run it: one sequence, the output layer
-    outside -ngl's count, whole prompts, one-token KV cells; whether decode replays CUDA graphs."""
+    outside -ngl's count, whole prompts, one-token KV cells; whether decode replays CUDA graphs
+    and whether window layers get their own small cache (``swa``: PR 13194, May 2025 on)."""
     return EngineRelease(
         version,
         date,
         None,
         max_sequences=1,
-        llama_cpp=LlamaCppKnobs(output_in_gpu_layers=False),
+        llama_cpp=LlamaCppKnobs(output_in_gpu_layers=False, swa_cache=swa),
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=cuda_graphs,
@@ -94,6 +95,7 @@ LLAMA_CPP = (
         "b5850",
         "2025-07",
         cuda_graphs=True,
+        swa=True,
         kernel_era="metal-2025-07",
         sources=(
             "ggml-org/llama.cpp PR #14596 'metal : fuse add, mul' (2025-07-09): RMS_NORM + MUL + ADD "
@@ -105,6 +107,7 @@ LLAMA_CPP = (
         "b6300",
         "2025-08",
         cuda_graphs=True,
+        swa=True,
         kernel_era="metal-2025",
         sources=(
             "ggml-org/llama.cpp PR #15541 'metal : improve MUL_MAT_ID' (merged 2025-08-24, about "
@@ -234,7 +237,7 @@ LLAMA_CPP = (
         None,
         max_sequences=4,
         flash_attention=True,
-        llama_cpp=LlamaCppKnobs(kv_unified=True),
+        llama_cpp=LlamaCppKnobs(kv_unified=True, swa_cache=True),
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=True,

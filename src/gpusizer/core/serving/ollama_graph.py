@@ -42,10 +42,19 @@ def _dims(arch: Arch) -> tuple[int, int, int, int]:
     return arch.heads, arch.kv_heads, arch.head_dim, arch.head_dim
 
 
+# The bytes an element of a KV cell costs in Ollama's estimate, where its cache type is not
+# f16: ``kvCacheBytesPerElement(cacheType)`` of fs/ggml/ggml.go (ollama v0.5 - v0.12, the
+# function as the public code index holds it): "q8_0" 1, "q4_0" 0.5, anything else 2. The
+# estimate so counts a Q8_0 cell at 1 B an element, not the 34 B per 32 elements llama.cpp then
+# allocates (ggml-common.h block_q8_0), and places layers by the smaller figure.
+OLLAMA_KV_ELEMENT_BYTES = {"gguf_q8_0": 1.0, "gguf_q4_0": 0.5}
+
+
 def per_cell(s: Scenario, arch: Arch) -> float:
-    """KV bytes of one cell of one layer."""
+    """KV bytes of one cell of one layer, as Ollama's estimate counts them."""
     _, hkv, dk, dv = _dims(arch)
-    return (dk + dv) * hkv * nbytes(s.precision.kv_cache)
+    dtype = s.precision.kv_cache
+    return (dk + dv) * hkv * OLLAMA_KV_ELEMENT_BYTES.get(dtype, nbytes(dtype))
 
 
 def layer_kv(s: Scenario, arch: Arch, rel: EngineRelease, ctx: int, batch: int, parallel: int) -> list[float]:
