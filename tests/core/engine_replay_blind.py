@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .engine_replay_2025 import (
+    QWEN25_14B,
     _ollama,
     _weights,
     graph_full,
@@ -36,6 +37,8 @@ Q3_A5000 = "vllm-v1-0.21-rtx-a5000-qwen3-8b-16k-util09764"
 OSS_METAL = "llamacpp-metal-gpt-oss-20b-ctx4096-iswa"
 G3_4090 = "ollama-0.6.0-rtx4090-gemma3-27b-q8kv-ctx20000-62of63"
 SCOUT = "ollama-0.7-rtx4070ti-llama4-scout-q4km-partial-4of49"
+OSS_3GPU = "ollama-0.11.5-3gpu-gpt-oss-120b-ctx75000-partial-17of37"
+QWEN14_2080 = "ollama-0.11.4-rtx2080ti-qwen25-14b-merge-q4km-48of49"
 # The RTX A5000 is not in the catalog: its 24,564 MiB (NVIDIA's datasheet, 24 GB GDDR6)
 A5000 = {"gpu": {"id": "rtx-a5000-24gb", "name": "RTX A5000", "memory_bytes": 24564 * MiB}}
 
@@ -65,13 +68,20 @@ def prints_as_logged_blind(record: str, check: str, estimate_mib: float) -> bool
     return human_bytes2(estimate_mib * MiB) == text.strip()
 
 
-def _ollama_checks(record: str, graphs: bool) -> list[tuple[str, Any, float]]:
-    out: list[tuple[str, Any, float]] = [
-        ("required.kv MiB", ollama_kv, printed_mib(record, "memory.required.kv")),
-        ("required.full MiB", required_full, printed_mib(record, "memory.required.full")),
-        ("required.partial MiB", planned, printed_mib(record, "memory.required.partial")),
-        ("layers offloaded", ollama_layers, logged(record, "layers", "layers.offload=")),
-    ]
+def _ollama_checks(
+    record: str, graphs: bool, kv: bool = True, placed: bool = True
+) -> list[tuple[str, Any, float]]:
+    """The offload line's figures: KV (unless the context was inferred from it), the full
+    plan, the GPU plan and layers (``placed``: on equal GPUs), graphs, the weights lines."""
+    out: list[tuple[str, Any, float]] = []
+    if kv:
+        out.append(("required.kv MiB", ollama_kv, printed_mib(record, "memory.required.kv")))
+    out.append(("required.full MiB", required_full, printed_mib(record, "memory.required.full")))
+    if placed:
+        out += [
+            ("required.partial MiB", planned, printed_mib(record, "memory.required.partial")),
+            ("layers offloaded", ollama_layers, logged(record, "layers", "layers.offload=")),
+        ]
     if graphs:
         out += [
             ("graph.full MiB", graph_full, printed_mib(record, "memory.graph.full")),
@@ -156,6 +166,24 @@ def replays_blind() -> list[Replay]:
                 "graph.full MiB": "as required.kv: the graph grows with the context it is given",
                 "graph.partial MiB": "as required.kv",
             },
+        ),
+        Replay(
+            OSS_3GPU,
+            _ollama(
+                "gpt-oss-120b",
+                "ollama-0.11.5",
+                23.1,
+                75000,
+                1,
+                precision={"weights": "mxfp4"},
+                parallelism={"pipeline": 3},
+            ),
+            _ollama_checks(OSS_3GPU, graphs=True, placed=False),  # unequal GPUs: no placement
+        ),
+        Replay(
+            QWEN14_2080,
+            {**_ollama("qwen2.5-7b", "ollama-0.11.4", 9.9, 2848, 1), "model": QWEN25_14B},
+            _ollama_checks(QWEN14_2080, graphs=True, kv=False),  # num_ctx inferred from the KV
         ),
     ]
 

@@ -139,6 +139,10 @@ class OllamaKnobs:
 
     estimate: OllamaEstimate = "per_layer"
     gptoss_partial: float = 0.0
+    # gpt-oss's graph.full as a multiple of heads / kv_heads x kvTotal / 6 (v0.11.0 - v0.11.4:
+    # 4; v0.11.5 on: the branch sets partial = 2 x heads / kv_heads x kvTotal / 6 and no full,
+    # so full = partial: 2 with gptoss_partial 1)
+    gptoss_full: float = 4.0
     projector_first: bool = False
     layers_forward: bool = False
     weights_log: OllamaWeightsLog = "blocks_output"

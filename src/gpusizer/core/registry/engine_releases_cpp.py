@@ -195,9 +195,34 @@ LLAMA_CPP = (
         sources=(
             "ollama v0.11.0 (2025-08-05) fs/ggml/ggml.go GraphSize case gptoss: even layers "
             "parallel x 4096 + batch cells, full = 4 x heads / kv_heads x kvTotal / 6, partial "
-            "= 2 x full (v0.11.3: partial = full; v0.11.10: 2 x heads / kv_heads x kvTotal / 6)",
+            "= 2 x full (v0.11.3 and v0.11.5: the entries below)",
             "the old estimate serves the Ollama engine's models until v0.11.11 (eb10390de) and "
             "every model until v0.13.0 (f560bd077 deletes llm/memory.go)",
+        ),
+    ),
+    _ollama(
+        "ollama-0.11.3",
+        "2025-08",
+        1,
+        4096,
+        ollama=OllamaKnobs(estimate="per_layer", gptoss_partial=1.0),
+        sources=(
+            "ollama fcec04bf4 'gptoss: fix memory calc' (#11700, 2025-08-05, first in v0.11.3) "
+            "fs/ggml/ggml.go GraphSize case gptoss: partialOffload = fullOffload (read at v0.11.4)",
+        ),
+    ),
+    _ollama(
+        "ollama-0.11.5",
+        "2025-08",
+        1,
+        4096,
+        ollama=OllamaKnobs(estimate="per_layer", gptoss_partial=1.0, gptoss_full=2.0),
+        sources=(
+            "ollama 1a19df1f3 (#11823, 2025-08-14, first in v0.11.5) fs/ggml/ggml.go GraphSize "
+            "case gptoss: partialOffload = 2 * HeadCountMax / HeadCountKVMin * kvTotal / 6 (kvTotal "
+            "of every layer at the whole context, before the branch's windows) and no "
+            "fullOffload, which llm/memory.go EstimateGPULayers then sets to the partial (read "
+            "at v0.11.5 and v0.11.10)",
         ),
     ),
     _ollama(

@@ -110,6 +110,7 @@ def graph_sizes(
         )
         return partial, full
     if kind == "gptoss" and rel.ollama_knobs.gptoss_partial:
-        oss = 4 * h // max(1, arch.kv_heads) * kv_total / 6
-        return rel.ollama_knobs.gptoss_partial * oss, oss
+        knobs = rel.ollama_knobs
+        oss = knobs.gptoss_full * h // max(1, arch.kv_heads) * kv_total / 6
+        return knobs.gptoss_partial * oss, oss
     return 0.0, 0.0

@@ -1,5 +1,8 @@
-"""llama.cpp's sliding-window KV cache (core/serving/llama_swa.py) and Ollama's bytes per
-quantised KV element (core/serving/ollama_graph.py), each against the log that shows it."""
+"""The blind round's misses traced to their engines (docs/evidence/serving.md, the blind-round
+section): llama.cpp's sliding-window KV cache (core/serving/llama_swa.py), Ollama's bytes per
+quantised KV element and its gpt-oss graph from v0.11.3 and v0.11.5 (core/serving/
+ollama_graph.py, the ollama-0.11.3 / ollama-0.11.5 entries), each against the log that shows
+it."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from typing import Any
 
 from gpusizer.core.registry.engines import MiB
 
-from .engine_replay_2025 import _ollama, human_bytes2, ollama_kv
+from .engine_replay_2025 import _ollama, graph_full, graph_partial, human_bytes2, ollama_kv
 from .replay_base import Replay
 
 
@@ -66,3 +69,27 @@ def test_ollama_counts_a_q8_0_element_at_one_byte() -> None:
     kv = ollama_kv(Replay("x", sc, []).run())
     assert kv == 62 * 20000 * 16 * 256 / MiB
     assert human_bytes2(kv * MiB) == "4.7 GiB"
+
+
+def _oss(release: str) -> Replay:
+    sc = _ollama("gpt-oss-120b", release, 23.1, 75000, 1, precision={"weights": "mxfp4"})
+    return Replay("x", {**sc, "parallelism": {"pipeline": 3}}, [])
+
+
+def test_ollama_0_11_5_gpt_oss_graph() -> None:
+    # ollama#11982 (v0.11.5, gpt-oss:120b, KvSize 75000, Parallel 1, three GPUs) prints
+    # memory.graph.full = memory.graph.partial = "13.7 GiB": GraphSize's gptoss branch of
+    # v0.11.5 (1a19df1f3) sets partial = 2 x 64 / 8 x kvTotal / 6 with kvTotal = 36 layers x
+    # 75000 x 128 x 8 x 2 B before its windows, 14,745,600,000 B = 13.73 GiB, and no full
+    r = _oss("ollama-0.11.5").run()
+    assert graph_partial(r) == graph_full(r) == 16 * 36 * 75000 * 128 * 8 * 2 / 6 / MiB
+    assert human_bytes2(graph_full(r) * MiB) == "13.7 GiB"
+
+
+def test_ollama_0_11_gpt_oss_graph_by_release() -> None:
+    # v0.11.0 - v0.11.2: full = 4 x heads / kv_heads x kvTotal / 6, partial = 2 x full;
+    # v0.11.3 - v0.11.4 (fcec04bf4): partial = full (multi-GPU: full = partial in both)
+    full_0, full_3, full_5 = (
+        graph_full(_oss(v).run()) for v in ("ollama-0.11", "ollama-0.11.3", "ollama-0.11.5")
+    )
+    assert full_0 == 2 * full_3 == 4 * full_5
