@@ -43,8 +43,8 @@ def _dims(arch: Arch) -> tuple[int, int, int, int]:
 
 
 # The bytes an element of a KV cell costs in Ollama's estimate, where its cache type is not
-# f16: ``kvCacheBytesPerElement(cacheType)`` of fs/ggml/ggml.go (ollama v0.5 - v0.12, the
-# function as the public code index holds it): "q8_0" 1, "q4_0" 0.5, anything else 2. The
+# f16: ``kvCacheBytesPerElement(cacheType)`` (ollama llm/ggml.go at v0.5.0, fs/ggml/ggml.go at
+# v0.6.0 and v0.12.0, read at the tags): "q8_0" 1, "q4_0" 0.5, anything else 2. The
 # estimate so counts a Q8_0 cell at 1 B an element, not the 34 B per 32 elements llama.cpp then
 # allocates (ggml-common.h block_q8_0), and places layers by the smaller figure.
 OLLAMA_KV_ELEMENT_BYTES = {"gguf_q8_0": 1.0, "gguf_q4_0": 0.5}
