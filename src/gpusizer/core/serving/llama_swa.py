@@ -11,8 +11,9 @@ src/llama-kv-cache-iswa.cpp)::
 
 The architectures llama.cpp loads with a window (src/llama-model.cpp ``load_hparams``:
 ``swa_type = LLAMA_SWA_TYPE_STANDARD``): Gemma 2 (every other layer), Gemma 3 (five in six) and
-gpt-oss (every other layer); a model whose config names a window llama.cpp ignores (Mistral
-7B, Phi-3: the llama / phi3 loaders set none) keeps one cache. Example, llama.cpp PR 17609's
+gpt-oss (every other layer); a model whose config names a window llama.cpp ignores keeps one
+cache (Mistral 7B: the llama loader sets none; Phi-3: "Phi SWA is currently disabled", PR 13676,
+``swa_type = LLAMA_SWA_TYPE_NONE``). Example, llama.cpp PR 17609's
 log (gpt-oss-20b, Metal, n_ctx 4096, one sequence): ``creating SWA KV cache, size = 768 cells``
 = pad(128 + 512, 256), 18.00 MiB for its 12 window layers.
 """
