@@ -46,6 +46,8 @@ def test_a_window_llama_cpp_ignores_keeps_one_cache() -> None:
     # Mistral 7B's config names a 4096-token window; llama.cpp's llama loader sets no SWA:
     # 32 layers x 4096 cells x 8 x 128 x 2 x 2 B = 512 MiB on any build
     assert _kv_mib(_llama("mistral-7b", "b7000")) == _kv_mib(_llama("mistral-7b", "b2500")) == 512.0
+    # Phi-3: llama.cpp disables its window ("Phi SWA is currently disabled", PR 13676)
+    assert _kv_mib(_llama("phi-3-mini", "b7000")) == _kv_mib(_llama("phi-3-mini", "b2500"))
 
 
 def test_gemma3_window_cache_with_four_slots() -> None:
