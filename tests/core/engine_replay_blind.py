@@ -40,6 +40,7 @@ SCOUT = "ollama-0.7-rtx4070ti-llama4-scout-q4km-partial-4of49"
 OSS_3GPU = "ollama-0.11.5-3gpu-gpt-oss-120b-ctx75000-partial-17of37"
 QWEN14_2080 = "ollama-0.11.4-rtx2080ti-qwen25-14b-merge-q4km-48of49"
 G3_2GPU = "ollama-0.6.2-2gpu-9.6+9.8gib-gemma3-27b-projector-52of63"
+Q235_5GPU = "ollama-0.7-5x23gib-qwen3-235b-q4km-partial-65of95"
 # The RTX A5000 is not in the catalog: its 24,564 MiB (NVIDIA's datasheet, 24 GB GDDR6)
 A5000 = {"gpu": {"id": "rtx-a5000-24gb", "name": "RTX A5000", "memory_bytes": 24564 * MiB}}
 
@@ -190,6 +191,11 @@ def replays_blind() -> list[Replay]:
             G3_2GPU,
             _ollama("gemma-3-27b", "ollama-0.6.2", 9.6, 2048, 1, parallelism={"pipeline": 2}),
             _ollama_checks(G3_2GPU, graphs=True),
+        ),
+        Replay(
+            Q235_5GPU,
+            _ollama("qwen3-235b-a22b", "ollama-0.7", 23.2, 4096, 1, parallelism={"pipeline": 5}),
+            _ollama_checks(Q235_5GPU, graphs=True),
         ),
     ]
 
