@@ -376,7 +376,7 @@ def test_a_registered_quantisation_rule_and_engine_are_used() -> None:
         ("llama.cpp", "b4000", "b2824"),
         ("llama.cpp", "ollama-0.9.2", "ollama-0.7"),
         ("llama.cpp", "ollama-0.6.5", "ollama-0.6.3"),
-        ("llama.cpp", "ollama-0.12.3", "ollama-0.11"),
+        ("llama.cpp", "ollama-0.12.3", "ollama-0.11.5"),  # gpt-oss's graph of v0.11.5 (its entry)
     ],
 )
 def test_a_version_takes_the_newest_documented_release_not_newer(framework, asked, applies) -> None:

@@ -87,6 +87,9 @@ class LlamaCppKnobs:
     output_in_gpu_layers: bool = True  # llama.cpp -ngl counts the output layer
     kv_unified: bool = False  # llama.cpp: every sequence may use the whole n_ctx
     ubatch_tokens: int = 512  # llama.cpp n_ubatch
+    # a window model's window layers in their own small cache (core/serving/llama_swa.py;
+    # PR 13194, May 2025): builds from then on
+    swa_cache: bool = False
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,10 @@ class OllamaKnobs:
 
     estimate: OllamaEstimate = "per_layer"
     gptoss_partial: float = 0.0
+    # gpt-oss's graph.full as a multiple of heads / kv_heads x kvTotal / 6 (v0.11.0 - v0.11.4:
+    # 4; v0.11.5 on: the branch sets partial = 2 x heads / kv_heads x kvTotal / 6 and no full,
+    # so full = partial: 2 with gptoss_partial 1)
+    gptoss_full: float = 4.0
     projector_first: bool = False
     layers_forward: bool = False
     weights_log: OllamaWeightsLog = "blocks_output"

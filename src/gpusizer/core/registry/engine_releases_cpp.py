@@ -51,15 +51,16 @@ def _ollama(version: str, date: str, parallel: int, ctx: int, **kw: Any) -> Engi
     )
 
 
-def _llama_cpp(version: str, date: str, *, cuda_graphs: bool, **kw: Any) -> EngineRelease:
+def _llama_cpp(version: str, date: str, *, cuda_graphs: bool, swa: bool = False, **kw: Any) -> EngineRelease:
     """A llama.cpp build as llama-server / llama-bench run it: one sequence, the output layer
-    outside -ngl's count, whole prompts, one-token KV cells; whether decode replays CUDA graphs."""
+    outside -ngl's count, whole prompts, one-token KV cells; whether decode replays CUDA graphs
+    and whether window layers get their own small cache (``swa``: PR 13194, May 2025 on)."""
     return EngineRelease(
         version,
         date,
         None,
         max_sequences=1,
-        llama_cpp=LlamaCppKnobs(output_in_gpu_layers=False),
+        llama_cpp=LlamaCppKnobs(output_in_gpu_layers=False, swa_cache=swa),
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=cuda_graphs,
@@ -94,6 +95,7 @@ LLAMA_CPP = (
         "b5850",
         "2025-07",
         cuda_graphs=True,
+        swa=True,
         kernel_era="metal-2025-07",
         sources=(
             "ggml-org/llama.cpp PR #14596 'metal : fuse add, mul' (2025-07-09): RMS_NORM + MUL + ADD "
@@ -105,6 +107,7 @@ LLAMA_CPP = (
         "b6300",
         "2025-08",
         cuda_graphs=True,
+        swa=True,
         kernel_era="metal-2025",
         sources=(
             "ggml-org/llama.cpp PR #15541 'metal : improve MUL_MAT_ID' (merged 2025-08-24, about "
@@ -192,9 +195,34 @@ LLAMA_CPP = (
         sources=(
             "ollama v0.11.0 (2025-08-05) fs/ggml/ggml.go GraphSize case gptoss: even layers "
             "parallel x 4096 + batch cells, full = 4 x heads / kv_heads x kvTotal / 6, partial "
-            "= 2 x full (v0.11.3: partial = full; v0.11.10: 2 x heads / kv_heads x kvTotal / 6)",
+            "= 2 x full (v0.11.3 and v0.11.5: the entries below)",
             "the old estimate serves the Ollama engine's models until v0.11.11 (eb10390de) and "
             "every model until v0.13.0 (f560bd077 deletes llm/memory.go)",
+        ),
+    ),
+    _ollama(
+        "ollama-0.11.3",
+        "2025-08",
+        1,
+        4096,
+        ollama=OllamaKnobs(estimate="per_layer", gptoss_partial=1.0),
+        sources=(
+            "ollama fcec04bf4 'gptoss: fix memory calc' (#11700, 2025-08-05, first in v0.11.3) "
+            "fs/ggml/ggml.go GraphSize case gptoss: partialOffload = fullOffload (read at v0.11.4)",
+        ),
+    ),
+    _ollama(
+        "ollama-0.11.5",
+        "2025-08",
+        1,
+        4096,
+        ollama=OllamaKnobs(estimate="per_layer", gptoss_partial=1.0, gptoss_full=2.0),
+        sources=(
+            "ollama 1a19df1f3 (#11823, 2025-08-14, first in v0.11.5) fs/ggml/ggml.go GraphSize "
+            "case gptoss: partialOffload = 2 * HeadCountMax / HeadCountKVMin * kvTotal / 6 (kvTotal "
+            "of every layer at the whole context, before the branch's windows) and no "
+            "fullOffload, which llm/memory.go EstimateGPULayers then sets to the partial (read "
+            "at v0.11.5 and v0.11.10)",
         ),
     ),
     _ollama(
@@ -234,7 +262,7 @@ LLAMA_CPP = (
         None,
         max_sequences=4,
         flash_attention=True,
-        llama_cpp=LlamaCppKnobs(kv_unified=True),
+        llama_cpp=LlamaCppKnobs(kv_unified=True, swa_cache=True),
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=True,

@@ -40,6 +40,7 @@ from ..model.state import state_bytes
 from ..model.unified import pool_note
 from ..registry.engines import MiB
 from .engine_settings import EngineSettings
+from .llama_swa import mean_cells
 from .ollama_estimate import OllamaEstimate, full_offload_free, ollama_estimate, projector
 
 MIN_FIT_CONTEXT = 4096  # llama.cpp common.h fit_params_min_ctx
@@ -110,7 +111,7 @@ def _place(s: Scenario, arch: Arch, m: LayerBytes, st: EngineSettings, n: int, c
     else:
         out_gpu, rep = n > L, min(n, L)
     per_gpu = ceil_div(rep, gpus) if rep else 0
-    kv_layer = m.kv_cell * cells + m.state * (st.max_sequences or 1)
+    kv_layer = m.kv_cell * mean_cells(s, arch, st, cells) + m.state * (st.max_sequences or 1)
     ub = min(st.prefill_chunk_tokens or rel.llama_cpp.ubatch_tokens, cells)
     on_gpu = bool(rep or out_gpu)
     compute = _compute(arch, ub, cells, rel.flash_attention, out_gpu) if on_gpu else 0.0

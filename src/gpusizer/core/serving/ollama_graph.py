@@ -42,10 +42,19 @@ def _dims(arch: Arch) -> tuple[int, int, int, int]:
     return arch.heads, arch.kv_heads, arch.head_dim, arch.head_dim
 
 
+# The bytes an element of a KV cell costs in Ollama's estimate, where its cache type is not
+# f16: ``kvCacheBytesPerElement(cacheType)`` (ollama llm/ggml.go at v0.5.0, fs/ggml/ggml.go at
+# v0.6.0 and v0.12.0, read at the tags): "q8_0" 1, "q4_0" 0.5, anything else 2. The
+# estimate so counts a Q8_0 cell at 1 B an element, not the 34 B per 32 elements llama.cpp then
+# allocates (ggml-common.h block_q8_0), and places layers by the smaller figure.
+OLLAMA_KV_ELEMENT_BYTES = {"gguf_q8_0": 1.0, "gguf_q4_0": 0.5}
+
+
 def per_cell(s: Scenario, arch: Arch) -> float:
-    """KV bytes of one cell of one layer."""
+    """KV bytes of one cell of one layer, as Ollama's estimate counts them."""
     _, hkv, dk, dv = _dims(arch)
-    return (dk + dv) * hkv * nbytes(s.precision.kv_cache)
+    dtype = s.precision.kv_cache
+    return (dk + dv) * hkv * OLLAMA_KV_ELEMENT_BYTES.get(dtype, nbytes(dtype))
 
 
 def layer_kv(s: Scenario, arch: Arch, rel: EngineRelease, ctx: int, batch: int, parallel: int) -> list[float]:
@@ -101,6 +110,7 @@ def graph_sizes(
         )
         return partial, full
     if kind == "gptoss" and rel.ollama_knobs.gptoss_partial:
-        oss = 4 * h // max(1, arch.kv_heads) * kv_total / 6
-        return rel.ollama_knobs.gptoss_partial * oss, oss
+        knobs = rel.ollama_knobs
+        oss = knobs.gptoss_full * h // max(1, arch.kv_heads) * kv_total / 6
+        return knobs.gptoss_partial * oss, oss
     return 0.0, 0.0
