@@ -283,9 +283,10 @@ class RLFigure(NamedTuple):
 # grpo_math_1B.yaml's false: no recompute.
 NO_AC: dict[str, Any] = {"recompute": "none"}
 
-# EP where the table's EP does not divide DP x CP (Megatron's expert-tensor parallel groups
-# span TP too; the estimator's layouts shard experts over DP x CP only): Qwen3-235B EP 8 on 128
-# GPUs, noted in docs/evidence/rl.md.
+# Every row at its recipe's EP, with the base config's expert TP 1 (``scenario``): Megatron-Core
+# lays the experts on their own grid, expert TP x EP x PP dividing the GPUs, so the Qwen3-235B
+# recipes' EP 16 runs where DP x CP is 4 or 8 (docs/evidence/rl.md section 33; before it, EP 8 and
+# EP 4 stood in; tests/core/test_rl_qwen235b_layouts.py checks each row against its recipe).
 FIGURES = (
     RLFigure(
         "v0.4 Llama 3.1 8B, 16 H100",
@@ -413,7 +414,7 @@ FIGURES = (
 # Off-policy rows (one step; one 8-step row): generation on its own nodes, half the GPUs in the
 # async 1-off recipes (async-grpo-*-{2n8g,4n8g,8n8g,32n8g,64n8g}.yaml: colocated.enabled false,
 # generation resources half the cluster), overlapping training; `gpus` is the training pool.
-# Qwen3-235B: the table's EP 16 over DP 4 replayed as EP 4 (see the note above FIGURES).
+# Qwen3-235B: the recipe's EP 16 over DP 4 at expert TP 1 (see the note above FIGURES).
 OFF_POLICY = (
     RLFigure(
         "v0.4 Llama 3.1 8B 1-off, 8+8 H100",
@@ -539,7 +540,7 @@ OFF_POLICY = (
         128,
     ),
     # grpo-qwen3-235b-32n4g-async-1off.yaml: 32 nodes of 4, generation 16 at vLLM TP 8, training
-    # TP 4 PP 4 on 64 GPUs (DP 4: the table's EP 16 replayed as EP 4, as on H100)
+    # TP 4 PP 4 EP 16 on 64 GPUs (DP 4; EP 16 at expert TP 1, as on H100)
     RLFigure(
         "v0.6 Qwen3-235B 1-off, 64+64 GB200",
         "qwen3-235b-a22b",

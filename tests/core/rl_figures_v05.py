@@ -7,7 +7,8 @@ activation checkpointing in the Llama 8B, DeepSeek V3 and Qwen3-235B recipes, no
 ones; async_engine true for DeepSeek V3, Qwen3-235B and every async recipe; skip_tokenizer_init
 true (no stop strings: nemo_rl/models/generation/__init__.py), so no detokenising in the step.
 Split rows: `gpus` the training pool, `rollout_gpus` the recipe's generation resources. The
-table's EP 16 where DP x CP is smaller (Qwen3-235B) is replayed as DP x CP, as in rl_figures.py.
+table's EP 16 where DP x CP is smaller (Qwen3-235B) is replayed as run, at expert TP 1, as in
+rl_figures.py.
 Not replayed: the DAPO DeepSeek V3 row (dynamic sampling, up to 10 generation batches a step,
 how many ran not published; EP 32 over DP x CP 8)."""
 

@@ -23,10 +23,10 @@ docs/evidence/rl.md's pinned-release section every NeMo RL replay took the newes
 release, 0.33.0. The DeepSeek V3 recipes' vllm_kwargs.speculative_config (deepseek_mtp,
 one token) is stated (``mtp``: rl.rollout.speculative). Not stated by the scenario, and so not
 replayed: the GB200 recipes' HybridEP dispatcher. The table's EP where it exceeds DP x CP
-(Qwen3-235B) is replayed as DP x CP, as before. Not replayed: the four Nemotron-3-Super-120B-A12B
-rows (nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16: a hybrid Mamba-2 / attention model whose
-routed experts run in a latent space narrower than the hidden size, ``moe_latent_size``: no
-preset, and the model's MoE experts take the hidden size)."""
+(Qwen3-235B) is replayed as run, at expert TP 1, as in rl_figures.py. Not replayed: the four
+Nemotron-3-Super-120B-A12B rows (nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16: a hybrid
+Mamba-2 / attention model whose routed experts run in a latent space narrower than the hidden
+size, ``moe_latent_size``: no preset, and the model's MoE experts take the hidden size)."""
 
 from __future__ import annotations
 
@@ -229,7 +229,7 @@ V07_OFF = (
         256,
         **DSV3,
     ),
-    # grpo-qwen3-235b-32n8g-async-1off.yaml: training TP 4 PP 8 (EP 16 over DP 4: 4),
+    # grpo-qwen3-235b-32n8g-async-1off.yaml: training TP 4 PP 8 EP 16 (over DP 4, expert TP 1),
     # generation 128 at TP 8, gpu_memory_utilization 0.88
     RLFigure(
         "v0.7 Qwen3-235B 1-off, 128+128 H100",
