@@ -13,6 +13,8 @@ hardware, a one-day Qwen3 32B LoRA, a 70B at INT4 for 10 users on a workstation,
    or release (core/evidence/confidence.py ``speed_evidence``); the line now says so
    (io/compare_caveats.py).
 3. "trains it in 14 min of 1 days": one day is "1 day" (core/sizing/reason.py).
+   And "met on 2 GPUs ... 4 GPUs rent for $42.00/h" (a GB200 NVL72 slice) says the 4 are the
+   least the cloud rents that holds the 2 (core/sizing/compare_rank.py ``need_rent_note``).
 4. Hostile input to the fields of the last two rounds: one line naming the field, exit 2.
 """
 
@@ -72,6 +74,18 @@ def test_a_need_that_meets_the_level_keeps_its_count() -> None:
     # gpt-oss-120b P/D for 256 users: 6 MI325X meet the targets and the level alike (as before)
     o = row(case("serve-gpt-oss-120b-pd"), "mi325x-256gb")
     assert o["needed_gpus"] == 6
+
+
+def test_a_rack_slice_rented_for_a_smaller_need_says_it_is_the_least_that_holds_it() -> None:
+    # gpt-oss-120b P/D: met on 2 GB200s; CoreWeave rents the NVL72 in 4-GPU slices ($42.00/h).
+    # Before: "met on 2 GPUs ... 4 GPUs rent for $42.00/h", read as a sum gone wrong
+    o = row(case("serve-gpt-oss-120b-pd"), "gb200-186gb")
+    note = next(n for n in o["notes"] if n.startswith("renting:"))
+    assert "met on 2 GPUs" in note and "4 GPUs rent for $42.00/h (the least it rents that holds 2)" in note
+    # a need rented GPU by GPU reads as before
+    o = row(case("serve-gpt-oss-120b-pd"), "b200-192gb")
+    note = next(n for n in o["notes"] if n.startswith("renting:"))
+    assert "2 GPUs rent for $13.58/h, against" in note
 
 
 # --- 2. an extrapolated speed that shows a band says what the band is ------------------------
