@@ -3,8 +3,9 @@ io/compare_table.py): the lines that say where a row rests on less than it seems
 
 - a speed ``extrapolated`` (or ``none``): too few published figures like it for a band
   (core/evidence/confidence.py says which: the engine never measured on that vendor or at that
-  batch regime, fewer than five figures, a release older than all of them), so its rank by
-  cost per token rests on the step model's rates alone;
+  batch regime, fewer than five figures, a release older than all of them), or a band whose
+  figures none ran on this GPU (then the row shows that band, and the line says so), so its
+  rank by cost per token rests on the step model's rates alone;
 - a purchase price left out as used (core/sizing/compare_costs.py ``used_prices``) while its
   ``$/GPU`` is shown: the blank ``Purchase $`` says why;
 - owning, what each purchase price is (its ``list_price_basis``): the ranking then rests on
@@ -49,7 +50,12 @@ def front_caveat(options: Sequence[dict[str, Any]]) -> list[str]:
 def _row_caveats(o: dict[str, Any]) -> list[str]:
     gpu, out = o["gpu"], []
     sure = o.get("speed_confidence")
-    if sure in ("extrapolated", "none"):
+    if sure in ("extrapolated", "none") and _shown_band(o):
+        out.append(
+            f"Speed {sure} ({gpu}): the band shown is of published figures from other GPUs, vendors or "
+            "engine releases (the estimate's How sure says which); its rank rests on the model's rates alone"
+        )
+    elif sure in ("extrapolated", "none"):
         out.append(
             f"Speed {sure} ({gpu}): no band of published figures like it (the estimate's How sure says "
             "why); its rank rests on the model's rates alone"
@@ -64,3 +70,14 @@ def _row_caveats(o: dict[str, Any]) -> list[str]:
         what = o.get("list_price_basis") or "basis not stated"
         out.append(f"Purchase ({gpu}): ${o['purchase_cost']:,.0f}, {what}")
     return out
+
+
+# the speed bands a row shows (io/compare_columns.py): serving's per user, training's time, RL's step
+_SPEED_BANDS = ("tokens_per_second_per_user_range", "time_seconds_range", "rl_time_per_step_seconds_range")
+
+
+def _shown_band(o: dict[str, Any]) -> bool:
+    """Whether the row shows a speed band: an extrapolated speed can have one, its regime's, where
+    no figure of the band ran on this GPU, its vendor or its engine release
+    (core/evidence/confidence.py ``speed_evidence``), so "no band" would contradict the row."""
+    return any(o.get(k) for k in _SPEED_BANDS)

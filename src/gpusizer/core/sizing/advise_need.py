@@ -20,7 +20,7 @@ from .layout_space import Layout
 from .option import Pace, layout_label
 from .practical import cap_words
 from .rl_notes import deadline_reason
-from .service_level import default_target
+from .service_level import ServiceLevel, default_target
 from .unmet import speed_gaps, targets_reason
 
 
@@ -112,7 +112,7 @@ def needed(
             layout_label(c.scenario.parallelism.model_dump(mode="json"), training),
         )
         if growth.why == "targets":  # the fewest GPUs, not units, that meet them
-            n = smallest_serving(filler, growth.least, c.layout.gpus)
+            n = smallest_serving(filler, growth.least, c.layout.gpus, _level_met(s, c))
         elif growth.why == "deadline" and _run_time(s, c) is not None and _fewest_units(growth, bought):
             # one unit bought: the need is the buyer's or renter's question (2 of a server's 8);
             # past one, the spare is a part of the last unit and the bisection's cost (a search
@@ -122,6 +122,17 @@ def needed(
         if best:
             label = layout_label(best[0].scenario.parallelism.model_dump(mode="json"), training)
     return {"needed_gpus": n, "needed_layout": label, "spare_gpus": max(0, bought - n)}
+
+
+def _level_met(s: Scenario, c: Choice) -> ServiceLevel | None:
+    """The default service level (core/sizing/service_level.py) where the choice bought meets
+    it, so its need meets it too: Llama 3.1 8B for 4 users on llama.cpp at 4,096 tokens of
+    context runs 1 request at a time a replica (core/sizing/served.py), so one MI325X queues
+    the 4 (the 4th's first token after about 6 s), and its need read "1 x MI325X", the renting
+    note "the targets are met on 1 GPU", while the row met the level on 4 replicas and the
+    one-GPU RTX 3090 was refused for the same queue. None: no level, or the row misses it."""
+    level = default_target(s)
+    return None if level is None or speed_gaps(c.pace, level) else level
 
 
 def _smallest_in_time(s: Scenario, filler: Filler, growth: Growth, gpus: int) -> int:

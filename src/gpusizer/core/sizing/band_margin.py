@@ -19,6 +19,7 @@ from .compare_options import DEFAULT_MARGIN, check_margin
 from .option import SizingOption
 from .option_band import option_band
 from .rl_notes import deadline_band_note
+from .serving_band_note import serving_band_note
 
 GiB = 2**30
 BAND = "band"  # ``margin``'s word for the evidence band
@@ -56,8 +57,10 @@ def band_note(option: SizingOption, s: Scenario, spec: GPUSpec) -> SizingOption:
 def with_band(option: SizingOption, s: Scenario, spec: GPUSpec) -> SizingOption:
     """The option with its evidence band (core/sizing/option_band.py) and, where the band's
     upper edge passes the GPU, the note of :func:`band_note`; an RL run that meets its deadline
-    at the estimate but not across its run band says so (core/sizing/rl_notes.py)."""
+    at the estimate but not across its run band says so (core/sizing/rl_notes.py), and a
+    serving option its speed targets likewise (core/sizing/serving_band_note.py)."""
     noted = band_note(option, s, spec)
     banded = replace(noted, band=option_band(noted.as_dict(), s, spec))
-    late = deadline_band_note(banded.as_dict(), s)
-    return banded if late is None else replace(banded, notes=(*banded.notes, late))
+    o = banded.as_dict()
+    late = [n for n in (deadline_band_note(o, s), serving_band_note(o, s)) if n is not None]
+    return replace(banded, notes=(*banded.notes, *late)) if late else banded

@@ -200,9 +200,12 @@ def need_rent_note(o: Mapping[str, Any], need: Mapping[str, Any]) -> list[str]:
     n = o["needed_gpus"]
     what = f"{rented:,} GPU{'s rent' if rented != 1 else ' rents'}"
     layout = f" ({o['needed_layout']})" if o.get("needed_layout") else ""
+    # a rack rented in slices (a GB200 NVL72 by 4, CoreWeave): "met on 2 GPUs" beside "4 GPUs
+    # rent" read as a sum gone wrong; the slice is the least that holds the need
+    held = f" (the least it rents that holds {n:,})" if rented > n else ""
     return [
         f"renting: the targets are met on {n:,} GPU{'s' if n != 1 else ''}{layout}, and the cloud "
-        f"rents this GPU by fewer than a unit: {what} for ${theirs:,.2f}/h, against ${mine:,.2f}/h for "
+        f"rents this GPU by fewer than a unit: {what} for ${theirs:,.2f}/h{held}, against ${mine:,.2f}/h for "
         f"the {o['rented_gpus']:,} priced here"
     ]
 

@@ -31,6 +31,7 @@ from .adp_count import adp_count
 from .fill import Filler
 from .fill_serving import Choice
 from .rl_notes import rollout_floor
+from .service_level import ServiceLevel
 from .units import Unit, any_count
 
 DAY = 86400.0
@@ -216,14 +217,14 @@ def _smallest(filler: Filler, unit: Unit, start: int, top: int) -> tuple[int | N
     return hi, hi
 
 
-def smallest_serving(filler: Filler, least: int, bought: int) -> int:
+def smallest_serving(filler: Filler, least: int, bought: int, level: ServiceLevel | None = None) -> int:
     """The fewest GPUs (not whole units) from ``least`` to ``bought`` on which a layout meets
-    the serving targets: the need, apart from the units bought (a bisection; ``bought``
-    meets them)."""
+    the serving targets, and ``level`` (the default service level) where given: the need,
+    apart from the units bought (a bisection; ``bought`` meets them)."""
     lo, hi = least - 1, bought
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if filler.serves(mid):
+        if filler.serves(mid, level):
             hi = mid
         else:
             lo = mid

@@ -30,6 +30,8 @@ from .option import Pace
 from .pace import option_pace
 from .search import holds
 from .served import load_users, served_pace
+from .service_level import ServiceLevel
+from .unmet import speed_gaps
 
 
 def meets(pace: Pace, t: TargetsSpec) -> bool:
@@ -88,12 +90,13 @@ class ServingFill:
         engines = {n // w: w for w in adp_widths(s, n)}  # ascending: the widest of a count stays
         return plain + [(w, False, w) for w in sorted(engines.values(), reverse=True)]
 
-    def serves(self, n: int) -> bool:
+    def serves(self, n: int, level: ServiceLevel | None = None) -> bool:
         """Whether some layout on up to ``n`` GPUs meets the serving targets (stops at the
-        first: the count search asks it many times)."""
+        first: the count search asks it many times) and, where ``level`` is given, the default
+        service level too (core/sizing/service_level.py: the need of a row judged by it)."""
         for width in self._widths(n):
             got = self._replica(*width, n)
-            if got is not None and got.met:
+            if got is not None and got.met and (level is None or not speed_gaps(got.pace, level)):
                 return True
         return False
 

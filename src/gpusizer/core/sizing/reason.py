@@ -35,8 +35,9 @@ def _count(adv: Any, c: Choice, g: Growth) -> str:
         # "99.99% of the wall time training" read, on an RL run, as the training phase's share
         # of a step (rollout takes half): the share is goodput, the rest restarts and lost work
         # (core/speed/goodput.py: "effective training time", Llama 3 report, arXiv:2407.21783 3.3.4)
-        return (
-            f"{what} {verb} it in {_span(wall)} of {s.targets.max_training_days:g} days "
+        limit = s.targets.max_training_days
+        return (  # "14 min of 1 day", not "of 1 days" (a one-day LoRA)
+            f"{what} {verb} it in {_span(wall)} of {limit:g} day{'' if limit == 1 else 's'} "
             f"({share:.2%} of the wall time productive, the rest restarts and lost work)"
         )
     if g.why == "targets":  # memory's count, apart from the targets' (the need column)
