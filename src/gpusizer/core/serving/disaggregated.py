@@ -193,15 +193,18 @@ def disaggregated_fields(
     dstep = decode_pool_step(s, step)
     sp = Split(s, spec, dstep, slots, wl, pre_step, pre_eng, prefill_r, decode_r, transfer)
     open_ = open_arrivals(s, spec)
-    pools = _closed(sp, users, st.concurrency) if open_ is None else _open(sp, open_)
-    dec, queued, wait, queue, busy = pools
+    if open_ is None:
+        dec, queued, wait, queue, busy = _closed(sp, users, st.concurrency)
+        passed = 0.0
+    else:  # passed: the requests/s the prefill pool passes on (core/serving/disagg_flow.py)
+        dec, queued, wait, queue, busy, passed = _open(sp, open_)
     path = _path(spec, eng, dec, transfer, busy)
     first = queue + transfer + wait + queued + path
     cycle = dec.e2e - queued + first  # the run's queue is in its e2e and now in the first token
     if open_ is None:
         offered = users * w.generated_tokens / cycle if cycle > 0 else 0.0
-    else:  # the client's output tokens a second, as it sends them
-        offered = open_.rate * w.generated_tokens
+    else:  # the client's output tokens a second, as the prefill pool passes them on
+        offered = passed * w.generated_tokens
     tps = min(dec.tokens_per_second * decode_r, offered)
     return {
         "disaggregated_prefill_gpus": spec.prefill_gpus,
@@ -257,7 +260,7 @@ def _closed(sp: Split, users: int, concurrency: int) -> tuple[LoadResult, float,
     return dec, queued, wait, queue, busy
 
 
-def _open(sp: Split, arrivals: OpenArrivals) -> tuple[LoadResult, float, float, float, float]:
+def _open(sp: Split, arrivals: OpenArrivals) -> tuple[LoadResult, float, float, float, float, float]:
     """The open loop of ``arrivals`` (core/serving/disagg_rate.py ``open_split``), a decode
     replica holding at most its slots' requests whose prompt and output its pool holds."""
     eng, wl = sp.slots, sp.wl

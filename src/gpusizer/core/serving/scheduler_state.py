@@ -191,11 +191,12 @@ def _gap(rng: random.Random, w: Workload) -> float:
     return gap if math.isfinite(gap) else 0.0
 
 
-def arrival_times(w: Workload) -> list[float]:
+def arrival_times(w: Workload, seed: int = SEED) -> list[float]:
     """Seconds from the run's start of each of ``w.requests`` arrivals of a "rate" load, drawn
     as :class:`RunState` draws them (the seeded :func:`_gap`): core/serving/disagg_rate.py
-    reads the same arrivals for a disaggregated decode pool."""
-    rng, t, out = random.Random(SEED), 0.0, []
+    reads the same arrivals for a disaggregated decode pool; core/serving/disagg_flow.py draws
+    another prefill replica's with another ``seed``."""
+    rng, t, out = random.Random(seed), 0.0, []
     for _ in range(w.requests):
         out.append(t)
         t += _gap(rng, w)
