@@ -52,6 +52,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..memo import Memo
 from .scheduler_run import Run
 from .scheduler_types import SEED
 
@@ -117,10 +118,21 @@ def delivered(rate: float, times: list[float], left: list[float]) -> float:
     return rate * sent / out if out > sent > 0 else rate
 
 
+_FLOWS: Memo[PrefillFlow] = Memo(1024)
+
+
 def prefill_flow(step: StepModel, eng: Engine, wl: Workload, replicas: int) -> PrefillFlow:
     """The runs of ``wl`` (one prefill replica's share, a "rate" load of one-token requests)
     on the pool's first :data:`REPLICAS` replicas; replica 0's as ``simulate`` runs it (the
-    same steps, so the same mean first token)."""
+    same steps, so the same mean first token). Kept by its inputs and the work budget (pure:
+    a plan's splits with one prefill pool and several decode pools run it once)."""
+    from .budget import caps
+
+    key = (id(step), eng, wl.run_key, replicas, caps())
+    return _FLOWS.get(key, lambda: _flow(step, eng, wl, replicas), (step,))
+
+
+def _flow(step: StepModel, eng: Engine, wl: Workload, replicas: int) -> PrefillFlow:
     from .scheduler import client_view
 
     first = _FlowRun(step, eng, wl)

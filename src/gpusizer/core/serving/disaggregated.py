@@ -61,6 +61,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ScenarioError
+from ..memo import Memo
 from ..model.result import EngineMemory
 from ..model.serving_features import DisaggregatedSpec
 from ..model.specs import GPUSpec, Scenario
@@ -268,11 +269,23 @@ def _open(sp: Split, arrivals: OpenArrivals) -> tuple[LoadResult, float, float, 
     return open_split(sp, arrivals, lambda n: _decode_run(sp.step, eng, wl, n), cap)
 
 
+_DECODES: Memo[tuple[LoadResult, int, float]] = Memo(4096)
+
+
 def _decode_run(step: StepModel, eng: Engine, wl: Workload, each: int) -> tuple[LoadResult, int, float]:
     """A decode replica's run of its ``each`` users, how many it holds at once (:func:`_held`)
     and their mean wait in its queue for admission (core/serving/decode_queue.py): their
     prompts already in the cache (the run's prompt is what a shared prefix leaves of it:
-    core/serving/prefix.py already offsets the rest)."""
+    core/serving/prefix.py already offsets the rest). Kept by its inputs and the work budget
+    (a pure function: the open loop's search for the occupancy asks the same run again, a
+    plan's splits of one layout the same runs)."""
+    from .budget import caps
+
+    key = (id(step), eng, wl, each, caps())
+    return _DECODES.get(key, lambda: _decode_once(step, eng, wl, each), (step,))
+
+
+def _decode_once(step: StepModel, eng: Engine, wl: Workload, each: int) -> tuple[LoadResult, int, float]:
     from .budget import MAX_SIMULATED_USERS, extrapolated
     from .decode_queue import queued_run
     from .prefix import PrefixStep
