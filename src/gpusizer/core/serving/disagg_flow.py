@@ -70,21 +70,20 @@ class _FlowRun(Run):
 
     def __init__(self, step: StepModel, eng: Engine, w: Workload, r: int = 0, offset: float = 0.0) -> None:
         super().__init__(step, eng, w)
-        self.flow: list[tuple[float, float]] = []
+        self.taken: list[float] = []  # arrivals, in the order ``st.ttft_at`` has their sojourns
         if r:
             from .scheduler_state import arrival_times
 
             self.arrivals = deque(offset + t for t in arrival_times(w, SEED + r))
 
     def _prefilled(self, g: Group) -> None:
-        if g.generated == 0:  # its first token (a preempted request's later prompt is not)
-            now = self.now
-            self.flow.extend((a, now - a) for a in g.arrivals)
+        if g.generated == 0:  # its first token, whose sojourn the run keeps in ``ttft_at``
+            self.taken.extend(g.arrivals)
         super()._prefilled(g)
 
     def sojourns(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
         """The completed requests' arrivals (sorted) and each one's sojourn, seconds."""
-        flow = sorted(self.flow)
+        flow = sorted(zip(self.taken, self.st.ttft_at, strict=True))
         return tuple(a for a, _ in flow), tuple(w for _, w in flow)
 
 
