@@ -23,21 +23,21 @@ the decode batch nor its slot wait.
   run's requests, core/serving/disagg_rate.py ``prefill_open``), and the decode pool sees at
   most the prefill pool's throughput.
 
-Each prefill replica's run is the engine's scheduler (core/serving/scheduler.py) over its
-share of the client's arrivals: replica 0's is the run ``prefill_open`` prices (the first
-token's mean is its), the others' their own draws of the same process (another seed), each
-offset by its place in the client's round robin (replica r's first request is the client's
-r-th: r / rate seconds in, on average), at most :data:`REPLICAS` of them. A decode replica's request sent
-at t through prefill replica r leaves it at ``t + V_r(t)``, V_r the sojourn (wait and service)
-of the latest request that replica's run took at or before t: first come, first served, it
-queues behind what that one queued behind (Takacs' virtual waiting time, the wait of a request
-arriving at t, read at the run's own arrivals; Takacs 1955, Acta Math. Acad. Sci. Hungar. 6). The client's i-th request to a
-decode replica of D is its (i D)-th overall, so it went through prefill replica i D mod P
-(round robin), read at replica (i D mod P) mod REPLICAS. A replica's backlog thus delays only
-its own requests, not the other replicas' (their queues are apart). One replica of each pool
-over the same arrivals (1P1D): every request's own departure. Past a run's last completed
-request (a run stopped at the work budget, core/serving/budget.py) the last one's sojourn
-stands, as the run's completed requests stand for the whole run.
+Each prefill replica's run is the engine's scheduler (core/serving/scheduler.py) over its share
+of the client's arrivals: replica 0's is the run ``prefill_open`` prices (the first token's
+mean is its), the others' their own draws of the same process (another seed), each offset by
+its place in the client's round robin (replica r's first request is the client's r-th: r / rate
+seconds in, on average), at most :data:`REPLICAS` of them. A decode replica's request sent at t
+through prefill replica r leaves it at ``t + V_r(t)``, V_r the sojourn (wait and service) of
+the latest request that replica's run took at or before t: first come, first served, it queues
+behind what that one queued behind (Takacs' virtual waiting time, the wait of a request
+arriving at t, read at the run's own arrivals; Takacs 1955, Acta Math. Acad. Sci. Hungar. 6).
+The client's i-th request to a decode replica of D is its (i D)-th overall, so it went through
+prefill replica i D mod P (round robin), read at replica (i D mod P) mod REPLICAS. A replica's
+backlog thus delays only its own requests, not the other replicas' (their queues are apart).
+One replica of each pool over the same arrivals (1P1D): every request's own departure. Past a
+run's last completed request (a run stopped at the work budget, core/serving/budget.py) the
+last one's sojourn stands, as the run's completed requests stand for the whole run.
 
 Not modelled: SGLang's decode server takes a request's KV blocks when it arrives at the
 prealloc queue, before its prefill ends (here a request holds decode slots and KV from its
