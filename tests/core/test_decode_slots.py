@@ -15,6 +15,7 @@ import pytest
 
 import gpusizer.core.serving.decode_slots as slots_module
 from gpusizer import estimate_report
+from gpusizer.core.memo import clear_all
 from gpusizer.core.serving.decode_queue import queued_run
 from gpusizer.core.serving.scheduler import simulate
 
@@ -93,6 +94,7 @@ def test_the_timed_run_is_the_scheduler_run(monkeypatch: pytest.MonkeyPatch) -> 
         return queued_run(step, eng, wl)
 
     monkeypatch.setattr("gpusizer.core.serving.decode_queue.queued_run", spy)
+    clear_all()  # the decode run is kept by its inputs (core/serving/disaggregated.py _DECODES)
     _split(_case("timed"))
     step, eng, wl = runs[0]
     run, queued = queued_run(step, eng, wl)

@@ -19,22 +19,24 @@ a random split of a Poisson stream is Poisson, Kingman 1993, *Poisson Processes*
   grows through the run, its mean first token the mean over the run's requests, as the
   aggregated rate load reports an overloaded engine (core/serving/budget.py: no steady state
   is assumed).
-- Decode: a replica holds, by Little's law (L = lambda W, Little 1961), its arrival rate times
-  a request's decode time, that time taken at that occupancy (the replica's run of that many
-  steady users, core/serving/disaggregated.py ``_decode_run``: a fixed point on whole
-  requests, found from one request up, the decode time growing with the batch); at most its
+- Decode: its arrivals are the prefill pool's departures (core/serving/disagg_flow.py: a
+  request reaches a decode engine once its prompt is computed, so an overloaded prefill pool
+  passes requests on at its own rate, not the client's). A replica holds, by Little's law
+  (L = lambda W, Little 1961), its arrival rate times a request's decode time, that time
+  taken at that occupancy (the replica's run of that many steady users, core/serving/
+  disaggregated.py ``_decode_run``: a fixed point on whole requests, found from one request
+  up, the decode time growing with the batch); at most its
   slots (its engine's running cap and the requests its KV pool holds at once:
   core/serving/decode_slots.py, ``_held``). A request waits for a slot when all are taken: the
   slots as the c servers of a G/D/c queue, each held a decode time, fed by the replica's
-  arrivals in the stated process and served first come first served (Kiefer and Wolfowitz
+  arrivals from the prefill pool and served first come first served (Kiefer and Wolfowitz
   1955's recursion for the c-server queue's waits, run over the run's own arrivals, so a short
   run's transient and an overloaded pool's growing queue are both in the mean). The wait is in
   the first token (the client's first token is the decode engine's: core/serving/
   decode_queue.py), as the closed loop's slot wait is.
 
-Not modelled: the decode pool's arrivals are taken as sent (the prefill pool's queue would
-space them a little more regularly); a request's slot time is the mean decode time at the
-replica's occupancy, not each one's own.
+Not modelled: a request's slot time is the mean decode time at the replica's occupancy, not
+each one's own.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ if TYPE_CHECKING:  # the step model and the scheduler load on the first split's 
     from ..model.serving_features import DisaggregatedSpec
     from ..model.specs import Scenario
     from ..speed.step import StepModel
+    from .disagg_flow import PrefillFlow
     from .scheduler_types import Engine, LoadResult, Workload
 
 ROUNDS = 12  # Little's-law steps to the decode replica's occupancy (whole requests)
@@ -82,12 +85,13 @@ class OpenArrivals:
 
 def prefill_open(
     pre_step: StepModel, eng: Engine, wl: Workload, arrivals: OpenArrivals, replicas: int
-) -> float:
-    """Seconds from a request's arrival at the prefill pool to its first token, the run's mean
-    over one replica's share of the arrivals (module docstring), the run cut to the work budget
-    as every rate run is (core/serving/budget.py)."""
+) -> PrefillFlow:
+    """One prefill replica's run over its share of the arrivals (module docstring): its mean
+    seconds from a request's arrival to its first token and each request's departure
+    (core/serving/disagg_flow.py), the run cut to the work budget as every rate run is
+    (core/serving/budget.py)."""
     from .budget import bounded
-    from .scheduler import simulate
+    from .disagg_flow import prefill_flow
 
     one = arrivals.per(replicas)
     pre_wl = replace(
@@ -100,7 +104,7 @@ def prefill_open(
         burstiness=one.burstiness,
     )
     ran, _ = bounded(pre_wl)  # a rate load's users are not scaled: only its requests cut
-    return float(simulate(pre_step, eng, ran).ttft)
+    return prefill_flow(pre_step, eng, ran, replicas)
 
 
 def decode_occupancy(run: Callable[[int], LoadResult], times: list[float], cap: int) -> int:
@@ -196,22 +200,27 @@ def open_arrivals(s: Scenario, spec: DisaggregatedSpec) -> OpenArrivals | None:
 
 def open_split(
     sp: Split, arrivals: OpenArrivals, decode: Callable[[int], tuple[LoadResult, int, float]], cap: int
-) -> tuple[LoadResult, float, float, float, float]:
+) -> tuple[LoadResult, float, float, float, float, float]:
     """The open loop of ``arrivals`` (module docstring), as core/serving/disaggregated.py
-    ``_closed`` returns it: a decode replica at its occupancy by Little's law, the wait of
-    those it holds in its queue, their wait for a slot, the prefill pool's queue, and the
-    chance one arrives to a replica stepping others (Poisson arrivals see the time average,
-    PASTA, Wolff 1982: an M/G/infinity count of the others decoding, 1 - exp(-lambda W)).
-    ``decode(n)``: a decode replica's run of n (core/serving/disaggregated.py ``_decode_run``);
-    ``cap``: the requests it holds at most."""
+    ``_closed`` returns it: a decode replica at its occupancy by Little's law over the prefill
+    pool's departures (core/serving/disagg_flow.py), the wait of those it holds in its queue,
+    their wait for a slot, the prefill pool's queue, and the chance one arrives to a replica
+    stepping others (Poisson arrivals see the time average, PASTA, Wolff 1982: an
+    M/G/infinity count of the others decoding, 1 - exp(-lambda W)); then the requests/s the
+    prefill pool passes on to the whole decode pool. ``decode(n)``: a decode replica's run of
+    n (core/serving/disaggregated.py ``_decode_run``); ``cap``: the requests it holds at most."""
     from .budget import caps
+    from .disagg_flow import delivered
 
+    flow = prefill_open(sp.pre_step, sp.pre_eng, sp.wl, arrivals, sp.prefill_r)
     one = arrivals.per(sp.decode_r)
     # cut to the work budget's requests, as the prefill pool's run is (core/serving/budget.py)
     one = replace(one, requests=min(one.requests, caps().requests))
-    times = one.times()
+    sent = one.times()
+    times = flow.departures(sent, sp.decode_r)
+    rate = delivered(one.rate, sent, times)
     n = decode_occupancy(lambda k: decode(k)[0], times, cap)
     dec, _, queued = decode(n)
     wait = slot_wait(times, cap, dec.e2e)
-    queue = prefill_open(sp.pre_step, sp.pre_eng, sp.wl, arrivals, sp.prefill_r)
-    return dec, queued, wait, queue, 1.0 - math.exp(-one.rate * dec.e2e)
+    busy = 1.0 - math.exp(-rate * dec.e2e)
+    return dec, queued, wait, flow.ttft, busy, arrivals.rate * (rate / one.rate)

@@ -61,6 +61,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ScenarioError
+from ..memo import Memo
 from ..model.result import EngineMemory
 from ..model.serving_features import DisaggregatedSpec
 from ..model.specs import GPUSpec, Scenario
@@ -193,15 +194,16 @@ def disaggregated_fields(
     dstep = decode_pool_step(s, step)
     sp = Split(s, spec, dstep, slots, wl, pre_step, pre_eng, prefill_r, decode_r, transfer)
     open_ = open_arrivals(s, spec)
+    # passed: the requests/s the prefill pool passes on (core/serving/disagg_flow.py)
     pools = _closed(sp, users, st.concurrency) if open_ is None else _open(sp, open_)
-    dec, queued, wait, queue, busy = pools
+    dec, queued, wait, queue, busy, passed = pools
     path = _path(spec, eng, dec, transfer, busy)
     first = queue + transfer + wait + queued + path
     cycle = dec.e2e - queued + first  # the run's queue is in its e2e and now in the first token
     if open_ is None:
         offered = users * w.generated_tokens / cycle if cycle > 0 else 0.0
-    else:  # the client's output tokens a second, as it sends them
-        offered = open_.rate * w.generated_tokens
+    else:  # the client's output tokens a second, as the prefill pool passes them on
+        offered = passed * w.generated_tokens
     tps = min(dec.tokens_per_second * decode_r, offered)
     return {
         "disaggregated_prefill_gpus": spec.prefill_gpus,
@@ -235,10 +237,10 @@ def _closed_busy(dec: LoadResult, each: int, first: float) -> float:
     return 1.0 - (1.0 - share) ** (each - 1)
 
 
-def _closed(sp: Split, users: int, concurrency: int) -> tuple[LoadResult, float, float, float, float]:
+def _closed(sp: Split, users: int, concurrency: int) -> tuple[LoadResult, float, float, float, float, float]:
     """The closed loop of ``users`` (module docstring): the decode run, its queue's wait, the
     wait for a slot, the prefill pool's queue to the first token and the chance a request
-    arrives to a decode replica stepping others."""
+    arrives to a decode replica stepping others (then 0.0: no stated rate passed on)."""
     from .load import ROUNDS
 
     spec, wl = sp.spec, sp.wl
@@ -254,10 +256,10 @@ def _closed(sp: Split, users: int, concurrency: int) -> tuple[LoadResult, float,
         rounds = (sp.s.serving.requests or ROUNDS * max(1, concurrency)) / max(1, concurrency)
         queue = opening_burst(sp.pre_step, sp.pre_eng, wl, users, sp.prefill_r, queue, rounds)
     busy = _closed_busy(dec, each, queue + sp.transfer + wait + queued)
-    return dec, queued, wait, queue, busy
+    return dec, queued, wait, queue, busy, 0.0
 
 
-def _open(sp: Split, arrivals: OpenArrivals) -> tuple[LoadResult, float, float, float, float]:
+def _open(sp: Split, arrivals: OpenArrivals) -> tuple[LoadResult, float, float, float, float, float]:
     """The open loop of ``arrivals`` (core/serving/disagg_rate.py ``open_split``), a decode
     replica holding at most its slots' requests whose prompt and output its pool holds."""
     eng, wl = sp.slots, sp.wl
@@ -265,11 +267,22 @@ def _open(sp: Split, arrivals: OpenArrivals) -> tuple[LoadResult, float, float, 
     return open_split(sp, arrivals, lambda n: _decode_run(sp.step, eng, wl, n), cap)
 
 
+_DECODES: Memo[tuple[LoadResult, int, float]] = Memo(4096)
+
+
 def _decode_run(step: StepModel, eng: Engine, wl: Workload, each: int) -> tuple[LoadResult, int, float]:
     """A decode replica's run of its ``each`` users, how many it holds at once (:func:`_held`)
     and their mean wait in its queue for admission (core/serving/decode_queue.py): their
     prompts already in the cache (the run's prompt is what a shared prefix leaves of it:
-    core/serving/prefix.py already offsets the rest)."""
+    core/serving/prefix.py already offsets the rest). Kept by its inputs and the budget (pure:
+    the open loop's occupancy search asks a run again, a plan's splits the same runs)."""
+    from .budget import caps
+
+    key = (id(step), eng, wl, each, caps())
+    return _DECODES.get(key, lambda: _decode_once(step, eng, wl, each), (step,))
+
+
+def _decode_once(step: StepModel, eng: Engine, wl: Workload, each: int) -> tuple[LoadResult, int, float]:
     from .budget import MAX_SIMULATED_USERS, extrapolated
     from .decode_queue import queued_run
     from .prefix import PrefixStep

@@ -183,6 +183,7 @@ class ServedLoad:
 
 
 _RUNS: Memo[ServedLoad] = Memo(512)
+_SIMULATED: Memo[LoadResult] = Memo(1024)  # a run by its step model, engine, workload, budget
 
 
 def serving_load(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -> ServedLoad:
@@ -198,7 +199,10 @@ def serving_load(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings
         if wl.alike:  # one user's requests are alike
             wl = Workload(wl.prompt, wl.output, wl.load, 1, wl.rate, 1, wl.time_boxed)
         ran, scale = bounded(wl)
-        result = simulate(step, eng, ran)
+        # scenarios that differ only outside the run (a P/D split's pool sizes, a plan's
+        # counts) share its step model, engine and workload: one simulation (a pure function)
+        key = (id(step), eng, ran.run_key, caps())
+        result = _SIMULATED.get(key, lambda: simulate(step, eng, ran), (step,))
         note = budget_note(wl, ran, result, scale)
         return ServedLoad(step, wl, extrapolated(result, scale), eng, note)
 

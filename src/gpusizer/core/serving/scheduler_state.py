@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ..memo import Memo
 from ..speed.step import StepModel
 from .scheduler_holds import Holds
 from .scheduler_types import SEED, Engine, Workload, levels
@@ -102,10 +103,7 @@ class RunState:
         self._times: dict[tuple[float, ...], float] = {}
         self.arrivals: deque[float] = deque()
         if w.arrives_at_rate:
-            rng, t = random.Random(SEED), 0.0
-            for _ in range(w.requests):
-                self.arrivals.append(t)
-                t += _gap(rng, w)
+            self.arrivals.extend(arrival_times(w))
         else:
             self._arrive(0.0, w.users)
 
@@ -191,12 +189,21 @@ def _gap(rng: random.Random, w: Workload) -> float:
     return gap if math.isfinite(gap) else 0.0
 
 
-def arrival_times(w: Workload) -> list[float]:
-    """Seconds from the run's start of each of ``w.requests`` arrivals of a "rate" load, drawn
-    as :class:`RunState` draws them (the seeded :func:`_gap`): core/serving/disagg_rate.py
-    reads the same arrivals for a disaggregated decode pool."""
-    rng, t, out = random.Random(SEED), 0.0, []
+_ARRIVALS: Memo[tuple[float, ...]] = Memo(64)  # a plan's splits draw the same arrivals again
+
+
+def arrival_times(w: Workload, seed: int = SEED) -> list[float]:
+    """Seconds from the run's start of each of ``w.requests`` arrivals of a "rate" load, the
+    seeded :func:`_gap` (what :class:`RunState` runs): core/serving/disagg_rate.py reads the
+    same arrivals for a disaggregated decode pool; core/serving/disagg_flow.py draws another
+    prefill replica's with another ``seed``. Kept by what the draw reads (a pure function)."""
+    key = (w.rate, w.requests, w.burstiness, seed)
+    return list(_ARRIVALS.get(key, lambda: _drawn(w, seed)))
+
+
+def _drawn(w: Workload, seed: int) -> tuple[float, ...]:
+    rng, t, out = random.Random(seed), 0.0, []
     for _ in range(w.requests):
         out.append(t)
         t += _gap(rng, w)
-    return out
+    return tuple(out)

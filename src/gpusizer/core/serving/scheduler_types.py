@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 Load = Literal["steady", "burst", "rate"]
@@ -88,6 +88,15 @@ class Workload:
     def alike(self) -> bool:
         """One user's requests, all alike: the run is one request's."""
         return self.users == 1 and not self.arrives_at_rate and not self.spread
+
+    @property
+    def run_key(self) -> Workload:
+        """What a run reads of the workload, to keep runs by: a "rate" load of one length
+        reads no ``users`` (its arrivals are drawn; only a length spread's levels count them,
+        core/serving/scheduler_state.py ``_arrive``)."""
+        if self.arrives_at_rate and not self.spread and self.users != 1:
+            return replace(self, users=1)
+        return self
 
 
 @dataclass(frozen=True)
