@@ -19,6 +19,11 @@ from .summary_scroll import SummaryScroll
 
 LEFT_WIDTH = 430
 FIGURES_WIDTH = 170  # px the details' figures keep beside the table (wrapped, at 1024 px)
+# px the chart tabs keep, the details giving up their rows first (they scroll): at 1024 x 700
+# the details' five rows left the Hardware tab of gpt-oss-120b P/D 2.5 rows of its GPU table
+# and a plot a few px tall, and cut the bottom of the training-vs-inference chart
+CHARTS_MIN_PX = 300
+DETAILS_MIN_ROWS = 2  # the details table's least rows in view (5 where there is room)
 
 
 class _LeftScroll(QScrollArea):
@@ -90,8 +95,9 @@ def answer_side(defer_charts: bool) -> AnswerSide:
     details = _Details(table, _figures_scroll(figures))
     details.setObjectName("details")
     set_role(details, "card")
-    # Five rows at least (it scrolls): at 1280 x 720 the chart needs the height more.
-    table.setMinimumHeight(table.verticalHeader().defaultSectionSize() * 5 + 4)
+    # Two rows at least (it scrolls): in a short window the charts need the height more.
+    table.setMinimumHeight(table.verticalHeader().defaultSectionSize() * DETAILS_MIN_ROWS + 4)
+    tabs.setMinimumHeight(CHARTS_MIN_PX)
     split = QSplitter(Qt.Orientation.Vertical)
     split.setObjectName("splitter_right")
     split.addWidget(tabs)
@@ -137,9 +143,10 @@ def _figures_scroll(figures: FiguresView) -> QScrollArea:
 
 
 def share_height(table: BreakdownTable, split: QSplitter) -> None:
-    """Nine rows of details where the charts keep 420 px, fewer (five at least) on a small
-    screen (1280 x 720): the chart first."""
+    """Nine rows of details where the charts keep 420 px, fewer (five where the charts keep
+    CHARTS_MIN_PX, else as many as they leave) on a small screen (1280 x 720): the chart first."""
     row = table.verticalHeader().defaultSectionSize()
     total = sum(split.sizes())
     details = max(row * 5 + 4, min(row * 10 + 8, total - 420))
+    details = max(row * DETAILS_MIN_ROWS + 4, min(details, total - CHARTS_MIN_PX))
     split.setSizes([max(total - details, 1), details])
