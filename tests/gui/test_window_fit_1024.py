@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QRectF
-from PySide6.QtGui import QImage, QPainter
+from PySide6.QtGui import QFontMetricsF, QImage, QPainter
 from PySide6.QtWidgets import QApplication
 
 from .helpers import find, shown_window
@@ -42,15 +42,33 @@ def _scene_rect(item: Any) -> QRectF:
     return QRectF(item.mapRectToScene(item.boundingRect()))
 
 
-def _drawn_ticks(axis: Any) -> list[str]:
-    """The tick texts pyqtgraph draws (it drops those that overflow the axis)."""
+def _drawn_ticks(axis: Any) -> list[tuple[QRectF, str]]:
+    """The tick texts pyqtgraph draws (it drops those that overflow the axis), each with its
+    rectangle as laid out by its lines (the rectangle pyqtgraph gives is a line's)."""
     image = QImage(10, 10, QImage.Format.Format_ARGB32)
     painter = QPainter(image)
     try:
         texts = axis.generateDrawSpecs(painter)[2]
     finally:
         painter.end()
-    return [text for _rect, _flags, text in texts]
+    return [(QRectF(rect), text) for rect, _flags, text in texts]
+
+
+def _lines_apart(drawn: list[tuple[QRectF, str]], metrics: QFontMetricsF) -> list[tuple[str, str]]:
+    """Pairs of tick texts with a line of each on one row that run into each other."""
+    boxes = []
+    for rect, text in drawn:
+        top = rect.top() + metrics.lineSpacing() * (len(text) - len(text.lstrip("\n")))
+        for i, line in enumerate(text.lstrip("\n").split("\n")):
+            width = metrics.horizontalAdvance(line)
+            y = top + i * metrics.lineSpacing()
+            boxes.append((QRectF(rect.center().x() - width / 2, y, width, metrics.height()), line))
+    return [
+        (a, b)
+        for i, (ra, a) in enumerate(boxes)
+        for rb, b in boxes[i + 1 :]
+        if ra.intersected(rb).width() > 0.5 and ra.intersected(rb).height() > 0.5
+    ]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -73,6 +91,11 @@ def test_training_vs_inference_is_whole_inside_its_chart(qtbot: Any, case: str) 
         rect = _scene_rect(item)
         assert view.contains(rect), (case, name, rect, view)
     assert chart.plot.vb.height() >= 100, chart.plot.vb.height()
+    axis = chart.plot.getAxis("bottom")
+    drawn = _drawn_ticks(axis)
+    assert len(drawn) == len(chart.cmp.bars), drawn  # every bar named
+    if case != "local-qwen3-30b-a3b-llamacpp":  # its 229 px plot: "Pre-trainingLoRA" (open)
+        assert _lines_apart(drawn, QFontMetricsF(axis.style["tickFont"])) == []
 
 
 def test_a_short_title_keeps_the_whole_in_its_tooltip(qtbot: Any) -> None:
@@ -122,7 +145,7 @@ def test_the_speed_axis_reads_a_narrow_range() -> None:
     chart._redraw_then_relayout()
     QApplication.processEvents()
     for side in ("bottom", "left"):
-        drawn = _drawn_ticks(chart.plot.getAxis(side))
+        drawn = [text for _rect, text in _drawn_ticks(chart.plot.getAxis(side))]
         assert len(drawn) >= 2, (side, drawn)
     chart.close()
 
