@@ -180,3 +180,20 @@ def test_the_hardware_tab_keeps_rows_and_a_plot(qtbot: Any, case: str) -> None:
     assert hidden <= 0 or strip.verticalScrollBar().maximum() >= hidden - 1
     details = find(w, "table_breakdown")
     assert details.viewport().height() >= 2 * details.verticalHeader().defaultSectionSize() - 2
+
+
+def test_the_charts_share_is_not_a_minimum(qtbot: Any) -> None:
+    """The window may still be made as short as before (its least height was 499 px; a
+    minimum on the chart tabs made it 645), and a handle the user drags stays where it is
+    when the window's height changes."""
+    w = shown_window(qtbot, _case("serve-deepseek-v3-pd"), (1024, 700), advice=False)
+    QApplication.processEvents()
+    assert w.minimumSizeHint().height() <= 499, w.minimumSizeHint()
+    split = w.right_split
+    assert split.sizes()[0] >= 300  # the charts' share (window_body.CHARTS_MIN_PX)
+    split.moveSplitter(200, 1)  # as a drag does: splitterMoved
+    QApplication.processEvents()
+    details = split.sizes()[1]
+    w.resize(1024, 800)
+    QApplication.processEvents()
+    assert split.sizes()[1] == details
