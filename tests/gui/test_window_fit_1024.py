@@ -115,9 +115,18 @@ def test_a_short_title_keeps_the_whole_in_its_tooltip(qtbot: Any) -> None:
     assert chart.title_item.toolTip() == ""
 
 
-def test_the_speed_axis_reads_a_narrow_range() -> None:
-    """Options from 20 to 50 tok/s per user in a 170 x 141 px chart (the Hardware tab's plot
-    at 1024 x 700): at least two tick texts drawn on each axis, none overlapping."""
+# (tok/s per user, $ per M tokens): DeepSeek-V3 P/D's 20-50 range, and a llama.cpp case's
+# 71-149, where thinning kept "100" alone between 80 and 120
+NARROW = [
+    [(20.5, 4.0), (24.0, 3.1), (31.0, 6.0), (38.0, 9.5), (49.0, 12.0)],
+    [(71.4, 1.4), (90.0, 2.2), (120.0, 40.0), (148.9, 2497.0)],
+]
+
+
+@pytest.mark.parametrize("speeds", NARROW, ids=["20-50", "71-149"])
+def test_the_speed_axis_reads_a_narrow_range(qtbot: Any, speeds: list[tuple[float, float]]) -> None:
+    """Options in a narrow speed range in a 170 x 198 px chart (the Hardware tab's plot at
+    1024 x 700): at least two tick texts drawn on each axis, none overlapping."""
     from gpusizer.gui.charts.cost_speed import CostSpeedChart
 
     class Chart(CostSpeedChart):  # the plot alone, as the Hardware tab builds it
@@ -125,7 +134,7 @@ def test_the_speed_axis_reads_a_narrow_range() -> None:
             self._build_plot()
 
     chart = Chart()
-    speeds = [(20.5, 4.0), (24.0, 3.1), (31.0, 6.0), (38.0, 9.5), (49.0, 12.0)]
+    qtbot.addWidget(chart)
     chart.scenario = None
     chart.options = [
         {
@@ -139,7 +148,7 @@ def test_the_speed_axis_reads_a_narrow_range() -> None:
         }
         for i, (speed, cost) in enumerate(speeds)
     ]
-    chart.resize(170, 141)
+    chart.resize(170, 198)
     chart.show()
     chart.has_data = True
     chart._redraw_then_relayout()
@@ -147,7 +156,6 @@ def test_the_speed_axis_reads_a_narrow_range() -> None:
     for side in ("bottom", "left"):
         drawn = [text for _rect, text in _drawn_ticks(chart.plot.getAxis(side))]
         assert len(drawn) >= 2, (side, drawn)
-    chart.close()
 
 
 def test_finer_ticks_reach_two_inside_any_range() -> None:
