@@ -67,7 +67,8 @@ def test_short_to_start_label_is_off_the_capacity_line(qtbot, size):
 
 # 480 x 280, not 200: a 480 x 200 chart kept its labels only by overflowing (the plot ran
 # from 97 to 241 px, its bar names cut); in 200 px its title, 9-entry legend and 3-line bar
-# names cannot fit. The window's chart tabs keep 300 px (gui/window_body.py CHARTS_MIN_PX).
+# names cannot fit. The window gives its chart tabs 300 px where it can (gui/window_body.py
+# CHARTS_MIN_PX).
 SHORT = (480, 280)
 
 

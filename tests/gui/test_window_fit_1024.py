@@ -8,8 +8,8 @@ DeepSeek-V3 and gpt-oss-120b P/D, an RL and a llama.cpp buyer case were looked a
 - the Hardware tab's speed axis for DeepSeek-V3 (20-50 tok/s) showed no tick text: its only
   ticks, 20 and 50, sat at the plot's edges, where pyqtgraph drops a text that overflows;
 - the Hardware tab of gpt-oss-120b P/D showed 2.5 rows of its GPU table and a plot 0.5 px
-  tall: the details took the height; the chart tabs now keep CHARTS_MIN_PX and the settings
-  strip scrolls downwards in a short tab.
+  tall: the details took the height; the charts now get CHARTS_MIN_PX of it, the details down
+  to two rows (they scroll), and the settings strip scrolls downwards in a short tab.
 """
 
 from __future__ import annotations
