@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSize, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
@@ -19,6 +19,12 @@ from .summary_scroll import SummaryScroll
 
 LEFT_WIDTH = 430
 FIGURES_WIDTH = 170  # px the details' figures keep beside the table (wrapped, at 1024 px)
+# px the chart tabs keep while the details can give up rows (they scroll): at 1024 x 700 the
+# details' five rows left the Hardware tab of gpt-oss-120b P/D 2.5 rows of its GPU table and a
+# plot a few px tall, and cut the bottom of the training-vs-inference chart. A share, not a
+# minimum: a minimum raised the window's least height from 499 to 645 px.
+CHARTS_MIN_PX = 300
+DETAILS_MIN_ROWS = 2  # the details table's least rows in view (5 where there is room)
 
 
 class _LeftScroll(QScrollArea):
@@ -90,9 +96,9 @@ def answer_side(defer_charts: bool) -> AnswerSide:
     details = _Details(table, _figures_scroll(figures))
     details.setObjectName("details")
     set_role(details, "card")
-    # Five rows at least (it scrolls): at 1280 x 720 the chart needs the height more.
-    table.setMinimumHeight(table.verticalHeader().defaultSectionSize() * 5 + 4)
-    split = QSplitter(Qt.Orientation.Vertical)
+    # Two rows at least (it scrolls): in a short window the charts need the height more.
+    table.setMinimumHeight(table.verticalHeader().defaultSectionSize() * DETAILS_MIN_ROWS + 4)
+    split = _AnswerSplit(table)
     split.setObjectName("splitter_right")
     split.addWidget(tabs)
     split.addWidget(details)
@@ -101,6 +107,32 @@ def answer_side(defer_charts: bool) -> AnswerSide:
     split.setCollapsible(0, False)
     lay.addWidget(split, 1)
     return AnswerSide(right, summary, tabs, table, figures, split)
+
+
+class _AnswerSplit(QSplitter):
+    """The charts over the details, their heights shared again (:func:`share_height`) at
+    every change of the split's height until the user drags the handle or a remembered place
+    is restored: shared once at the first show, the summary's later lines (the advice's "GPUs
+    needed") came out of the charts' share alone."""
+
+    def __init__(self, table: BreakdownTable) -> None:
+        super().__init__(Qt.Orientation.Vertical)
+        self._table = table
+        self.placed = False  # by the user (a drag) or by a remembered state
+        self.splitterMoved.connect(self._moved)
+
+    def _moved(self, *_args: object) -> None:
+        self.placed = True
+
+    def restoreState(self, state: QByteArray | bytes | bytearray | memoryview) -> bool:
+        done = super().restoreState(state)
+        self.placed = self.placed or done
+        return done
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if not self.placed and event.size().height() != event.oldSize().height():
+            share_height(self._table, self)
 
 
 class _Details(QFrame):
@@ -137,9 +169,10 @@ def _figures_scroll(figures: FiguresView) -> QScrollArea:
 
 
 def share_height(table: BreakdownTable, split: QSplitter) -> None:
-    """Nine rows of details where the charts keep 420 px, fewer (five at least) on a small
-    screen (1280 x 720): the chart first."""
+    """Nine rows of details where the charts keep 420 px, fewer (five where the charts keep
+    CHARTS_MIN_PX, else as many as they leave) on a small screen (1280 x 720): the chart first."""
     row = table.verticalHeader().defaultSectionSize()
     total = sum(split.sizes())
     details = max(row * 5 + 4, min(row * 10 + 8, total - 420))
+    details = max(row * DETAILS_MIN_ROWS + 4, min(details, total - CHARTS_MIN_PX))
     split.setSizes([max(total - details, 1), details])

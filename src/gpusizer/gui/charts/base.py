@@ -27,6 +27,7 @@ from .items import Legend, LegendSlot, Title
 from .labels import visible_texts
 from .legend_mixin import LegendMixin
 from .palette import FONT_PX, LABEL_PX, TITLE_PX, Theme, font, theme_for
+from .title_fit import TitleFit, headline
 
 MEMORY_UNITS = ("GiB", "GB")
 BOX_ALPHA = 230  # of the boxes behind labels: a line behind stays visible, but only just
@@ -38,7 +39,7 @@ def display_unit(unit: str, max_bytes: float) -> tuple[str, float]:
     return (big, UNITS[big]) if max_bytes >= 2000 * UNITS[unit] else (unit, UNITS[unit])
 
 
-class ChartBase(LegendMixin, ExportMixin, QWidget):
+class ChartBase(TitleFit, LegendMixin, ExportMixin, QWidget):
     """Base of every chart widget; subclasses fill ``_build``, ``_recompute``, ``_redraw``,
     ``data_rows`` and optionally ``tooltip_at``, ``_restyle_items``, ``_layout_labels``,
     ``_view_changed``, ``_body`` and ``shutdown``.
@@ -67,6 +68,8 @@ class ChartBase(LegendMixin, ExportMixin, QWidget):
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._title_text = ""
+        self._title_short = ""  # shown where the chart is too short for the whole (title_fit.py)
+        self._title_is_short = False
         self._axis_text: dict[str, str] = {}
         self._texts: list[pg.TextItem] = []
         self._legend_items: list[Any] = []
@@ -106,7 +109,7 @@ class ChartBase(LegendMixin, ExportMixin, QWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        self._arrange_legend()
+        self._fit_frame()
 
     # --- to implement -----------------------------------------------------------------------
     def _build(self) -> None:
@@ -220,9 +223,13 @@ class ChartBase(LegendMixin, ExportMixin, QWidget):
         self._restyle_items()
 
     # --- helpers ------------------------------------------------------------------------------
-    def set_title(self, text: str) -> None:
-        if text != self._title_text:
-            self._title_text = text
+    def set_title(self, text: str, short: str = "") -> None:
+        """The title (HTML; a ``<br>`` before its detail line) and the short form a short
+        chart shows instead (default: the first line), the whole then in its tooltip."""
+        short = short or headline(text)
+        if (text, short) != (self._title_text, self._title_short):
+            self._title_text, self._title_short = text, short
+            self._fit_title_form()
             self._apply_texts()
 
     def set_axis_label(self, side: str, text: str) -> None:
@@ -232,7 +239,7 @@ class ChartBase(LegendMixin, ExportMixin, QWidget):
 
     def _apply_texts(self) -> None:
         fg = self.theme.foreground
-        self.title_item.setText(self._title_text, color=fg, size=f"{TITLE_PX}px")
+        self.title_item.setText(self._title_form(), color=fg, size=f"{TITLE_PX}px")
         for side, text in self._axis_text.items():
             self.plot.getAxis(side).setLabel(text, color=fg, **{"font-size": f"{LABEL_PX}px"})
 

@@ -19,7 +19,7 @@ from ...core.sizing.compare_rank import speed_of
 from ...core.views.settings import HardwareView
 from ...io.compare_table import chart_points, is_rl
 from ...io.wording import count
-from ..hardware.plot import GAP, SIDES, Point, axis_scale, axis_ticks, place, short_name, to_axis
+from ..hardware.plot import GAP, SIDES, Point, axis_scale, axis_ticks, finer_ticks, place, short_name, to_axis
 from .base import ChartBase
 from .labels import sync
 from .palette import DECODE_COLOR, FONT_PX, LABEL_PX, PREFILL_COLOR, font
@@ -98,6 +98,7 @@ class CostSpeedChart(ChartBase):
         self._front: list[Point] = []
         self._scales = ("log", "log")  # speed, cost axes (gui/hardware/plot.py axis_scale)
         self._ticks: dict[str, list[tuple[float, str]]] = {}  # each axis's, before thinning
+        self._spans: dict[str, tuple[float, float, str]] = {}  # each axis's values: lo, hi, scale
         self._cost_titles: tuple[str, ...] = ("",)
         for side in ("left", "bottom"):  # log10 values: no "(x0.001)" on the axis title
             self.plot.getAxis(side).enableAutoSIPrefix(False)
@@ -124,6 +125,7 @@ class CostSpeedChart(ChartBase):
             for axis, values, scale in (("bottom", raw, sx), ("left", raw, sy)):
                 at = [v[0] if axis == "bottom" else v[1] for v in values]
                 self._ticks[axis] = axis_ticks(min(at), max(at), scale)
+                self._spans[axis] = (min(at), max(at), scale)
                 self.plot.getAxis(axis).setTicks([self._ticks[axis]])
             # An explicit range (5% of the span each side), so labels are placed against the
             # range drawn, measured in pixels by the view box.
@@ -182,15 +184,41 @@ class CostSpeedChart(ChartBase):
         fits = [t for t in self._cost_titles if title_font.horizontalAdvance(t) <= room]
         self.set_axis_label("left", (fits or self._cost_titles[-1:])[0])
         self.plot.getAxis("left").setToolTip(self._cost_titles[0])  # a shortened title's whole
-        (x0, x1), (y0, y1) = vb.viewRange()
-        for side, ticks in self._ticks.items():
-            lo, hi = (x0, x1) if side == "bottom" else (y0, y1)
-            ticks = [t for t in ticks if lo <= t[0] <= hi]
+        for side in self._ticks:
             axis = self.plot.getAxis(side)
-            metrics = QFontMetricsF(axis.style["tickFont"] or font(FONT_PX))
-            kept = thinned(ticks, *_axis_measures(vb, side, metrics))
+            kept = self._readable_ticks(side, QFontMetricsF(axis.style["tickFont"] or font(FONT_PX)))
             if axis._tickLevels != [kept]:  # set only on a change: setTicks repaints the axis
                 axis.setTicks([kept])
+
+    def _readable_ticks(self, side: str, metrics: QFontMetricsF) -> list[tuple[float, str]]:
+        """The axis's ticks whose texts lie inside the axis (pyqtgraph drops a text that
+        overflows it) and clear of each other, from the first set, coarse to fine
+        (hardware/plot.py finer_ticks), of which two are kept: any range is read."""
+        vb = self.plot.vb
+        pos, size = _axis_measures(vb, side, metrics)
+        (x0, x1), (y0, y1) = vb.viewRange()
+        lo, hi = (x0, x1) if side == "bottom" else (y0, y1)
+        # pyqtgraph lets the left axis's texts pass its ends by 15 px (AxisItem.boundingRect
+        # of an axis with hideOverlappingLabels off), the bottom axis's by none
+        slack = 0 if side == "bottom" else 15
+        ends = sorted((pos(lo), pos(hi)))
+        ends = [ends[0] - slack, ends[1] + slack]
+        best: list[tuple[float, str]] = []
+        for ticks in finer_ticks(*self._spans[side]):
+            inside = [
+                t
+                for t in ticks
+                if ends[0] <= pos(t[0]) - size(t[1]) / 2 and pos(t[0]) + size(t[1]) / 2 <= ends[1]
+            ]
+            # every other one too: thinning keeps 100 first, and 80 and 120 then fall beside
+            # it on a 95 px axis (a llama.cpp case's 71-149 tok/s showed "100" alone)
+            for pick in (inside, inside[::2], inside[1::2]):
+                kept = thinned(pick, pos, size)
+                if len(kept) > len(best):
+                    best = kept
+                if len(best) >= 2:
+                    return best
+        return best
 
     def selected_option(self) -> dict[str, Any] | None:
         """The option the user selected (the tab's table row), ringed on the chart."""

@@ -38,8 +38,9 @@ from ...core.sizing.service_level import any_target
 from ...core.views.settings import HardwareView
 from ...io.calibration import mark_options
 from ...io.compare_table import columns_for, is_pd, is_rl
-from ..hardware.controls import ControlsStrip, HardwareControls
+from ..hardware.controls import HardwareControls
 from ..hardware.runner import compare_worker, search_key
+from ..hardware.strip import ControlsStrip
 from ..hardware.table import OptionsModel, OptionsTable
 from ..my_calibration import MINE
 from .cost_speed import FRONT_PX, MAX_LABELS, OTHER_PX, RL_SPEED, CostSpeedChart, band_segments, speed_axis
@@ -243,6 +244,7 @@ class HardwareChart(SplitFit, CostSpeedChart):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        self.strip.fit_to(self.height())  # a short tab: the settings scroll (hardware/strip.py)
         self._fit_split()
         self._fit_title()
 

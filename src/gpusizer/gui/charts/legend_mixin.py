@@ -35,6 +35,10 @@ class LegendMixin(_WidgetBase):
     _legends: dict[tuple[int, ...], Legend]
     _legend_items: list[Any]
 
+    if TYPE_CHECKING:  # TitleFit's (title_fit.py): the legend's place, then the title's form
+
+        def _fit_frame(self) -> None: ...
+
     def _new_legend(self) -> Legend:
         legend = Legend(labelTextSize=f"{LABEL_PX}px", verSpacing=-4)
         # Fixed: sized by its entries, not stretched to the plot's height.
@@ -106,4 +110,4 @@ class LegendMixin(_WidgetBase):
             if text != old:
                 self.legend.getLabel(item).setText(text)
         self.legend.texts = [text for _, text in entries]
-        self._arrange_legend()
+        self._fit_frame()  # the title's form may change with the legend's height (title_fit.py)

@@ -192,7 +192,9 @@ class VariantsChart(VariantLabels, WorkerChart, ChartBase):
         self.set_title(
             f"{html.escape(cmp.model_name)} ({cmp.parameters / 1e9:,.1f} B params): "
             f"training vs inference, whole job, on {html.escape(cmp.gpu_name)}<br>"
-            f"<span style='font-size:14px;color:{self.theme.muted}'>{sub}</span>"
+            f"<span style='font-size:14px;color:{self.theme.muted}'>{sub}</span>",
+            # one line where the chart is short: the whole title is then its tooltip
+            short=f"{html.escape(cmp.model_name)}: training vs inference on {html.escape(cmp.gpu_name)}",
         )
 
     def _series(self, values: list[int]) -> str:

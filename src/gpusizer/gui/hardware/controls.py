@@ -9,17 +9,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
-    QFrame,
     QGridLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QScrollArea,
-    QSizePolicy,
     QWidget,
 )
 
@@ -272,29 +268,3 @@ class HardwareControls(QWidget):
             cards_per_box=self.box.currentData(),
         )
         self.changed.emit(self.settings)
-
-
-class ControlsStrip(QScrollArea):
-    """The settings bar in a strip that scrolls sideways when the window is narrower than
-    the bar (it never widens the window), as tall as the bar plus the scroll bar if shown."""
-
-    def __init__(self, controls: HardwareControls, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("strip_hardware_controls")
-        self.setWidget(controls)
-        self.setWidgetResizable(True)
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-        self._fit()
-
-    def _fit(self) -> None:
-        bar = self.horizontalScrollBar().sizeHint().height()
-        inner = self.widget()
-        narrow = inner is not None and self.viewport().width() < inner.minimumSizeHint().width()
-        height = (inner.sizeHint().height() if inner is not None else 0) + (bar if narrow else 0)
-        self.setFixedHeight(height)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._fit()

@@ -66,6 +66,23 @@ def axis_ticks(lo: float, hi: float, scale: str) -> list[tuple[float, str]]:
     return log_ticks(lo, hi) if scale == "log" else linear_ticks(lo, hi)
 
 
+def finer_ticks(lo: float, hi: float, scale: str) -> list[list[tuple[float, str]]]:
+    """Ticks for values from ``lo`` to ``hi``, coarse to fine, for a chart that keeps the first
+    set of which two texts fit its axis: :func:`axis_ticks`, then on a log axis every 1-9
+    times a power of ten, then about five linear steps at their log10 positions (a 20-50
+    tok/s range put its only ticks, 20 and 50, at the plot's edges, where pyqtgraph drops a
+    text that overflows the axis: the speed axis had none)."""
+    out = [axis_ticks(lo, hi, scale)]
+    if scale != "log" or lo <= 0:
+        return out
+    nines = []
+    for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1):
+        nines += [(math.log10(m * 10.0**k), tick_label(m * 10.0**k)) for m in range(1, 10)]
+    out.append([t for t in nines if lo / 1.5 <= 10 ** t[0] <= hi * 1.5])
+    out.append([(math.log10(v), text) for v, text in linear_ticks(lo, hi) if v > 0])
+    return out
+
+
 _BRANDS = ("GeForce ", "Instinct ", "Radeon ")
 
 
