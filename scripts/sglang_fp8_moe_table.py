@@ -17,13 +17,12 @@ them (docs/evidence/speed.md, the section on the Blackwell block-FP8 prompt step
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
+from moe_module_json import median_ms, write
 
 DATA = Path("/tmp/aicvenv/lib/python3.11/site-packages/aiconfigurator_core/systems/data")
-OUT = Path(__file__).parents[1] / "src" / "gpusizer" / "presets" / "moe-module-times.json"
 KERNEL = "sglang_flashinfer_trtllm_moe"
 NAME = "sglang-flashinfer-trtllm-fp8-block"  # core/speed/moe_measured.py SGLANG_FLASHINFER_FP8
 GPUS = {"b200_sxm": "b200-192gb", "b300_sxm": "b300-288gb", "gb200": "gb200-186gb", "gb300": "gb300-288gb"}
@@ -37,9 +36,8 @@ def series(gpu: str) -> list[dict[str, object]]:
     keep &= df.distribution.isin(ROUTINGS)
     for col, value in SHAPE.items():
         keep &= df[col] == value
-    out = []
+    out: list[dict[str, object]] = []
     for (tp, dist), g in df[keep].groupby(["moe_tp_size", "distribution"]):
-        med = g.groupby("num_tokens").latency.median().sort_index()
         out.append(
             {
                 "gpu": GPUS[gpu],
@@ -49,25 +47,24 @@ def series(gpu: str) -> list[dict[str, object]]:
                 "top_k": SHAPE["topk"],
                 "tp": int(tp),
                 "routing": dist,
-                "tokens": [int(t) for t in med.index],
-                "ms": [round(float(v), 6) for v in med],
+                **median_ms(g),
             }
         )
     return out
 
 
 def main() -> None:
-    doc = json.loads(OUT.read_text())
     rows = [s for gpu in GPUS for s in series(gpu)]
-    doc["kernels"][NAME] = rows
-    doc.setdefault("sources", {})[NAME] = (
-        "aiconfigurator 0.12.0 wheel (PyPI aiconfigurator-core 0.12.0, NVIDIA, Apache-2.0): "
-        "aiconfigurator_core/systems/data/{b200_sxm,b300_sxm,gb200,gb300}/moe/sglang/0.5.14/"
-        "moe_perf.parquet, "
-        f"kernel_source {KERNEL}, moe_dtype fp8_block, moe_ep_size 1, DeepSeek-V3 expert shape"
+    write(
+        NAME,
+        rows,
+        (
+            "aiconfigurator 0.12.0 wheel (PyPI aiconfigurator-core 0.12.0, NVIDIA, Apache-2.0): "
+            "aiconfigurator_core/systems/data/{b200_sxm,b300_sxm,gb200,gb300}/moe/sglang/0.5.14/"
+            "moe_perf.parquet, "
+            f"kernel_source {KERNEL}, moe_dtype fp8_block, moe_ep_size 1, DeepSeek-V3 expert shape"
+        ),
     )
-    OUT.write_text(json.dumps(doc, indent=None, separators=(",", ":")) + "\n")
-    print(f"{len(rows)} series -> {OUT}")
 
 
 if __name__ == "__main__":

@@ -24,14 +24,13 @@ core/speed/moe_measured.py reads them (``TRTLLM_CUTLASS_MOE_MODULE``).
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import pandas as pd
+from moe_module_json import median_ms, write
 
 DATA = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/aic/ex/aiconfigurator_core/systems/data")
-OUT = Path(__file__).parents[1] / "src" / "gpusizer" / "presets" / "moe-module-times.json"
 KERNEL = "moe_torch_flow_cutlass"
 NAME = "trtllm-cutlass-moe"  # core/speed/moe_measured.py TRTLLM_CUTLASS_MOE_MODULE
 GPUS = {
@@ -57,7 +56,7 @@ def series(gpu: str) -> list[dict[str, object]]:
     df = pd.read_parquet(DATA / gpu / "moe" / "trtllm" / "1.3.0rc20" / "moe_perf.parquet")
     df = df[(df.kernel_source == KERNEL) & (df.moe_tp_size == 1) & df.moe_ep_size.isin(EPS)]
     df = df[df.moe_dtype.isin(list(DTYPES))]
-    out = []
+    out: list[dict[str, object]] = []
     for shape, routing in SHAPES.items():
         if gpu == "h200_sxm" and shape in LLAMA4:
             continue
@@ -65,7 +64,6 @@ def series(gpu: str) -> list[dict[str, object]]:
         g = df[(df.num_experts == e) & (df.hidden_size == h) & (df.inter_size == i) & (df.topk == k)]
         g = g[g.distribution == routing]
         for (dtype, ep), rows in g.groupby(["moe_dtype", "moe_ep_size"]):
-            med = rows.groupby("num_tokens").latency.median().sort_index()
             out.append(
                 {
                     "gpu": GPUS[gpu],
@@ -77,26 +75,25 @@ def series(gpu: str) -> list[dict[str, object]]:
                     "tp": 1,
                     "ep": int(ep),
                     "routing": routing,
-                    "tokens": [int(t) for t in med.index],
-                    "ms": [round(float(v), 6) for v in med],
+                    **median_ms(rows),
                 }
             )
     return out
 
 
 def main() -> None:
-    doc = json.loads(OUT.read_text())
     rows = [s for gpu in GPUS for s in series(gpu)]
-    doc["kernels"][NAME] = rows
-    doc.setdefault("sources", {})[NAME] = (
-        "aiconfigurator 0.12.0 wheel (PyPI aiconfigurator-core 0.12.0, NVIDIA, Apache-2.0): "
-        "aiconfigurator_core/systems/data/{h100_sxm,h200_sxm,b200_sxm,rtx_pro_6000_server}/moe/trtllm/1.3.0rc20/"
-        f"moe_perf.parquet, kernel_source {KERNEL}, moe_tp_size 1, moe_ep_size 1-8, fp8 / nvfp4 / "
-        "bfloat16, the expert shapes of Qwen3-235B-A22B, Qwen3-30B-A3B, Llama 4 Scout and Maverick "
-        "(not on h200_sxm) and DeepSeek-R1; num_tokens the EP group's"
+    write(
+        NAME,
+        rows,
+        (
+            "aiconfigurator 0.12.0 wheel (PyPI aiconfigurator-core 0.12.0, NVIDIA, Apache-2.0): "
+            "aiconfigurator_core/systems/data/{h100_sxm,h200_sxm,b200_sxm,rtx_pro_6000_server}/moe/trtllm/1.3.0rc20/"
+            f"moe_perf.parquet, kernel_source {KERNEL}, moe_tp_size 1, moe_ep_size 1-8, fp8 / nvfp4 / "
+            "bfloat16, the expert shapes of Qwen3-235B-A22B, Qwen3-30B-A3B, Llama 4 Scout and Maverick "
+            "(not on h200_sxm) and DeepSeek-R1; num_tokens the EP group's"
+        ),
     )
-    OUT.write_text(json.dumps(doc, indent=None, separators=(",", ":")) + "\n")
-    print(f"{len(rows)} series -> {OUT}")
 
 
 if __name__ == "__main__":
