@@ -3,9 +3,10 @@ line naming ``architectures`` (io/hf_legacy.py, io/hf_gated.py, io/hf_registry.p
 
 Read as Llama-like before, StarCoder2-3B counted 4.31B (3.03B), StarCoder 24.8B (15.5B),
 ChatGLM3-6B 7.12B (6.24B) and Command R 37.1B (35.0B); GPT-J, BLOOM, MPT and OPT were refused
-for want of ``intermediate_size``; Mamba, RWKV and T5 were refused naming a missing key rather
-than the unmodelled blocks. Each config below holds the size keys of the released config.json
-of the Hugging Face repository named beside it (tokenizer ids and the like left out).
+for want of ``intermediate_size``; Mamba, Mamba-2, RWKV and T5 were refused naming a missing key
+rather than the unmodelled blocks (Mamba-2 is now read, io/hf_ssm.py). Each config below holds
+the size keys of the released config.json of the Hugging Face repository named beside it
+(tokenizer ids and the like left out).
 """
 
 from __future__ import annotations
@@ -212,6 +213,22 @@ COMMAND_R7B = {  # CohereForAI/c4ai-command-r7b-12-2024
     "sliding_window": 4096,
     "sliding_window_pattern": 4,
 }
+MAMBA_CODESTRAL: dict[str, Any] = {  # mistralai/Mamba-Codestral-7B-v0.1
+    "architectures": ["Mamba2ForCausalLM"],
+    "model_type": "mamba2",
+    "conv_kernel": 4,
+    "expand": 2,
+    "head_dim": 64,
+    "hidden_size": 4096,
+    "n_groups": 8,
+    "num_heads": 128,
+    "num_hidden_layers": 64,
+    "state_size": 128,
+    "tie_word_embeddings": False,
+    "use_bias": False,
+    "use_conv_bias": True,
+    "vocab_size": 32768,
+}
 
 
 def _total(config: dict[str, Any]) -> int:
@@ -245,6 +262,9 @@ def _total(config: dict[str, Any]) -> int:
         (INTERNLM2_7B, 7_737_708_544, "internlm2-7b, HF 7.74B"),
         # modeling_baichuan.py (W_pack, o_proj, gated MLP, untied NormHead); HF page 7.51B
         (BAICHUAN2_7B, 7_505_973_248, "Baichuan2-7B, HF 7.51B"),
+        # modeling_mamba2.py: 64 x (RMSNorm, in_proj 4096 x 18560, conv1d 10240 x 4 + bias,
+        # dt_bias/A_log/D, gated norm, out_proj) + untied embeddings; HF page 7.29B
+        (MAMBA_CODESTRAL, 7_285_403_648, "Mamba-Codestral-7B, HF 7.29B"),
     ],
 )
 def test_family_counts_exactly(config: dict[str, Any], count: int, source: str) -> None:
@@ -287,13 +307,28 @@ def test_family_blocks_read_their_layout() -> None:
     assert import_hf_config(OPT_125M)["position_embeddings"] == 2050  # OPT's offset of 2
     assert import_hf_config(OLMO_1B)["norms_per_layer"] == 0
     assert import_hf_config(COMMAND_R7B)["sliding_window_layers"] == 24  # 3 layers of 4
+    mamba = import_hf_config(MAMBA_CODESTRAL)  # every layer a Mamba-2 mixer, no MLP
+    assert mamba["mamba"]["layers"] == 64 and mamba["mlp_layers"] == 0
+
+
+def test_a_pure_mamba2_model_estimates() -> None:
+    """The imported block runs through the estimate (the Nemotron-H mixers' path): no KV cache
+    grows with the context, the SSM state is per sequence."""
+    from gpusizer import estimate_report
+
+    block = import_hf_config(MAMBA_CODESTRAL)
+    short, long = (
+        estimate_report({"model": block, "workload": {"kind": "inference", "sequence_length": n}})
+        for n in (4096, 65536)
+    )
+    assert short["per_gpu"]["kv_cache"] == long["per_gpu"]["kv_cache"] > 0
 
 
 @pytest.mark.parametrize(
     ("config", "arch"),
     [
         ({"architectures": ["MambaForCausalLM"], "model_type": "mamba", "hidden_size": 768}, "Mamba"),
-        ({"architectures": ["Mamba2ForCausalLM"], "model_type": "mamba2", "hidden_size": 2560}, "Mamba2"),
+        ({"architectures": ["FalconMambaForCausalLM"], "model_type": "falcon_mamba"}, "FalconMamba"),
         ({"architectures": ["RwkvForCausalLM"], "model_type": "rwkv", "hidden_size": 768}, "Rwkv"),
         ({"architectures": ["T5ForConditionalGeneration"], "model_type": "t5", "d_model": 512}, "T5"),
         # an encoder-decoder of an unlisted type, with Llama's keys: refused by its flag
@@ -332,6 +367,9 @@ def test_unmodelled_architectures_refused_in_one_line(config: dict[str, Any], ar
         (OPT_125M, {"dropout": 2}, "dropout must be a number from 0 to 1"),
         (INTERNLM2_7B, {"bias": "false"}, "bias must be true or false"),
         (MPT_7B, {"n_layers": None}, "num_hidden_layers"),
+        (MAMBA_CODESTRAL, {"expand": 4}, "num_heads x head_dim (8192) must equal expand x hidden_size"),
+        (MAMBA_CODESTRAL, {"num_heads": "128"}, "num_heads must be a whole number"),
+        (MAMBA_CODESTRAL, {"state_size": None}, "missing state_size"),
     ],
 )
 def test_hostile_family_configs(config: dict[str, Any], edit: dict[str, Any], words: str) -> None:

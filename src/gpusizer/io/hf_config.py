@@ -26,6 +26,7 @@ from .hf_mtp import mtp_layers
 from .hf_plain import PLAIN_FAMILIES
 from .hf_reader import Block, Config, Reader, base, model_type, moe, multiples, sliding
 from .hf_registry import merged, refuse_unmodelled
+from .hf_ssm import SSM_FAMILIES
 from .hf_vision import vision_block
 from .quant_config import declared_precision
 
@@ -169,7 +170,7 @@ _OWN: dict[str, Callable[[Reader], Block]] = {
     "kimi_k2": _deepseek,
 }
 # one reader per model_type (io/hf_registry.py refuses a type registered twice)
-_FAMILIES = merged(_OWN, FAMILIES, PLAIN_FAMILIES, LEGACY_FAMILIES, GATED_FAMILIES)
+_FAMILIES = merged(_OWN, FAMILIES, PLAIN_FAMILIES, LEGACY_FAMILIES, GATED_FAMILIES, SSM_FAMILIES)
 
 
 MAX_CONFIG_BYTES = 4 * MiB  # released config.json files are 1-10 KB (tests/io/configs)

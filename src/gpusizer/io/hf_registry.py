@@ -3,8 +3,8 @@ architectures whose blocks GPU Sizer does not model, refused in one line rather 
 Llama-like decoder and mis-counted:
 
 - recurrent models without attention: RWKV (modeling_rwkv.py: time-mix and channel-mix
-  blocks), Mamba and Mamba-2 (modeling_mamba.py, modeling_mamba2.py: selective-scan blocks, no
-  MLP), xLSTM;
+  blocks), Mamba 1 and Falcon-Mamba (modeling_mamba.py: x_proj/dt_proj selective scan), xLSTM
+  (pure Mamba-2 is read: io/hf_ssm.py);
 - hybrids whose mixers or MoE layout are not read: Jamba, Zamba, Bamba, Falcon-H1, Granite 4
   hybrids, LFM2, RecurrentGemma;
 - encoder-decoders (``is_encoder_decoder`` true, or a T5/BART/Whisper ``model_type``): two
@@ -22,7 +22,7 @@ from .hf_reader import Block, Config, Reader
 
 Readers = Mapping[str, Callable[[Reader], Block]]
 
-_RECURRENT = ("rwkv", "rwkv5", "rwkv6", "rwkv7", "mamba", "mamba2", "falcon_mamba", "xlstm")
+_RECURRENT = ("rwkv", "rwkv5", "rwkv6", "rwkv7", "mamba", "falcon_mamba", "xlstm")
 _HYBRID = ("jamba", "zamba", "zamba2", "bamba", "falcon_h1", "granitemoehybrid", "lfm2", "recurrent_gemma")
 _ENCODER_DECODER = ("t5", "mt5", "umt5", "longt5", "switch_transformers", "bart", "mbart", "pegasus")
 _ENCODER_DECODER_MORE = ("marian", "whisper", "encoder-decoder")
