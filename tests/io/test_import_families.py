@@ -229,6 +229,45 @@ MAMBA_CODESTRAL: dict[str, Any] = {  # mistralai/Mamba-Codestral-7B-v0.1
     "use_conv_bias": True,
     "vocab_size": 32768,
 }
+MINITRON_8B: dict[str, Any] = {  # nvidia/Minitron-8B-Base
+    "architectures": ["NemotronForCausalLM"],
+    "model_type": "nemotron",
+    "head_dim": 128,
+    "hidden_act": "relu2",
+    "hidden_size": 4096,
+    "intermediate_size": 16384,
+    "num_attention_heads": 48,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 8,
+    "tie_word_embeddings": False,
+    "vocab_size": 256000,
+}
+PERSIMMON_8B: dict[str, Any] = {  # adept/persimmon-8b-base
+    "architectures": ["PersimmonForCausalLM"],
+    "model_type": "persimmon",
+    "hidden_act": "relu2",
+    "hidden_size": 4096,
+    "intermediate_size": 16384,
+    "max_position_embeddings": 16384,
+    "num_attention_heads": 64,
+    "num_hidden_layers": 36,
+    "qk_layernorm": True,
+    "tie_word_embeddings": False,
+    "vocab_size": 262144,
+}
+STABLELM_2_1_6B: dict[str, Any] = {  # stabilityai/stablelm-2-1_6b
+    "architectures": ["StableLmForCausalLM"],
+    "model_type": "stablelm",
+    "hidden_size": 2048,
+    "intermediate_size": 5632,
+    "num_attention_heads": 32,
+    "num_hidden_layers": 24,
+    "num_key_value_heads": 32,
+    "tie_word_embeddings": False,
+    "use_parallel_residual": False,
+    "use_qkv_bias": True,
+    "vocab_size": 100352,
+}
 
 
 def _total(config: dict[str, Any]) -> int:
@@ -265,6 +304,14 @@ def _total(config: dict[str, Any]) -> int:
         # modeling_mamba2.py: 64 x (RMSNorm, in_proj 4096 x 18560, conv1d 10240 x 4 + bias,
         # dt_bias/A_log/D, gated norm, out_proj) + untied embeddings; HF page 7.29B
         (MAMBA_CODESTRAL, 7_285_403_648, "Mamba-Codestral-7B, HF 7.29B"),
+        # modeling_nemotron.py: q 4096 x 6144, k/v 4096 x 1024, o, up/down 4096 x 16384 (no
+        # gate), 2 LayerNorm1P + untied embeddings; Hugging Face page 8.27B
+        (MINITRON_8B, 8_271_699_968, "Minitron-8B-Base"),
+        # modeling_persimmon.py arithmetic (biased fused qkv and MLP, per-head q/k LayerNorms);
+        # Adept's release post: 9.3B parameters
+        (PERSIMMON_8B, 9_397_175_296, "persimmon-8b-base"),
+        # modeling_stablelm.py: LayerNorms with biases, q/k/v biases; HF page 1.64B
+        (STABLELM_2_1_6B, 1_644_515_328, "stablelm-2-1_6b"),
     ],
 )
 def test_family_counts_exactly(config: dict[str, Any], count: int, source: str) -> None:
@@ -349,7 +396,8 @@ def test_unmodelled_architectures_refused_in_one_line(config: dict[str, Any], ar
         import_hf_config(config)
     msg = err.value.message
     assert err.value.field == "config" and msg.startswith(f"architectures {arch}")
-    assert "supported: llama-like" in msg and "starcoder2" in msg and "\n" not in msg
+    assert "not modelled" in msg and "supported: llama-like," in msg and "\n" not in msg
+    assert "starcoder2" in msg.split(",") and "gptj" in msg.split(",")
     assert not msg.endswith("…")  # the supported list fits the one-line message
 
 

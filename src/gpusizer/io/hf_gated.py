@@ -22,6 +22,10 @@
   ``wqkv``. InternLM2-7B: 7,737,708,544.
 - ``baichuan`` (Baichuan remote modeling_baichuan.py): the Llama layout with a fused ``W_pack``
   q/k/v (ALiBi on the 13B models: no parameters). Baichuan2-7B: 7,505,973,248.
+- ``stablelm`` (StableLM 2; modeling_stablelm.py): LayerNorms with biases, q/k/v biases under
+  ``use_qkv_bias``, one norm before parallel attention and MLP under ``use_parallel_residual``,
+  per-head q/k LayerNorms without bias under ``qk_layernorm`` (12B; counted with a bias, the
+  block cannot drop it). StableLM-2-1.6B: 1,644,515,328.
 """
 
 from __future__ import annotations
@@ -88,6 +92,16 @@ def baichuan(r: Reader) -> Block:
     return block
 
 
+def stablelm(r: Reader) -> Block:
+    block = base(r)
+    block.update(norm="layernorm", qkv_bias=r.flag("use_qkv_bias"), attention_output_bias=False)
+    if r.flag("qk_layernorm"):  # StableLmLayerNormPerHead: a LayerNorm per head
+        block["qk_norm"] = "full"
+    if r.flag("use_parallel_residual"):
+        block.update(norms_per_layer=1, parallel_attention=True)
+    return block
+
+
 GATED_FAMILIES = {
     "olmo": olmo,
     "cohere": cohere,
@@ -96,4 +110,5 @@ GATED_FAMILIES = {
     "internlm": internlm,
     "internlm2": internlm,
     "baichuan": baichuan,
+    "stablelm": stablelm,
 }

@@ -25,6 +25,12 @@ code (5.x) builds the model; the counts the tests check are beside each reader.
   offset), a final LayerNorm only when ``do_layer_norm_before``, tied head. OPT-125m:
   125,239,296. A ``word_embed_proj_dim`` other than ``hidden_size`` (OPT-350m's
   ``project_in``/``project_out``) is refused.
+- ``nemotron`` (Nemotron-4, Minitron; modeling_nemotron.py): the Llama attention (GQA, an
+  explicit ``head_dim``) with a plain ``up_proj``/``down_proj`` squared-ReLU MLP and
+  ``NemotronLayerNorm1P`` (weight and bias). Minitron-8B's shape: 8,271,699,968.
+- ``persimmon`` (Persimmon-8B, Fuyu's decoder; modeling_persimmon.py): fused biased
+  ``query_key_value`` and ``dense``, a biased squared-ReLU MLP, LayerNorms, per-head q/k
+  LayerNorms under ``qk_layernorm``, an untied bias-free head.
 """
 
 from __future__ import annotations
@@ -127,6 +133,23 @@ def opt(r: Reader) -> Block:
     return block
 
 
+def nemotron(r: Reader) -> Block:
+    block = base(r)
+    bias = r.flag("attention_bias")
+    _plain_block(block, bias, r.get("hidden_act", default="relu2"), block["ffn_hidden_size"])
+    block["mlp_bias"] = r.flag("mlp_bias")
+    return block
+
+
+def persimmon(r: Reader) -> Block:
+    block = base(r)
+    _plain_block(block, True, r.get("hidden_act", default="relu2"), block["ffn_hidden_size"])
+    block["fused_qkv"] = True
+    if r.flag("qk_layernorm", True):  # LayerNorm(head_dim) over each head's q and k
+        block["qk_norm"] = "head"
+    return block
+
+
 LEGACY_FAMILIES = {
     "gptj": gptj,
     "gpt_bigcode": gpt_bigcode,
@@ -134,4 +157,6 @@ LEGACY_FAMILIES = {
     "bloom": bloom,
     "mpt": mpt,
     "opt": opt,
+    "nemotron": nemotron,
+    "persimmon": persimmon,
 }

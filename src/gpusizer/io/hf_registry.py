@@ -27,9 +27,9 @@ _HYBRID = ("jamba", "zamba", "zamba2", "bamba", "falcon_h1", "granitemoehybrid",
 _ENCODER_DECODER = ("t5", "mt5", "umt5", "longt5", "switch_transformers", "bart", "mbart", "pegasus")
 _ENCODER_DECODER_MORE = ("marian", "whisper", "encoder-decoder")
 UNMODELLED: dict[str, str] = {
-    **{t: "recurrent blocks (no attention) not modelled" for t in _RECURRENT},
-    **{t: "hybrid blocks not modelled" for t in _HYBRID},
-    **{t: "encoder-decoder not modelled" for t in _ENCODER_DECODER + _ENCODER_DECODER_MORE},
+    **{t: "recurrent blocks, no attention" for t in _RECURRENT},
+    **{t: "hybrid blocks" for t in _HYBRID},
+    **{t: "encoder-decoder" for t in _ENCODER_DECODER + _ENCODER_DECODER_MORE},
 }
 
 
@@ -60,6 +60,6 @@ def refuse_unmodelled(cfg: Config, kind: str, supported: Readers) -> None:
     listed = sorted(k for k in kinds if not any(k.startswith(j + "_") for j in kinds))
     raise ScenarioError(
         "config",
-        f"architectures {names} ({kind or 'no model_type'}): {why}; supported: llama-like, "
-        + ", ".join(listed),
+        f"architectures {names} ({kind or 'no model_type'}) not modelled ({why}); supported: "
+        + ",".join(["llama-like", *listed]),
     )
