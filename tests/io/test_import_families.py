@@ -229,18 +229,26 @@ MAMBA_CODESTRAL: dict[str, Any] = {  # mistralai/Mamba-Codestral-7B-v0.1
     "use_conv_bias": True,
     "vocab_size": 32768,
 }
-MINITRON_8B: dict[str, Any] = {  # nvidia/Minitron-8B-Base
+NEMOTRON_MINI_4B: dict[str, Any] = {  # nvidia/Nemotron-Mini-4B-Instruct (Minitron-4B)
     "architectures": ["NemotronForCausalLM"],
     "model_type": "nemotron",
-    "head_dim": 128,
     "hidden_act": "relu2",
+    "hidden_size": 3072,
+    "intermediate_size": 9216,
+    "kv_channels": 128,
+    "max_position_embeddings": 4096,
+    "num_attention_heads": 24,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 8,
+    "partial_rotary_factor": 0.5,
+    "tie_word_embeddings": False,
+    "vocab_size": 256000,
+}
+MINITRON_8B = {  # nvidia/Minitron-8B-Base: 48 heads of 128 over a 4096 width
+    **NEMOTRON_MINI_4B,
     "hidden_size": 4096,
     "intermediate_size": 16384,
     "num_attention_heads": 48,
-    "num_hidden_layers": 32,
-    "num_key_value_heads": 8,
-    "tie_word_embeddings": False,
-    "vocab_size": 256000,
 }
 PERSIMMON_8B: dict[str, Any] = {  # adept/persimmon-8b-base
     "architectures": ["PersimmonForCausalLM"],
@@ -304,8 +312,10 @@ def _total(config: dict[str, Any]) -> int:
         # modeling_mamba2.py: 64 x (RMSNorm, in_proj 4096 x 18560, conv1d 10240 x 4 + bias,
         # dt_bias/A_log/D, gated norm, out_proj) + untied embeddings; HF page 7.29B
         (MAMBA_CODESTRAL, 7_285_403_648, "Mamba-Codestral-7B, HF 7.29B"),
-        # modeling_nemotron.py: q 4096 x 6144, k/v 4096 x 1024, o, up/down 4096 x 16384 (no
-        # gate), 2 LayerNorm1P + untied embeddings; Hugging Face page 8.27B
+        # modeling_nemotron.py: q/o 3072², k/v 3072 x 1024, up/down 3072 x 9216 (no gate),
+        # 2 LayerNorm1P + untied embeddings; Hugging Face page 4.19B
+        (NEMOTRON_MINI_4B, 4_190_509_056, "Nemotron-Mini-4B"),
+        # the same arithmetic with q 4096 x 6144: the head width 128 is kv_channels, not 4096 / 48
         (MINITRON_8B, 8_271_699_968, "Minitron-8B-Base"),
         # modeling_persimmon.py arithmetic (biased fused qkv and MLP, per-head q/k LayerNorms);
         # Adept's release post: 9.3B parameters

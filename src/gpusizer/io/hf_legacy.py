@@ -26,8 +26,8 @@ code (5.x) builds the model; the counts the tests check are beside each reader.
   125,239,296. A ``word_embed_proj_dim`` other than ``hidden_size`` (OPT-350m's
   ``project_in``/``project_out``) is refused.
 - ``nemotron`` (Nemotron-4, Minitron; modeling_nemotron.py): the Llama attention (GQA, an
-  explicit ``head_dim``) with a plain ``up_proj``/``down_proj`` squared-ReLU MLP and
-  ``NemotronLayerNorm1P`` (weight and bias). Minitron-8B's shape: 8,271,699,968.
+  ``head_dim``, or ``kv_channels``) with a plain ``up_proj``/``down_proj`` squared-ReLU MLP and
+  ``NemotronLayerNorm1P`` (weight and bias). Nemotron-Mini-4B (Minitron-4B): 4,190,509,056.
 - ``persimmon`` (Persimmon-8B, Fuyu's decoder; modeling_persimmon.py): fused biased
   ``query_key_value`` and ``dense``, a biased squared-ReLU MLP, LayerNorms, per-head q/k
   LayerNorms under ``qk_layernorm``, an untied bias-free head.
@@ -138,6 +138,8 @@ def nemotron(r: Reader) -> Block:
     bias = r.flag("attention_bias")
     _plain_block(block, bias, r.get("hidden_act", default="relu2"), block["ffn_hidden_size"])
     block["mlp_bias"] = r.flag("mlp_bias")
+    # older Nemotron configs give the head width as kv_channels (Megatron's name)
+    block["head_dim"] = r.count("head_dim", "kv_channels") or block["head_dim"]
     return block
 
 
