@@ -425,6 +425,7 @@ def test_unmodelled_architectures_refused_in_one_line(config: dict[str, Any], ar
         (OPT_125M, {"dropout": 2}, "dropout must be a number from 0 to 1"),
         (INTERNLM2_7B, {"bias": "false"}, "bias must be true or false"),
         (MPT_7B, {"n_layers": None}, "num_hidden_layers"),
+        (MPT_7B, {"n_heads": 0}, "a key of this mpt config has an unusable value"),
         (MAMBA_CODESTRAL, {"expand": 4}, "num_heads x head_dim (8192) must equal expand x hidden_size"),
         (MAMBA_CODESTRAL, {"num_heads": "128"}, "num_heads must be a whole number"),
         (MAMBA_CODESTRAL, {"state_size": None}, "missing state_size"),

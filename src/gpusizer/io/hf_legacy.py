@@ -17,7 +17,7 @@ code (5.x) builds the model; the counts the tests check are beside each reader.
   ``word_embeddings_layernorm`` (2·h) has no field in the model block: BLOOM-560m counts
   559,212,544 of 559,214,592 (-2,048).
 - ``mpt`` (modeling_mpt.py): ``d_model``/``n_heads``/``n_layers`` keys, fused ``Wqkv``, a
-  ``expansion_ratio``·h MLP, ALiBi, tied head; ``no_bias`` (true in the released configs)
+  ``expansion_ratio``·h MLP, ALiBi, tied head; ``no_bias`` (MptConfig's default: true)
   drops every Linear bias and the LayerNorms' biases, which the model block cannot drop
   (LayerNorm counts 2·h): MPT-7B counts 6,649,552,896 of 6,649,286,656 (+266,240, 0.004 %).
 - ``opt`` (modeling_opt.py): biased q/k/v/out and ``fc1``/``fc2`` (``enable_bias``), two
@@ -104,7 +104,8 @@ def mpt(r: Reader) -> Block:
     _alias(r, max_position_embeddings="max_seq_len")
     block = base(r, tied=True, ffn_required=False)
     ratio = r.count("expansion_ratio", default=4) or 4
-    _plain_block(block, not r.flag("no_bias", False), "gelu", ratio * block["hidden_size"])
+    # MptConfig's no_bias defaults to true: no Linear biases
+    _plain_block(block, not r.flag("no_bias", True), "gelu", ratio * block["hidden_size"])
     block["fused_qkv"] = True
     return block
 
