@@ -4,7 +4,8 @@ Each family is read the way its transformers implementation builds the model
 (``configuration_*.py`` defaults, ``modeling_*.py`` modules): Qwen2 always has q/k/v biases,
 Gemma 2 interleaves local and global layers, Falcon's ``new_decoder_architecture`` has grouped
 k/v heads and two parallel LayerNorms, DeepSeek's ``first_k_dense_replace`` layers keep a dense
-MLP... A ``model_type`` not listed is read as a Llama-like decoder when its keys allow it.
+MLP... A ``model_type`` not listed is read as a Llama-like decoder when its keys allow it;
+one whose blocks are not modelled (RWKV, Mamba, encoder-decoders: io/hf_registry.py) is refused.
 """
 
 from __future__ import annotations
@@ -19,9 +20,13 @@ from ..core.model.specs import ModelSpec
 from ..core.pipeline.validate import check_model
 from ..core.readfile import MiB, parse_json_object, read_text
 from .hf_families import FAMILIES
+from .hf_gated import GATED_FAMILIES
+from .hf_legacy import LEGACY_FAMILIES
 from .hf_mtp import mtp_layers
 from .hf_plain import PLAIN_FAMILIES
 from .hf_reader import Block, Config, Reader, base, model_type, moe, multiples, sliding
+from .hf_registry import merged, refuse_unmodelled
+from .hf_ssm import SSM_FAMILIES
 from .hf_vision import vision_block
 from .quant_config import declared_precision
 
@@ -149,7 +154,7 @@ def _olmo(r: Reader) -> Block:
     return block
 
 
-_FAMILIES: dict[str, Callable[[Reader], Block]] = {
+_OWN: dict[str, Callable[[Reader], Block]] = {
     "gemma": _gemma,
     "gemma2": _gemma,
     "gemma3_text": _gemma,
@@ -163,9 +168,9 @@ _FAMILIES: dict[str, Callable[[Reader], Block]] = {
     "olmo2": _olmo,
     "olmoe": _olmo,
     "kimi_k2": _deepseek,
-    **FAMILIES,
-    **PLAIN_FAMILIES,
 }
+# one reader per model_type (io/hf_registry.py refuses a type registered twice)
+_FAMILIES = merged(_OWN, FAMILIES, PLAIN_FAMILIES, LEGACY_FAMILIES, GATED_FAMILIES, SSM_FAMILIES)
 
 
 MAX_CONFIG_BYTES = 4 * MiB  # released config.json files are 1-10 KB (tests/io/configs)
@@ -228,6 +233,7 @@ def import_hf_config(config: Config | str | Path) -> Block:
     """
     cfg = _load(config)
     reader = Reader(_text_config(cfg))
+    refuse_unmodelled(cfg, reader.model_type, _FAMILIES)
     try:
         block = _FAMILIES.get(reader.model_type, _llama)(reader)
         vision = vision_block(cfg, block["hidden_size"])

@@ -12,6 +12,7 @@ from ..model.specs import Scenario
 from ..registry.frameworks import FRAMEWORKS
 from ..serving.attention_dp import attention_tp, per_rank_note
 from ..serving.expert_in_tensor import check_expert_in_tensor
+from .validate_context import check_context_heads
 from .validate_expert_tensor import check_expert_tensor
 from .validate_model import divisors
 
@@ -117,6 +118,8 @@ def _check_context_and_node(s: Scenario) -> None:
             f"2 x context must divide sequence_length ({s.workload.sequence_length}) "
             "(load-balanced ring attention)",
         )
+    if s.workload.trains:
+        check_context_heads(s)  # DeepSpeed Ulysses splits heads (core/pipeline/validate_context.py)
     hw = s.hardware
     # under attention DP only the ranks' attention TP is tensor-parallel traffic; the experts'
     # exchange may cross nodes as EP over replicas does (SGLang's --tp 72 --dp 72 over 9 nodes)

@@ -65,6 +65,11 @@ class FrameworkProfile:
     # Training with parallelism.pipeline > 1 where no pipeline schedule exists: layers spread
     # over the GPUs by device_map, run one after another (core/memory/device_map.py)
     pipeline_device_map_training: bool = False
+    # Context parallelism by attention heads (DeepSpeed Ulysses): each of the
+    # ``parallelism.context`` ranks attends over the whole sequence with its share of the heads,
+    # so the heads must divide evenly (core/pipeline/validate_context.py); False: ring
+    # attention over sequence chunks (Megatron-Core, torch context_parallel), any head count.
+    context_splits_heads: bool = False
     # -- training ---------------------------------------------------------------------------
     # Saved tensors and loss, a key of core/memory/layouts.ACTIVATION_LAYOUTS: "huggingface"
     # (transformers' modules, fp32 log-softmax of the logits), "megatron" (Korthikanti

@@ -206,6 +206,9 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
         pipeline_training=True,
         pipeline_source=_PP_DEEPSPEED,
         pipeline_max_zero=1,
+        # Ulysses (deepspeed/runtime/sequence_parallel/ulysses_sp.py UlyssesSPAttentionHF,
+        # v0.19.5): "Attention head count ... is not divisible by SP size"
+        context_splits_heads=True,
         overhead=OverheadDefaults(600 * MiB, 128 * MiB, 0.05, 512 * MiB),
         autocast_copies=True,
         step_counters=True,

@@ -14,6 +14,7 @@ from ..memo import Memo
 from ..model.architecture import Arch, ceil_div
 from ..model.redundant import stated_physical
 from ..model.specs import Scenario
+from ..pipeline.validate_context import head_split_refusal
 from ..registry.frameworks import FrameworkProfile
 from .layout_etp import ETP_TRIED, etp_shapes
 
@@ -114,7 +115,11 @@ def layout_space(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], ma
         cps += [
             c
             for c in divisors(max(1, seq // 2))
-            if 1 < c <= MAX_CP and seq % (2 * c) == 0 and seq // c >= MIN_CP_TOKENS
+            if 1 < c <= MAX_CP
+            and seq % (2 * c) == 0
+            and seq // c >= MIN_CP_TOKENS
+            # DeepSpeed Ulysses needs heads the degree divides (core/pipeline/validate_context.py)
+            and head_split_refusal(s.profile, arch, s.model.mla is not None, c) is None
         ]
         zeros = [0, 1, 2, 3]
     else:

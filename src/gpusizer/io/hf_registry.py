@@ -1,0 +1,65 @@
+"""The config.json readers by ``model_type`` (one entry each, a duplicate refused) and the
+architectures whose blocks GPU Sizer does not model, refused in one line rather than read as a
+Llama-like decoder and mis-counted:
+
+- recurrent models without attention: RWKV (modeling_rwkv.py: time-mix and channel-mix
+  blocks), Mamba 1 and Falcon-Mamba (modeling_mamba.py: x_proj/dt_proj selective scan), xLSTM
+  (pure Mamba-2 is read: io/hf_ssm.py);
+- hybrids whose mixers or MoE layout are not read: Jamba, Zamba, Bamba, Falcon-H1, Granite 4
+  hybrids, LFM2, RecurrentGemma;
+- encoder-decoders (``is_encoder_decoder`` true, or a T5/BART/Whisper ``model_type``): two
+  stacks and cross-attention (modeling_t5.py ``T5Stack``, modeling_bart.py).
+
+Nemotron-H (Mamba-2 + attention) is read (io/hf_families.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from ..core.errors import ScenarioError
+from .hf_reader import Block, Config, Reader
+
+Readers = Mapping[str, Callable[[Reader], Block]]
+
+_RECURRENT = ("rwkv", "rwkv5", "rwkv6", "rwkv7", "mamba", "falcon_mamba", "xlstm")
+_HYBRID = ("jamba", "zamba", "zamba2", "bamba", "falcon_h1", "granitemoehybrid", "lfm2", "recurrent_gemma")
+_ENCODER_DECODER = ("t5", "mt5", "umt5", "longt5", "switch_transformers", "bart", "mbart", "pegasus")
+_ENCODER_DECODER_MORE = ("marian", "whisper", "encoder-decoder")
+UNMODELLED: dict[str, str] = {
+    **{t: "recurrent blocks, no attention" for t in _RECURRENT},
+    **{t: "hybrid blocks" for t in _HYBRID},
+    **{t: "encoder-decoder" for t in _ENCODER_DECODER + _ENCODER_DECODER_MORE},
+}
+
+
+def merged(*tables: Readers) -> dict[str, Callable[[Reader], Block]]:
+    """One reader per ``model_type``; a type registered twice (or also refused) is a bug."""
+    out: dict[str, Callable[[Reader], Block]] = {}
+    for table in tables:
+        for kind, reader in table.items():
+            if kind in out or kind in UNMODELLED:
+                raise ValueError(f"reader of model_type {kind!r} registered twice or also refused")
+            out[kind] = reader
+    return out
+
+
+def refuse_unmodelled(cfg: Config, kind: str, supported: Readers) -> None:
+    """ScenarioError (field ``config``) naming ``architectures`` and the supported
+    ``model_type`` values when the config's blocks are not modelled (module doc)."""
+    why = UNMODELLED.get(kind)
+    if why is None and cfg.get("is_encoder_decoder") is True:
+        why = UNMODELLED["encoder-decoder"]
+    if why is None:
+        return
+    arch = cfg.get("architectures")
+    names = ",".join(str(a)[:40] for a in arch[:2]) if isinstance(arch, list) and arch else "(none)"
+    # variants of a listed family (qwen2_moe, nested *_text configs, Falcon's old names) left
+    # out, so that the list fits the one-line message
+    kinds = {k for k in supported if not k.endswith("_text") and not k.startswith("RefinedWeb")}
+    listed = sorted(k for k in kinds if not any(k.startswith(j + "_") for j in kinds))
+    raise ScenarioError(
+        "config",
+        f"architectures {names} ({kind or 'no model_type'}) not modelled ({why}); supported: "
+        + ",".join(["llama-like", *listed]),
+    )
