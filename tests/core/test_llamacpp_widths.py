@@ -12,6 +12,7 @@ or 8 cards (core/sizing/systems.py ``BOX_SIZES``)."""
 from __future__ import annotations
 
 import copy
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from gpusizer import compare_gpus, plan
 from gpusizer.core.model.presets import gpu_spec
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.sizing.layer_split import tensor_widths
+from gpusizer.core.sizing.reason import _pipeline_in_node
 from gpusizer.core.sizing.units import Unit
 
 # Qwen2.5-72B (64 heads, 8 KV heads, 80 layers) Q8_0 at a 32k context: 2 A40s do not hold it
@@ -88,3 +90,14 @@ def test_tensor_widths_weighed(framework: str, widths: list[int]) -> None:
     if framework != "llama.cpp":
         s["precision"] = {}
     assert tensor_widths(parse_scenario(s), 64, 8) == widths
+
+
+def test_pipeline_reason_under_llamacpp() -> None:
+    # llama.cpp load_tensors takes 6 GPUs of a 128-head model: a PP 3 replica of 6 was chosen
+    # over TP 6 for speed, not because TP cannot take that width (core/sizing/reason.py)
+    llama = SimpleNamespace(profile=SimpleNamespace(tp_splits_heads=False))
+    adv = SimpleNamespace(s=llama, filler=SimpleNamespace(arch=SimpleNamespace(heads=128)))
+    assert (
+        _pipeline_in_node(adv, 2, 3, "NVLink")
+        == "PP 3 within a node (NVLink), faster on this count than TP 6"
+    )
