@@ -122,7 +122,8 @@ def test_a_rented_gpu_without_a_price_says_only_that() -> None:
 def test_pipeline_within_a_node_says_why(heads: int, tp: int, pp: int, says: str) -> None:
     # "PP 3 where TP cannot hold it" beside a server whose 8 GPUs hold DeepSeek-R1 at TP 8 told
     # the buyer memory forced the pipeline; the search chose 6-GPU replicas for speed
-    adv = SimpleNamespace(filler=SimpleNamespace(arch=SimpleNamespace(heads=heads)))
+    vllm = SimpleNamespace(profile=SimpleNamespace(tp_splits_heads=True))  # an engine that splits heads
+    adv = SimpleNamespace(s=vllm, filler=SimpleNamespace(arch=SimpleNamespace(heads=heads)))
     assert _pipeline_in_node(adv, tp, pp, "NVLink") == says
 
 

@@ -37,6 +37,7 @@ from .disagg_split import propose_split
 from .fill import Filler
 from .fill_serving import Choice
 from .fraction_lever import fraction_lever
+from .layer_split import splits_layers
 from .layout_search import MAX_GPUS, Evaluator, GpuTarget
 from .layout_space import Layout
 from .links import links_for
@@ -51,7 +52,7 @@ from .savings import Variant
 from .served import idle_slots, queue_clause
 from .spare_words import spare_words
 from .stated import SEARCH_COVERS, own_gpu, stated_fits
-from .units import Unit, pool_beside, with_pool
+from .units import Unit, layer_box, pool_beside, with_pool
 from .unmet import capped_speed_clause, context_reason, fill_refusal, practical_reason, unreachable_reason
 
 
@@ -70,7 +71,8 @@ class Ask:
 def unit_of(g: GpuTarget, ask: Ask, s: Scenario | None = None) -> Unit:
     """What ``g`` is bought in: its node when whole nodes are asked, else its purchase unit; a
     split RL run's count with its rollout pool bought beside it (core/sizing/units.PoolUnit)."""
-    unit = Unit(g.id, g.spec, ask.cards_per_box, g.hardware.gpus_per_node if ask.whole_nodes else None)
+    node = g.hardware.gpus_per_node if ask.whole_nodes else None
+    unit = Unit(g.id, g.spec, ask.cards_per_box, node, splits_layers(s))
     return unit if s is None else with_pool(unit, pool_beside(s))
 
 
@@ -254,4 +256,9 @@ class GpuAdvice:
 
     def _unit(self, gpus: int | None) -> dict[str, Any]:
         """The unit bought's fields for ``gpus`` (core/sizing/advise_fields.py ``unit_fields``)."""
-        return unit_fields(self.g, self.ask.cards_per_box, self.ask.whole_nodes, gpus)
+        box = (
+            self.ask.cards_per_box
+            if gpus is None
+            else layer_box(self.g.spec, self.ask.cards_per_box, gpus, splits_layers(self.s))
+        )
+        return unit_fields(self.g, box, self.ask.whole_nodes, gpus)

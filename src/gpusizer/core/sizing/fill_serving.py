@@ -23,9 +23,10 @@ from ..model.specs import Scenario, TargetsSpec
 from ..pipeline.estimate import estimate
 from ..serving.lora_serving import refuses_expert_parallel
 from ..serving.rules import memory_rule
+from .layer_split import tensor_widths
 from .layout_adp import adp_layout, adp_widths
 from .layout_search import Evaluator, GpuTarget
-from .layout_space import Layout, divisors, layout_preference, stage_counts
+from .layout_space import Layout, layout_preference, stage_counts
 from .option import Pace
 from .pace import option_pace
 from .search import holds
@@ -82,7 +83,7 @@ class ServingFill:
         s = self.base
         node = self.g.hardware.gpus_per_node
         tp_max = self.arch.heads if s.hardware.allow_cross_node_tensor_parallel else node
-        tps = [t for t in divisors(self.arch.heads) if t <= min(tp_max, n)]
+        tps = tensor_widths(s, self.arch.heads, min(tp_max, n))  # any width under llama.cpp
         # vLLM runs no EP under LoRA on the experts: those layouts are not weighed
         spread = (True, False) if s.model.moe and not refuses_expert_parallel(s) else (False,)
         plain = [(tp, ep_all, 1) for tp in reversed(tps) for ep_all in spread]

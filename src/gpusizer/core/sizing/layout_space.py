@@ -16,6 +16,7 @@ from ..model.redundant import stated_physical
 from ..model.specs import Scenario
 from ..pipeline.validate_context import head_split_refusal
 from ..registry.frameworks import FrameworkProfile
+from .layer_split import tensor_widths
 from .layout_etp import ETP_TRIED, etp_shapes
 
 MAX_CP, MIN_CP_TOKENS = 64, 4096  # context parallelism is for long sequences
@@ -106,7 +107,7 @@ def layout_space(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], ma
     """All layouts that need at most ``max_gpus`` GPUs, or the :data:`MAX_LAYOUTS` with the
     fewest model-parallel GPUs."""
     w, p = s.workload, s.parallelism
-    tps = [t for t in divisors(arch.heads) if t <= min(tp_max, max_gpus)]
+    tps = tensor_widths(s, arch.heads, min(tp_max, max_gpus))  # any width under llama.cpp
     # the experts' ranks divide the routed experts plus any stated replicas (EP 72 of 256 + 32)
     eps = [e for e in divisors(stated_physical(s)) if e <= max_gpus] if s.model.moe else [1]
     cps, zeros = [1], [p.zero_stage]

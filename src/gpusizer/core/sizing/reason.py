@@ -14,6 +14,7 @@ from ..pipeline.work import builder_of
 from ..speed.goodput import effective_time_share
 from .compare_scale import DAY, Growth
 from .fill_serving import Choice
+from .layer_split import tensor_widths
 from .service_level import default_target
 from .unmet import speed_gaps
 
@@ -115,12 +116,12 @@ def _adp_where(lay: Any, node: int) -> list[str]:
 
 def _pipeline_in_node(adv: Any, tp: int, pp: int, link: str) -> str:
     """PP within one node, and why: a replica of ``tp`` x ``pp`` GPUs that TP alone could also
-    span (tensor degrees divide the attention heads, layout_space.py) ran slower as TP on this
-    count; else TP alone does not take that width. It read "PP 3 where TP cannot hold it" for
-    DeepSeek-R1 for 1,000 users on B200 servers, whose 8 GPUs hold it at TP 8: the search chose
-    replicas of 6 GPUs (TP 2 x PP 3), 9 of them in 7 servers, not memory."""
+    span (tensor degrees divide the attention heads, any under llama.cpp: layer_split.py) ran
+    slower as TP on this count; else TP alone does not take that width. It read "PP 3 where TP
+    cannot hold it" for DeepSeek-R1 for 1,000 users on B200 servers, whose 8 GPUs hold it at TP
+    8: the search chose replicas of 6 GPUs (TP 2 x PP 3), 9 of them in 7 servers, not memory."""
     width = tp * pp
-    if adv.filler.arch.heads % width == 0:
+    if width in tensor_widths(adv.s, adv.filler.arch.heads, width):  # any width under llama.cpp
         return f"PP {pp} within a node ({link}), faster on this count than TP {width}"
     return f"PP {pp} within a node ({link}): {width} GPUs a replica, a width TP alone does not take"
 

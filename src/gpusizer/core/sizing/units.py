@@ -7,7 +7,8 @@ sold alone come in a box of 1, 2 or 4 (as the buyer sets ``cards_per_box``, else
 box holding them), several boxes beyond one. The count a sizing recommends is the smallest
 whole number of units that holds the work and meets the targets; the GPUs beyond the fewest
 become replicas (serving) or data parallelism (training). With ``whole_nodes`` the unit is
-the node (``gpus_per_node``).
+the node (``gpus_per_node``). Under an engine that splits layers, not heads (llama.cpp), cards
+sold alone come as many as needed up to the node (:func:`layer_box`; core/sizing/layer_split.py).
 """
 
 from __future__ import annotations
@@ -17,7 +18,22 @@ from dataclasses import dataclass, field
 from ..model.architecture import ceil_div
 from ..model.specs import GPUSpec, Scenario
 from ..pipeline.rl_check import rl_of
-from .systems import purchase_unit
+from .systems import PurchaseUnit, purchase_unit, sold_as_cards
+
+
+def layer_box(spec: GPUSpec, cards_per_box: int | None, gpus: int, by_layers: bool) -> int | None:
+    """The ``cards_per_box`` a purchase unit of ``gpus`` GPUs of ``spec`` is asked with (None:
+    the smallest of core/sizing/systems.py ``BOX_SIZES`` holding them). ``by_layers``: the
+    engine splits layers, not heads (core/sizing/layer_split.py ``splits_layers``; llama.cpp
+    runs any count), so cards sold alone come exactly as many as needed up to the node (3 for
+    3, not a box of 4), then whole nodes. The buyer's own ``cards_per_box``, a catalog system
+    (a 1/2/4-card workstation, a Mac, an 8-GPU server) and every engine that splits heads keep
+    the box they had."""
+    if not by_layers or cards_per_box is not None or not sold_as_cards(spec):
+        return cards_per_box
+    if purchase_unit(spec.id, spec, None, gpus).system is not None:
+        return None
+    return min(max(1, gpus), spec.gpus_per_node)
 
 
 @dataclass(frozen=True)
@@ -29,6 +45,7 @@ class Unit:
     spec: GPUSpec
     cards_per_box: int | None = None
     node: int | None = None
+    by_layers: bool = False  # the engine splits layers, not heads: any count of cards
     # GPUs per unit by count asked: the deadline's search asks for thousands of counts, and a
     # purchase unit (its prices and sources) takes ~15 us to build
     _sizes: dict[int, int] = field(default_factory=dict, compare=False, hash=False, repr=False)
@@ -39,8 +56,15 @@ class Unit:
             return self.node
         got = self._sizes.get(n)
         if got is None:
-            got = self._sizes[n] = purchase_unit(self.gpu, self.spec, self.cards_per_box, max(1, n)).gpus
+            got = self._sizes[n] = self._unit(n).gpus
         return got
+
+    def _unit(self, n: int) -> PurchaseUnit:
+        """The purchase unit for ``n`` GPUs (the box :func:`layer_box` gives the engine)."""
+        n = max(1, n)
+        return purchase_unit(
+            self.gpu, self.spec, layer_box(self.spec, self.cards_per_box, n, self.by_layers), n
+        )
 
     def count(self, n: int) -> int:
         """The smallest count of whole units holding at least ``n`` GPUs."""
@@ -56,12 +80,12 @@ class Unit:
         """``8-GPU node`` or the catalog's unit (``DGX H100``, ``4 x RTX 4090 (cards only)``)."""
         if self.node:
             return f"{self.node}-GPU node"
-        return purchase_unit(self.gpu, self.spec, self.cards_per_box, max(1, n)).name
+        return self._unit(n).name
 
     def what(self, n: int) -> str:
         """``one NVIDIA DGX H100 8-GPU server``, ``3 x ...``, ``2 x 8-GPU node``, or
         ``12 GPUs`` for GPUs bought alone (a box of cards is no system to name)."""
-        if not self.node and purchase_unit(self.gpu, self.spec, self.cards_per_box, max(1, n)).system is None:
+        if not self.node and self._unit(n).system is None:
             return f"{n:,} GPU{'s' if n != 1 else ''}"
         units, name = self.units(n), self.name(n)
         return f"{units} x {name}" if units > 1 else f"one {name}"
@@ -115,7 +139,7 @@ def with_pool(unit: Unit, rest: int) -> Unit:
     """``unit`` for a count with ``rest`` more GPUs bought beside it (:class:`PoolUnit`)."""
     if rest <= 0:
         return unit
-    return PoolUnit(unit.gpu, unit.spec, unit.cards_per_box, unit.node, rest=rest, inner=unit)
+    return PoolUnit(unit.gpu, unit.spec, unit.cards_per_box, unit.node, unit.by_layers, rest=rest, inner=unit)
 
 
 def pool_beside(s: Scenario) -> int:
