@@ -113,3 +113,15 @@ def test_finer_step_is_the_next_1_2_5_step() -> None:
         [0, 0.1, 0.2, 0.3, 0.4, 0.5]
     )
     assert [t for _v, t in finer_step([(0.0, "0"), (1.0, "1")], 2.0)] == ["0", "0.5", "1", "1.5", "2"]
+
+
+@pytest.mark.parametrize("span", [0.0, -1.0, float("inf"), float("nan")])
+def test_no_ticks_for_a_span_that_is_not_a_time(qtbot: Any, span: float) -> None:
+    from PySide6.QtGui import QFontMetricsF
+
+    from gpusizer.gui.charts.palette import FONT_PX, font
+    from gpusizer.gui.charts.time_axis import time_ticks
+
+    chart: Any = chart_class("rl_timeline")()
+    qtbot.addWidget(chart)
+    assert time_ticks(chart.plot, span, QFontMetricsF(font(FONT_PX))) == []

@@ -72,6 +72,8 @@ def finer_step(ticks: list[Tick], hi: float) -> list[Tick]:
 def time_ticks(plot: pg.PlotItem, span_s: float, metrics: QFontMetricsF) -> list[Tick]:
     """Ticks (at seconds) of the plot's bottom axis, texts in the unit of ``span_s``; the first
     set as it is where the plot is not laid out yet (no pixels to measure)."""
+    if not 0 < span_s < math.inf:  # nothing to mark (a step that never ends draws no bars)
+        return []
     unit, _word = time_unit(span_s)
     sets = [*finer_ticks(0.0, span_s / unit, "linear")]
     sets.append(finer_step(sets[0], span_s / unit))
