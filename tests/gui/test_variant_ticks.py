@@ -69,3 +69,26 @@ def test_the_forms_in_order() -> None:
         ["Inference\nFP16", "\n\nInference\nFP8", "Inference\nINT4"],
         4,
     )
+
+
+def test_short_names_in_more_rows_where_no_form_clears() -> None:
+    """A plot squeezed by its legend (the llama.cpp buyer case at 1024 x 700: 229 px, bars
+    ~28 px apart): the staggered two-line form ran "Pre-training" into "LoRA"; the short
+    names then take three or four rows, each row's neighbours clear."""
+    width = len  # one pixel a character
+    labels = ["Pre-training", "Full fine-tune", "LoRA", "QLoRA", "Inference FP16", "Inference FP8"]
+    shorts = short_names(labels, ["pt", "ft", "lora", "qlora", "inf", "inf"], ["", "", "", "", "FP16", "FP8"])
+    texts, lines = fitted_ticks(labels, shorts, 5, width)
+    assert lines == 4 and texts == [
+        "Pre-training",
+        "\nFull fine-tune",
+        "\n\nLoRA",
+        "\n\n\nQLoRA",
+        "Inference FP16",
+        "\nFP8",
+    ]
+    # wider, three rows do: Pre-training and QLoRA three pitches apart
+    assert fitted_ticks(labels[:4], shorts[:4], 5, width) == (
+        ["Pre-training", "\nFull fine-tune", "\n\nLoRA", "QLoRA"],
+        3,
+    )

@@ -12,6 +12,7 @@ import html
 from typing import Any
 
 import pyqtgraph as pg
+from PySide6.QtGui import QFontMetricsF
 
 from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
@@ -20,7 +21,8 @@ from ...io.wording import duration
 from ..elide import labelled
 from .background import WorkerChart
 from .base import ChartBase
-from .palette import DECODE_COLOR, PREFILL_COLOR
+from .palette import DECODE_COLOR, FONT_PX, PREFILL_COLOR, font
+from .time_axis import time_ticks, time_unit
 
 # One colour per group (generation, scoring, training, weights, moves)
 GROUP_COLORS = {
@@ -51,6 +53,7 @@ class RLTimelineChart(WorkerChart, ChartBase):
             self.plot.addItem(item)
             self.bars[group] = item
         self.labels: list[pg.TextItem] = []  # made as segments need them, reused after
+        self._end = 1.0  # seconds: the time axis's span
         self.plot.setMouseEnabled(x=False, y=False)
 
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
@@ -105,7 +108,8 @@ class RLTimelineChart(WorkerChart, ChartBase):
         self.plot.setYRange(-0.6, len(d.lanes) - 0.4, padding=0)
         ticks = [(self._lane(lane), LANE_LABELS.get(lane, lane)) for lane in d.lanes]
         self.plot.getAxis("left").setTicks([ticks])
-        self.set_axis_label("bottom", "seconds from the step's start")
+        self._end = end
+        self.set_axis_label("bottom", f"{time_unit(end)[1]} from the step's start")
         self.set_axis_label("left", "")
         moves = sum(s.seconds for s in d.segments if s.group == "moves")
         extra = f" ({duration(moves)} of sleep, wake and state moves)" if moves else ""
@@ -114,6 +118,14 @@ class RLTimelineChart(WorkerChart, ChartBase):
         )
         shown = {s.group for s in d.segments if s.seconds > 0}
         self.set_legend([(self.bars[g], GROUP_LABELS[g]) for g in GROUP_LABELS if g in shown])
+
+    def _layout_labels(self) -> None:
+        """The time axis's ticks for the plot's width (time_axis.py), set only on a change:
+        setTicks repaints the axis."""
+        axis = self.plot.getAxis("bottom")
+        ticks = time_ticks(self.plot, self._end, QFontMetricsF(axis.style["tickFont"] or font(FONT_PX)))
+        if axis._tickLevels != [ticks]:
+            axis.setTicks([ticks])
 
     def _restyle_items(self) -> None:
         for group, item in self.bars.items():

@@ -164,7 +164,7 @@ class VariantsChart(VariantLabels, WorkerChart, ChartBase):
             left, right = edge_margin(texts[0], pitch, width), edge_margin(texts[-1], pitch, width)
         axis.setTicks([list(enumerate(texts))])
         self.plot.setXRange(-left, len(bars) - 1 + right, padding=0)
-        height = 52 if lines == 2 else 52 + int(2 * metrics.lineSpacing())
+        height = 52 + int((lines - 2) * metrics.lineSpacing())  # two lines in 52 px
         if axis.height() != height:
             axis.setHeight(height)
 
