@@ -16,7 +16,8 @@ from PySide6.QtWidgets import QApplication
 from gpusizer.core.views.rl_timeline import Segment, Timeline
 from gpusizer.gui.charts import chart_class
 from gpusizer.gui.charts.tick_fit import GAP_PX
-from gpusizer.gui.charts.time_axis import readable, time_unit
+from gpusizer.gui.charts.tick_thin import readable
+from gpusizer.gui.charts.time_axis import time_unit
 
 from .helpers import shown_window
 from .test_variant_ticks import _drawn

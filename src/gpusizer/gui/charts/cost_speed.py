@@ -23,7 +23,7 @@ from ..hardware.plot import GAP, SIDES, Point, axis_scale, axis_ticks, finer_tic
 from .base import ChartBase
 from .labels import sync
 from .palette import DECODE_COLOR, FONT_PX, LABEL_PX, PREFILL_COLOR, font
-from .tick_thin import thinned
+from .tick_thin import readable
 
 MAX_LABELS = 8  # front points named on the chart (the table names them all)
 # Dots (symbolSize px across, plus their 1 px outline), as labels must keep clear of them.
@@ -203,22 +203,10 @@ class CostSpeedChart(ChartBase):
         slack = 0 if side == "bottom" else 15
         ends = sorted((pos(lo), pos(hi)))
         ends = [ends[0] - slack, ends[1] + slack]
-        best: list[tuple[float, str]] = []
-        for ticks in finer_ticks(*self._spans[side]):
-            inside = [
-                t
-                for t in ticks
-                if ends[0] <= pos(t[0]) - size(t[1]) / 2 and pos(t[0]) + size(t[1]) / 2 <= ends[1]
-            ]
-            # every other one too: thinning keeps 100 first, and 80 and 120 then fall beside
-            # it on a 95 px axis (a llama.cpp case's 71-149 tok/s showed "100" alone)
-            for pick in (inside, inside[::2], inside[1::2]):
-                kept = thinned(pick, pos, size)
-                if len(kept) > len(best):
-                    best = kept
-                if len(best) >= 2:
-                    return best
-        return best
+        # every other one is tried too (tick_thin.readable): thinning keeps 100 first, and 80
+        # and 120 then fall beside it on a 95 px axis (a llama.cpp case's 71-149 tok/s showed
+        # "100" alone)
+        return readable(finer_ticks(*self._spans[side]), pos, size, (ends[0], ends[1]))
 
     def selected_option(self) -> dict[str, Any] | None:
         """The option the user selected (the tab's table row), ringed on the chart."""

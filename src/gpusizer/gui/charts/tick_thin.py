@@ -30,3 +30,29 @@ def thinned(
         if all(clear(tick, kept) for kept in out):
             out.append(tick)
     return sorted(out, key=lambda t: px(t[0]))
+
+
+def readable(
+    sets: list[list[Tick]],
+    pos: Callable[[float], float],
+    size: Callable[[str], float],
+    ends: tuple[float, float],
+) -> list[Tick]:
+    """From ``sets`` (coarse to fine), the first ticks of which two texts are drawn: inside the
+    axis's ``ends`` (pixels; pyqtgraph drops a text past them) and clear of each other, every
+    other tick tried too (thinning may keep the middle one alone); else the most found.
+    ``pos``: a tick value's pixel along the axis; ``size``: a text's extent along it."""
+    best: list[Tick] = []
+    for ticks in sets:
+        inside = [
+            t
+            for t in ticks
+            if ends[0] <= pos(t[0]) - size(t[1]) / 2 and pos(t[0]) + size(t[1]) / 2 <= ends[1]
+        ]
+        for pick in (inside, inside[::2], inside[1::2]):
+            kept = thinned(pick, pos, size)
+            if len(kept) > len(best):
+                best = kept
+            if len(best) >= 2:
+                return best
+    return best

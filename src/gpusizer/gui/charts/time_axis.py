@@ -13,14 +13,13 @@ inside the axis and clear of each other (tick_thin.py ``thinned``) keeps two.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QFontMetricsF
 
 from ..hardware.plot import finer_ticks
-from .tick_thin import Tick, thinned
+from .tick_thin import Tick, readable
 
 # (seconds per unit, the unit in an axis title), largest first
 UNITS = ((86400.0, "days"), (3600.0, "hours"), (60.0, "minutes"), (1.0, "seconds"))
@@ -30,32 +29,6 @@ def time_unit(span_s: float) -> tuple[float, str]:
     """(seconds per unit, its word) for an axis from 0 to ``span_s`` seconds: the first unit
     the span holds two of (whole ticks at 1, 2 or 5 of it), seconds below 2 s."""
     return next(((size, word) for size, word in UNITS if span_s >= 2 * size), UNITS[-1])
-
-
-def readable(
-    sets: list[list[Tick]],
-    pos: Callable[[float], float],
-    size: Callable[[str], float],
-    ends: tuple[float, float],
-) -> list[Tick]:
-    """From ``sets`` (coarse to fine), the first ticks of which two texts are drawn: inside the
-    axis's ``ends`` (pixels; pyqtgraph drops a text past them) and clear of each other, every
-    other tick tried too (thinning may keep the middle one alone); else the most found.
-    ``pos``: a tick value's pixel along the axis; ``size``: a text's extent along it."""
-    best: list[Tick] = []
-    for ticks in sets:
-        inside = [
-            t
-            for t in ticks
-            if ends[0] <= pos(t[0]) - size(t[1]) / 2 and pos(t[0]) + size(t[1]) / 2 <= ends[1]
-        ]
-        for pick in (inside, inside[::2], inside[1::2]):
-            kept = thinned(pick, pos, size)
-            if len(kept) > len(best):
-                best = kept
-            if len(best) >= 2:
-                return best
-    return best
 
 
 def finer_step(ticks: list[Tick], hi: float) -> list[Tick]:
