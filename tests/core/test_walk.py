@@ -29,7 +29,10 @@ from gpusizer.core.pipeline.scenario import clear_cache, parse_scenario
 
 PIPELINE = "gpusizer.core.pipeline.estimate"
 # the pipeline's own code: the estimate and the work its kinds build (core/pipeline/work*.py)
-OWN = (PIPELINE, "gpusizer.core.pipeline.work", "gpusizer.core.pipeline.work_roles")
+OWN = (
+    PIPELINE,
+    *(f"gpusizer.core.pipeline.{m}" for m in ("work", "work_base", "work_serving", "work_roles")),
+)
 RESOLVE = "gpusizer.core.model.architecture"
 # the scenario's spec classes, one module split by concern for size (core/model/specs.py
 # re-exports them): one step of the walk, as when they shared a file
