@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core.sizing.compare_rank import speed_of
+from .batch_lever_text import batch_lever_header, lever_words
 from .compare_caveats import caveat_lines, front_caveat
 from .compare_columns import (
     COLUMNS,
@@ -26,7 +27,6 @@ from .compare_columns import (
     plan_columns,
     text_fmt,
 )
-from .wording import fraction_lever_words
 
 __all__ = [
     "BASIS_WORDS",
@@ -100,6 +100,7 @@ def compare_text(options: Sequence[dict[str, Any]], training: bool, targets: boo
         f"Cost basis: {BASIS_WORDS.get(basis, basis)}. {money_units(unit)}"
     )
     lines += front_caveat(options)
+    lines += batch_lever_header(options)
     if any(o.get("user_prices") for o in options):
         lines.append("(yours) priced with your own prices (--prices).")
     lines += [f"Why ({o['gpu']}): {o['layout_reason']}" for o in options[:10] if o.get("layout_reason")]
@@ -113,8 +114,9 @@ def compare_text(options: Sequence[dict[str, Any]], training: bool, targets: boo
 
 def not_offered_line(o: dict[str, Any]) -> str:
     """``Not offered (GPU, cause): why``, with the memory fraction that would fit where the
-    option carries one (io/wording.py ``fraction_lever_words``)."""
-    return f"Not offered ({o['gpu']}, {o['unmet']}): {o['unmet_reason']}{fraction_lever_words(o)}"
+    option carries one (io/wording.py ``fraction_lever_words``), and the request cap that would
+    run a replica's users at once (io/batch_lever_text.py)."""
+    return f"Not offered ({o['gpu']}, {o['unmet']}): {o['unmet_reason']}{lever_words(o)}"
 
 
 def money_units(unit: str) -> str:

@@ -31,6 +31,7 @@ from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
 from .advise_fields import compute_notes, gpu_fields, missing_option, unit_fields
 from .advise_need import goodput, judged, needed
+from .batch_lever import batch_lever
 from .compare_scale import Growth, grow
 from .disagg_pools import pool_changes, pools_note
 from .disagg_split import propose_split
@@ -49,7 +50,7 @@ from .reason import layout_reason
 from .rl_notes import rl_fields, split_notes
 from .rl_unmet import rl_engine_reason
 from .savings import Variant
-from .served import idle_slots, queue_clause
+from .served import idle_slots, load_users, queue_clause
 from .spare_words import spare_words
 from .stated import SEARCH_COVERS, own_gpu, stated_fits
 from .units import Unit, layer_box, pool_beside, with_pool
@@ -120,12 +121,29 @@ class GpuAdvice:
             cap = practical_cap(self.g.spec)
             tail = f"; {cap_words(cap, self.g.spec)}" if cap else ""
             return [(self._missing("practical_limit", why + tail), None)]
-        return [(self._option(c, growth, i), c) for i, c in enumerate(growth.choices)]
+        return [(self._batched(self._option(c, growth, i), c), c) for i, c in enumerate(growth.choices)]
 
     def _lever(self, option: SizingOption) -> SizingOption:
         """A memory no-fit with the memory fraction that would fit (core/sizing/fraction_lever.py)."""
         lever = fraction_lever(self.s, self.g, self.ask.max_gpus) if option.unmet == "memory" else None
         return option if lever is None else replace(option, fraction_lever=lever)
+
+    def _batched(self, option: SizingOption, c: Choice) -> SizingOption:
+        """A serving option that misses its targets because a replica queues its users, with
+        the engine setting that runs them at once (core/sizing/batch_lever.py), on the fewest
+        GPUs that hold the work where it meets them there, else on the option's layout."""
+        if option.unmet not in ("targets", "practical_limit") or self.s.workload.trains or c.batch is None:
+            return option
+        v, lay = min(self.fewest.items(), key=lambda item: item[1].gpus)
+        tries = [(c.scenario, c.layout, c.batch)]
+        if lay.gpus < c.layout.gpus:  # the users spread over the fewest GPUs' replicas
+            each = ceil_div(load_users(self.s), lay.dp)
+            tries.insert(0, (self.filler.scenario(v, lay, each), lay, each))
+        for s, at, batch in tries:
+            lever = batch_lever(self.s, s, at, batch)
+            if lever is not None:
+                return replace(option, batch_lever=lever)
+        return option
 
     def _unreachable(self, growth: Growth, least: int) -> str | None:
         """The sentence when the serving search stopped before its cap because doubling the

@@ -18,6 +18,7 @@ from .option_band import BAND_FIELDS
 from .option_split import SPLIT_FIELDS, DisaggSplit
 
 if TYPE_CHECKING:
+    from .batch_lever_fields import BatchLever
     from .fraction_lever import FractionLever
 
 # Every comparison option carries every field (null where it does not apply), so tables and
@@ -192,6 +193,9 @@ class SizingOption:
     # serving no-fit on an engine that reserves its pool: the memory fraction that would fit
     # (core/sizing/fraction_lever.py); in the JSON only where set
     fraction_lever: FractionLever | None = None
+    # serving option queued by a stated request cap: the setting that runs its users at once
+    # (core/sizing/batch_lever.py); in the JSON only where set
+    batch_lever: BatchLever | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The public option: every field of :data:`FIELDS` (money null until priced)."""
@@ -209,6 +213,8 @@ class SizingOption:
         split = self.split.fields() if self.split is not None else {}
         if self.fraction_lever is not None:
             split = split | {"fraction_lever": self.fraction_lever.fields()}
+        if self.batch_lever is not None:
+            split = split | {"batch_lever": self.batch_lever.fields()}
         return out | dict(self.unit) | copy.deepcopy(self.band) | split | dict(self.pd or {})
 
     def edits(self, gpu: bool = True) -> dict[str, Any]:

@@ -17,8 +17,8 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
+from ...io.batch_lever_text import lever_words
 from ...io.compare_table import NOT_OFFERED, Column, band_tip_lines, columns_for, rollout_beside
-from ...io.wording import fraction_lever_words
 from .. import colors
 from .cells import price_tip, sort_value, user_cell
 from .frozen import FrozenColumns
@@ -143,7 +143,7 @@ class OptionsModel(QAbstractTableModel):
                     f"{spare:,} spare GPUs bought run as the layout"
                 )
         if o.get("unmet"):
-            lines.append(f"Not offered ({o['unmet']}): {o['unmet_reason']}{fraction_lever_words(o)}")
+            lines.append(f"Not offered ({o['unmet']}): {o['unmet_reason']}{lever_words(o)}")
         notes = [n for n in o["notes"] if n != o.get("unmet_reason")]
         return "\n".join(lines + band_tip_lines(o, self.unit) + notes)
 

@@ -1,0 +1,27 @@
+"""The concurrency lever in the window (core/sizing/batch_lever.py): a row refused because a
+replica queues its users names, in its tooltip's Not offered line, the setting that runs them
+at once, as the CLI's Not offered line does (tests/cli/test_batch_lever.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+
+CASE = Path(__file__).parents[1] / "cli" / "data" / "buyer" / "serve-llama-8b-apple-amd.gpusizer.json"
+
+
+def test_the_tooltip_names_the_context_that_runs_the_users_at_once(qtbot: Any, window: Any) -> None:
+    window.state.set_scenario(json.loads(CASE.read_text()), record=False)
+    window.tabs.select("hardware")
+    chart = window.tabs.charts["hardware"]
+    qtbot.waitUntil(lambda: any(o["gpu"] == "rtx-3090-24gb" for o in chart.options), timeout=60000)
+    keys = [c.key for c in chart.model.columns]
+    row = next(r for r, o in enumerate(chart.model.options) if o["gpu"] == "rtx-3090-24gb")
+    tip = chart.model.data(chart.model.index(row, keys.index("gpu_name")), Qt.ItemDataRole.ToolTipRole)
+    # Llama 3.1 8B for 4 users at -c 4,096: one RTX 3090 queues 3 of 4; -c 16,384 runs them
+    assert "Not offered (targets): " in tip and "the rest queue" in tip
+    assert "at serving.max_context 16,384 (llama-server -c" in tip
+    assert "1 GPU meets the targets" in tip
