@@ -23,7 +23,9 @@ RL: dict[str, Any] = {
     "hardware": {"gpu": "h100-sxm-80gb"},
     "parallelism": {"data": 8},
 }
-HEADERS = ["RL GPUs", "RL step", "RL step band", "RL run", "RL run band"]
+# the run's cost and its band follow the run band: a budget is signed at the band's edges too
+# (core/sizing/compare_costs.py run_cost_range, tests/cli/test_run_cost_band.py)
+HEADERS = ["RL GPUs", "RL step", "RL step band", "RL run", "RL run band", "$ to train", "$ to train band"]
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +38,9 @@ def test_plan_columns_are_compares_rl_step_and_run(options: list[dict[str, Any]]
     assert [h for h, _ in extra] == HEADERS
     # the same cells compare's table prints for the same option
     cols = [c for c in columns_for(True, False, True) if c.header in HEADERS]
-    compare_row = table_rows(options[:1], cols)[1]
-    assert [cell(options[0]) for _, cell in extra] == compare_row
+    # (by header: compare puts "$ to train" beside "$/M tok", plan after the run band)
+    compare_row = dict(zip([c.header for c in cols], table_rows(options[:1], cols)[1], strict=True))
+    assert {h: cell(options[0]) for h, cell in extra} == compare_row
     assert all("-" in cell(options[0]) for h, cell in extra if h.endswith("band"))
 
 

@@ -60,6 +60,15 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
     ),
     Column("training_cost", "$ to train", usd_fmt, "train", "Cost of the training run"),
     Column(
+        "training_cost_range",
+        "$ to train band",
+        band_fmt(usd_fmt),
+        "train",
+        "Cost of the training run at the edges of its time band (Time band, or RL run band): "
+        "the hours are billed alike, so the band on the time is the band on the cost. The "
+        "ranking stays on the estimate",
+    ),
+    Column(
         "rl_total_gpus", "RL GPUs", num_fmt(0), "rl", "RL: every GPU of the run, a split rollout pool added"
     ),
     Column("rl_time_per_step_seconds", "RL step", duration_fmt, "rl", "RL: time of one step, all phases"),
@@ -219,13 +228,16 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
 RL_HIDDEN = ("tokens_per_second", "time_seconds", "time_seconds_range")
 
 
-# the RL columns gpusizer-cli plan adds to its table: the step and the run, each with its band
+# the RL columns gpusizer-cli plan adds to its table: the step and the run, each with its band,
+# and the run's cost with the same band
 PLAN_RL_KEYS = (
     "rl_total_gpus",  # a split run's rollout pool beside the training pool's GPUs
     "rl_time_per_step_seconds",
     "rl_time_per_step_seconds_range",
     "rl_run_seconds",
     "rl_run_seconds_range",
+    "training_cost",  # the run's cost, and at the edges of its band: a budget is signed on both
+    "training_cost_range",
 )
 
 
@@ -238,7 +250,8 @@ def plan_columns(
     options: Sequence[dict[str, Any]], unit: str = "GiB"
 ) -> list[tuple[str, Callable[[dict[str, Any]], str]]]:
     """(header, cell text) of the registry's columns ``gpusizer-cli plan`` adds, in compare's
-    words and units: RL's step and run with their bands for an RL scenario; none otherwise."""
+    words and units: RL's step, run and run's cost with their bands for an RL scenario; none
+    otherwise."""
     if not is_rl(options):
         return []
     by_key = {c.key: c for c in COLUMNS}

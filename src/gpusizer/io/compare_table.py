@@ -27,6 +27,7 @@ from .compare_columns import (
     plan_columns,
     text_fmt,
 )
+from .compare_formats import usd_fmt
 
 __all__ = [
     "BASIS_WORDS",
@@ -186,4 +187,7 @@ def band_tip_lines(o: dict[str, Any], unit: str = "GiB") -> list[str]:
     ):
         if o.get(key):
             out.append(f"Runs like this: {band_fmt(fmt)(o[key], unit)} {label}")
+    cost = o.get("training_cost_range")
+    if cost:  # the run's time band priced: what a budget signed at the band's edges pays
+        out.append(f"At that time band the run costs ${usd_fmt(cost[0], unit)}-${usd_fmt(cost[1], unit)}")
     return out

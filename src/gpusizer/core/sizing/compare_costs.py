@@ -106,14 +106,15 @@ def money(
 
 
 def per_work(
-    cost: dict[str, Any], pace: dict[str, float | None], training: bool, usd_per_kwh: float
-) -> dict[str, float | None]:
+    cost: dict[str, Any], pace: Mapping[str, Any], training: bool, usd_per_kwh: float
+) -> dict[str, Any]:
     """Cost and energy per unit of work: per million tokens (served or trained) and, for a
-    training run of ``workload.training_tokens``, per run."""
+    training run of ``workload.training_tokens`` (RL: of ``rl.steps`` steps,
+    compare_rank.rl_work), per run, with the run's cost at its time band (:func:`run_cost_range`)."""
     tps, kw = pace.get("tokens_per_second"), cost["power_watts"]
     hours_per_m = 1e6 / (tps * 3600) if tps else None
     kwh_per_m = _times(hours_per_m, None if kw is None else kw / 1000)
-    out = {
+    out: dict[str, Any] = {
         "cost_per_million_tokens": _times(cost["cost_per_hour"], hours_per_m),
         "energy_kwh_per_million_tokens": kwh_per_m,
         "electricity_cost_per_million_tokens": _times(kwh_per_m, usd_per_kwh),
@@ -124,7 +125,21 @@ def per_work(
         kwh = _times(hours, None if kw is None else kw / 1000)
         out |= {
             "training_cost": _times(cost["cost_per_hour"], hours),
+            "training_cost_range": run_cost_range(cost["cost_per_hour"], pace.get("time_seconds_range")),
             "energy_kwh": kwh,
             "electricity_cost": _times(kwh, usd_per_kwh),
         }
     return out
+
+
+def run_cost_range(per_hour: float | None, seconds_range: Any) -> list[float] | None:
+    """[lower, upper] cost of a run (USD) at the edges of its time band (seconds): the run is
+    billed by the hour (``per_hour``, USD/h), so its cost scales with its time and a band on
+    the time is the same band on the cost. The band is that of the run's time
+    (core/sizing/option_band.py: ``time_seconds_range``, or an RL run's ``rl_run_seconds_range``,
+    where replayed published steps like it landed, docs/evidence/rl.md section 8). Ranking stays
+    on the estimate (``training_cost`` and ``cost_per_million_tokens``; the ``cost_band`` sort
+    ranks at the slow edge, core/sizing/compare_rank.py). None without a price or a band."""
+    if per_hour is None or not seconds_range:
+        return None
+    return [per_hour * seconds_range[0] / 3600, per_hour * seconds_range[1] / 3600]

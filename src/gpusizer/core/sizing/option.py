@@ -66,6 +66,7 @@ FIELDS = (
     "energy_kwh_per_million_tokens",
     "electricity_cost_per_million_tokens",
     "training_cost",
+    "training_cost_range",  # at the run's time band (compare_costs.run_cost_range)
     "energy_kwh",
     "electricity_cost",
     "targets_met",
