@@ -100,6 +100,8 @@ def _kv_total_mib(r: Run) -> float:
 
 def replays_blind() -> list[Replay]:
     """The blind records, each in its own settings (the record's ``settings``)."""
+    from .engine_replay_blind_2 import replays_blind_2  # imports this module's ``logged``
+
     oss_kv = logged(OSS_METAL, "swa_kv", "size =") + LOGS[OSS_METAL]["derived"]["non_swa_kv_mib"]
     return [
         Replay(
@@ -200,11 +202,18 @@ def replays_blind() -> list[Replay]:
             _ollama("qwen3-235b-a22b", "ollama-0.7", 23.2, 4096, 1, parallelism={"pipeline": 5}),
             _ollama_checks(Q235_5GPU, graphs=True),
         ),
+        *replays_blind_2(),
     ]
 
 
 REPLAYS_BLIND = replays_blind()
 UNCOVERED_BLIND = {
+    "trtllm-backend-24gib-unnamed-40kib-token-engine-10194mib": "the model is not named (40 KiB a "
+    "token and a 10,194 MiB engine fit GLM-4-9B int8, which has no preset)",
+    "sglang-main-2026-01-4gpu-mimo-v2-flash-swa-mfs07": "MiMo-V2-Flash: no preset; the GPU is not named",
+    "vllm-v1-0.24-rtx5090-qwen36-35b-a3b-nvfp4-fp8kv-131k": "Qwen3.6 (a Gated-DeltaNet hybrid): no preset",
+    "vllm-v1-0.8.3-2gpu-gemma3-27b-tp2-seqs4": "the GPU is not named; the stated max-model-len "
+    "(16,384) disagrees with the log's 4,096",
     "ik-llama-gpt-oss-20b-full-kv-oom": "ik_llama.cpp fork (no SWA cache, its own compute "
     "buffers); n_ctx not in the excerpt",
     "ktransformers-sglang-rtx3090-qwen3-30b-a3b-llamafile": "ktransformers fork, experts on "

@@ -47,6 +47,8 @@ def test_blind_count() -> None:
     figures = [r for r in ROWS if r.name != "starts"]
     starts = [r for r in ROWS if r.name == "starts"]
     # blind: 49 of 58; 53 with llama.cpp's window cache (core/serving/llama_swa.py) and
-    # Ollama's gpt-oss graph of v0.11.5 (the ollama-0.11.5 entry)
-    assert (sum(within(r) for r in figures), len(figures)) == (53, 58)
-    assert (sum(within(r) for r in starts), len(starts)) == (8, 9)
+    # Ollama's gpt-oss graph of v0.11.5 (the ollama-0.11.5 entry); the second round
+    # (replays_blind_2) adds 2 of 4 figures (Qwen3-1.7B's pool and tokens -6 %; the
+    # TensorRT-LLM A4000 pool misses, its reason in `known`) and 3 of 3 start-up verdicts
+    assert (sum(within(r) for r in figures), len(figures)) == (55, 62)
+    assert (sum(within(r) for r in starts), len(starts)) == (11, 12)
