@@ -100,7 +100,7 @@ def _kv_total_mib(r: Run) -> float:
 
 def replays_blind() -> list[Replay]:
     """The blind records, each in its own settings (the record's ``settings``)."""
-    from .engine_replay_blind_2 import replays_blind_2  # imports this module's ``logged``
+    from .engine_replay_blind_2 import replays_blind_2  # it reads this module's ``logged``
 
     oss_kv = logged(OSS_METAL, "swa_kv", "size =") + LOGS[OSS_METAL]["derived"]["non_swa_kv_mib"]
     return [
