@@ -28,7 +28,8 @@ def _check_dtype(value: str | None, allowed: tuple[str, ...] | None = None) -> s
         return value
     ids = allowed or tuple(DTYPES)
     if value not in ids:
-        hint = format_hint(value)  # an engine's own name for a format (--quantization awq)
+        # weights / KV cache (every format): an engine's own name for one (--quantization awq)
+        hint = None if allowed else format_hint(value)
         if hint:
             raise ValueError(f"{hint}; got {excerpt(value)}")
         raise ValueError(f"must be one of {', '.join(ids)}; got {excerpt(value)}")
