@@ -6,6 +6,8 @@ import reprlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .registry.engine_flags import field_hint
+
 if TYPE_CHECKING:  # annotations only: importing pydantic here cost every CLI start 35 ms
     from pydantic import ValidationError
     from pydantic_core import ErrorDetails
@@ -139,4 +141,7 @@ def _message(err: ErrorDetails) -> str:
 def from_validation(exc: ValidationError, prefix: tuple[str, ...] = ()) -> ScenarioError:
     """The first error pydantic found, as a ScenarioError naming the field (under ``prefix``)."""
     err = exc.errors()[0]
-    return ScenarioError(_loc((*prefix, *err["loc"])), _message(err))
+    path = _loc((*prefix, *err["loc"]))
+    # an engine's own flag name: the field that states it, or what is not modelled
+    hint = field_hint(path) if err["type"] == "extra_forbidden" else None
+    return ScenarioError(path, f"unknown field: {hint}" if hint else _message(err))

@@ -17,6 +17,7 @@ from ..errors import check_id, excerpt
 from ..limits import Strict
 from ..registry.bitsandbytes import check_version
 from ..registry.dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
+from ..registry.engine_flags import format_hint
 from ..registry.lightning_precision import LIGHTNING_PRECISION
 from ..registry.optimizers import OPTIMIZER_KINDS
 from ..registry.quant_rules import check_modules_field, check_rule
@@ -27,6 +28,10 @@ def _check_dtype(value: str | None, allowed: tuple[str, ...] | None = None) -> s
         return value
     ids = allowed or tuple(DTYPES)
     if value not in ids:
+        # weights / KV cache (every format): an engine's own name for one (--quantization awq)
+        hint = None if allowed else format_hint(value)
+        if hint:
+            raise ValueError(f"{hint}; got {excerpt(value)}")
         raise ValueError(f"must be one of {', '.join(ids)}; got {excerpt(value)}")
     return value
 

@@ -44,6 +44,19 @@ def _divisors(n: int) -> str:
     return ", ".join(str(d) for d in range(1, n + 1) if n % d == 0)
 
 
+def _dense_message(tensor: int, a: int) -> str:
+    """A dense model's refusal: SGLang runs ``--enable-dp-attention`` on dense models too
+    (python/sglang/srt/models/qwen3.py ``Qwen3Attention`` at ``attn_tp_size``, its MLP at the
+    whole TP group between layer boundaries), but this module's view holds the MLP at the
+    attention groups' TP; it would count every rank's MLP weights ``a`` times over. The
+    line names the layouts that state the same GPUs."""
+    replicas = f"parallelism.data {a} with tensor {tensor // a}" if tensor % a == 0 else "parallelism.data"
+    return (
+        "needs a MoE model: attention DP over a dense model (its MLP over every rank's tokens at "
+        f"TP {tensor}) is not modelled; state {replicas} (replicas) or attention_data 1"
+    )
+
+
 def check_attention_data(s: Scenario) -> None:
     """``parallelism.attention_data`` divides the tensor-parallel group of an engine that has
     the switch, serving a MoE model; the experts span that group."""
@@ -58,10 +71,12 @@ def check_attention_data(s: Scenario) -> None:
     if not flag:
         raise ScenarioError(field, f"{s.profile.label} has no attention data parallelism; use 1")
     if s.model.moe is None:
-        raise ScenarioError(field, "needs a MoE model (a dense model: set parallelism.data for replicas)")
+        raise ScenarioError(field, _dense_message(p.tensor, a))
     if p.tensor % a:
         raise ScenarioError(
-            field, f"must divide parallelism.tensor ({p.tensor}); allowed: {_divisors(p.tensor)}"
+            field,
+            f"must divide parallelism.tensor ({p.tensor}); allowed: {_divisors(p.tensor)} (vLLM "
+            "--data-parallel-size D --tensor-parallel-size T: parallelism.tensor D x T, attention_data D)",
         )
     check_redundant(s)  # replicas that do not spread evenly: named on their own field
     if physical_experts(s) % a:
