@@ -56,7 +56,7 @@ def _step(s: dict[str, Any]) -> float:
         ("0.19.0", "0.19.0", False, False, False),  # grpo_config.py beta 0.0 -> ref_model None
         ("0.22.0", "0.19.0", False, False, False),
         ("0.23.0", "0.23.0", False, False, True),  # vllm_importance_sampling_correction True
-        (None, "0.23.0", False, False, True),  # null: the newest modelled (v0.29.0 reads the same)
+        ("0.29.1", "0.23.0", False, False, True),  # the last tag with vllm_mode "server"
     ],
 )
 def test_each_release_as_read_at_its_tag(
@@ -65,10 +65,25 @@ def test_each_release_as_read_at_its_tag(
     rel = RL_FRAMEWORKS["trl"].release(version)
     assert rel.version == release and rel.rounds_per_micro_step is rounds
     assert rel.value("reference.enabled") is reference and rel.value("policy.old_logprobs") is old_logprobs
-    # every release: vLLM on its own GPU, the pools in turn, 0.9 of its memory, 8 generations
+    # every release before v1.0.0: vLLM on its own GPU, the pools in turn, 0.9 of its memory
     assert rel.value("placement") == "split" and rel.value("overlap") is False
     assert rel.value("rollout.gpus") == 1 and rel.value("rollout.memory_fraction") == 0.9
     assert rel.value("rollout.samples_per_prompt") == 8 and rel.value("policy.sequence_packing") is False
+
+
+def test_v1_colocates_vllm() -> None:
+    # grpo_config.py at v1.0.0 (PR #5255, c0eabc40c): vllm_mode "colocate" by default, vLLM at
+    # vllm_gpu_memory_utilization 0.3 of each training GPU; null: the newest modelled (v1.9.0
+    # reads the same); beta 0.0 and the importance-sampling correction kept
+    for version in ("1.0.0", "1.9.0", None):
+        rel = RL_FRAMEWORKS["trl"].release(version)
+        assert rel.version == "1.0.0" and rel.value("placement") == "colocated"
+        assert rel.value("rollout.memory_fraction") == 0.3 and rel.value("reference.enabled") is False
+        assert rel.value("policy.old_logprobs") is True and not rel.rounds_per_micro_step
+    s = copy.deepcopy(RECORD["scenario"])
+    s["rl"] = {"framework": "trl", "rollout": {"prompts_per_step": 16, "samples_per_prompt": 7}}
+    parsed = parse_scenario(s)
+    assert parsed.rl is not None and parsed.rl.placement == "colocated" and parsed.rl.overlap is None
 
 
 def test_the_rounds_are_the_micro_steps_before_v0_17() -> None:

@@ -20,12 +20,13 @@ def test_trl_is_picked_from_the_registry(window) -> None:
     window.state.flush()
     assert window.state.error is None, window.state.error
     rl = window.state.scenario.rl
-    # TRL 0.23.0, the newest modelled: vLLM on its own GPU (vllm_mode "server"), beta 0.0 (no
+    # TRL 1.0.0, the newest modelled: vLLM colocated (vllm_mode "colocate" at 0.3), beta 0.0 (no
     # reference), vllm_importance_sampling_correction True (old log-probs), padded completions
-    assert (rl.framework, rl.placement, rl.overlap) == ("trl", "split", False)
+    assert (rl.framework, rl.placement, rl.rollout.memory_fraction) == ("trl", "colocated", 0.3)
     assert rl.reference.enabled is False and rl.policy.old_logprobs and not rl.policy.sequence_packing
     assert fw.currentText() == "TRL" and [rel.itemData(i) for i in range(rel.count())] == [
         None,
+        "1.0.0",
         "0.23.0",
         "0.19.0",
         "0.17.0",

@@ -3,10 +3,11 @@ sets by default, read at its git tag (``trl/trainer/grpo_config.py``,
 ``trl/trainer/grpo_trainer.py``, ``trl/scripts/vllm_serve.py``; the table's types and rules:
 core/registry/rl_framework_releases.py).
 
-TRL's vLLM runs on GPUs of its own: ``vllm_device`` "auto" (the first GPU after the training
-processes) at v0.14.0-v0.17.0, ``vllm_mode`` "server" (``trl vllm-serve``, TP 1 by default) from
-v0.18.0; ``vllm_mode`` "colocate" is the user's to state (``rl.placement`` colocated). The
-training ranks wait while vLLM generates and vLLM waits while they train: the pools take turns.
+Before v1.0.0 TRL's vLLM runs on GPUs of its own: ``vllm_device`` "auto" (the first GPU after
+the training processes) at v0.14.0-v0.17.0, ``vllm_mode`` "server" (``trl vllm-serve``, TP 1 by
+default) at v0.18.0-v0.29.x; the training ranks wait while vLLM generates and vLLM waits while
+they train: the pools take turns. From v1.0.0 ``vllm_mode`` "colocate" (vLLM in each training
+process, on its GPU).
 Before v0.17.0 ``_prepare_inputs`` generates once per gradient-accumulation micro-step (the
 rounds derived from the batch: core/pipeline/rl_micro_rounds.py); PR #3283 (first in v0.17.0)
 buffers one generation for the optimizer step.
@@ -112,4 +113,18 @@ _TRL_023 = changed(
         "old_per_token_logps when use_vllm and the correction is on (v0.23.0)",
     ),
 )
-TRL: tuple[RLRelease, ...] = (_TRL_014, _TRL_017, _TRL_019, _TRL_023)
+# v1.0.0 (2026-03-30): vllm_mode "colocate" by default (PR #5255, c0eabc40c): vLLM inside each
+# training process on its GPU at vllm_gpu_memory_utilization 0.3 (the same through v1.9.0).
+# vllm_enable_sleep_mode stays False, so the engine keeps its memory through training: no
+# field prices an engine that does not sleep (rl.rollout.sleep_level 1 or 2), a gap stated in
+# docs/evidence/rl.md
+_TRL_100 = changed(
+    _TRL_023,
+    "1.0.0",
+    "2026-03",
+    _layout("placement", "colocated", f"{_CFG} vllm_mode 'colocate' (v1.0.0)"),
+    _layout("overlap", None, f"{_CFG} vllm_mode 'colocate': one pool, nothing to overlap (v1.0.0)"),
+    _layout("rollout.gpus", 0, f"{_CFG} vllm_mode 'colocate': the training GPUs (v1.0.0)"),
+    RLDefault("rollout.memory_fraction", 0.3, f"{_CFG} vllm_gpu_memory_utilization 0.3 (colocate) (v1.0.0)"),
+)
+TRL: tuple[RLRelease, ...] = (_TRL_014, _TRL_017, _TRL_019, _TRL_023, _TRL_100)
