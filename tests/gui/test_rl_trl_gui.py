@@ -5,6 +5,8 @@ TRL picked is written when GPUSIZER_SHOT names a folder (docs/evidence/rl.md, th
 
 from __future__ import annotations
 
+import copy
+import json
 import os
 from pathlib import Path
 
@@ -37,3 +39,31 @@ def test_trl_is_picked_from_the_registry(window) -> None:
         window.resize(1440, 2200)  # tall enough for the RL panel's rows (Xvfb screen 1600x2400)
         window.show()
         window.grab().save(str(Path(shots) / "window-trl.png"))
+
+
+def _release(window, version: str) -> None:
+    box = find(window, "combo_rl_framework_version")
+    box.setCurrentIndex(box.findData(version))
+    window.state.flush()
+    assert window.state.error is None, window.state.error
+
+
+def test_a_release_switch_derives_the_rounds(window) -> None:
+    # open-r1 #251's run (tests/core/data/rl-time-logs.json) without its stated rounds: TRL 0.14.0
+    # generates once per micro-step, 112 / (2 x 7) = 8 calls (core/pipeline/rl_micro_rounds.py);
+    # 0.17.0 once a step (PR #3283); a value the user sets stays through a switch
+    record = json.loads(Path("tests/core/data/rl-time-logs.json").read_text(encoding="utf-8"))[0]
+    scenario = copy.deepcopy(record["scenario"])
+    scenario["rl"]["rollout"].pop("generation_rounds")
+    set_scenario(window, scenario)
+    fw = find(window, "combo_rl_framework")
+    fw.setCurrentIndex(fw.findData("trl"))
+    window.state.flush()
+    _release(window, "0.14.0")
+    assert window.state.scenario.rl.rollout.generation_rounds == 8
+    _release(window, "0.17.0")
+    assert window.state.scenario.rl.rollout.generation_rounds == 1
+    window.state.edit_many({"rl.rollout.generation_rounds": 4})
+    window.state.flush()
+    _release(window, "0.14.0")
+    assert window.state.scenario.rl.rollout.generation_rounds == 4

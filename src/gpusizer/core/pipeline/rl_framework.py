@@ -22,7 +22,7 @@ from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
 from ..registry.rl_frameworks import RL_FRAMEWORKS, RLFramework, RLRelease
 from ..suggest import did_you_mean
-from .rl_micro_rounds import fill_micro_rounds
+from .rl_micro_rounds import fill_micro_rounds, switch_rounds
 
 FIELD, VERSION = "rl.framework", "rl.framework_version"
 _ENGINE = RLSpec().rollout.engine  # the rollout engine where the input names none
@@ -113,7 +113,7 @@ def switch_edits(
         own = _value(field, path)
         if value(f"rl.{path}") == _default(old, path, own):
             out[f"rl.{path}"] = _default(new, path, own)
-    return out
+    return {**out, **switch_rounds(value, old, new, out)}
 
 
 def _default(rel: RLRelease | None, path: str, own: object) -> object:

@@ -16,10 +16,12 @@ batch field that is not a whole number is left for validation to name.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from ..model.rl_spec import RLSpec
 from ..model.workload_spec import ParallelismSpec, WorkloadSpec
+from ..registry.rl_framework_releases import RLRelease
 
 _RL = RLSpec()
 
@@ -60,3 +62,41 @@ def fill_micro_rounds(data: dict[str, Any], rl: dict[str, Any]) -> None:
     rounds = micro_step_rounds(data, rl)
     if rounds is not None:
         rollout["generation_rounds"] = rounds
+
+
+def _derived(rel: RLRelease | None, read: Callable[[str], object], edits: dict[str, object]) -> int:
+    """The rounds ``rel`` gives on the window's values (``edits`` over ``read``): its
+    micro-steps on TRL's layout (split, the pools in turn) where it generates per micro-step,
+    else 1 (the field's default)."""
+
+    def now(path: str) -> object:
+        return edits[path] if path in edits else read(path)
+
+    if (
+        rel is None
+        or not rel.rounds_per_micro_step
+        or (now("rl.placement"), now("rl.overlap")) != ("split", False)
+    ):
+        return 1
+    data = {
+        "workload": {"micro_batch_size": now("workload.micro_batch_size")},
+        "parallelism": {"data": now("parallelism.data")},
+    }
+    rollout = {k: now(f"rl.rollout.{k}") for k in ("prompts_per_step", "samples_per_prompt")}
+    rl = {"rollout": rollout, "policy": {"micro_batch_size": now("rl.policy.micro_batch_size")}}
+    return micro_step_rounds(data, rl) or 1
+
+
+def switch_rounds(
+    read: Callable[[str], object], old: RLRelease | None, new: RLRelease | None, edits: dict[str, object]
+) -> dict[str, object]:
+    """The window's switch of framework or release (core/pipeline/rl_framework.py
+    ``switch_edits``, whose ``edits`` come first): ``rl.rollout.generation_rounds`` follows
+    the new release's derived rounds where it holds the old one's (it came with the framework),
+    and stays where the user set it otherwise. Nothing where neither release derives rounds."""
+    if not any(r is not None and r.rounds_per_micro_step for r in (old, new)):
+        return {}
+    path = "rl.rollout.generation_rounds"
+    if read(path) != _derived(old, read, {}):
+        return {}
+    return {path: _derived(new, read, edits)}
