@@ -22,6 +22,7 @@ from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
 from ..registry.rl_frameworks import RL_FRAMEWORKS, RLFramework, RLRelease
 from ..suggest import did_you_mean
+from .rl_micro_rounds import fill_micro_rounds, switch_rounds
 
 FIELD, VERSION = "rl.framework", "rl.framework_version"
 _ENGINE = RLSpec().rollout.engine  # the rollout engine where the input names none
@@ -82,6 +83,8 @@ def fill_rl_framework(data: dict[str, Any]) -> dict[str, Any]:
             blk = blk.setdefault(b, {}) if isinstance(blk, dict) else None
         if isinstance(blk, dict) and leaf not in blk:
             blk[leaf] = d.value
+    if rel.rounds_per_micro_step:
+        fill_micro_rounds(data, out)
     return {**data, "rl": out}
 
 
@@ -110,7 +113,7 @@ def switch_edits(
         own = _value(field, path)
         if value(f"rl.{path}") == _default(old, path, own):
             out[f"rl.{path}"] = _default(new, path, own)
-    return out
+    return {**out, **switch_rounds(value, old, new, out)}
 
 
 def _default(rel: RLRelease | None, path: str, own: object) -> object:
@@ -134,7 +137,9 @@ def framework_block(rl: RLSpec) -> dict[str, Any] | None:
     ``rl`` -> value) and those the user set otherwise; None where ``rl.framework`` is null.
     ``others_set``: knobs another modelled release sets (NeMo RL's ``sync_transport``
     ``collective`` under verl) that this one leaves alone, set away from the field's default:
-    they win too, and are named, so a knob of another framework is not priced in silence."""
+    they win too, and are named, so a knob of another framework is not priced in silence; a
+    layout knob (RLDefault ``own_only``: TRL's placement, reference, samples) is the user's run
+    under another framework and not named there."""
     if rl.framework is None:
         return None
     fw = RL_FRAMEWORKS[rl.framework]
@@ -142,7 +147,9 @@ def framework_block(rl: RLSpec) -> dict[str, Any] | None:
     mine = rel.applicable(rl.rollout.engine)  # a vLLM pin is no default of an SGLang rollout
     applied = {f"rl.{d.path}": d.value for d in mine if _value(rl, d.path) == d.value}
     own = {d.path for d in rel.defaults}
-    known = dict.fromkeys(d.path for f in RL_FRAMEWORKS.values() for r in f.releases for d in r.defaults)
+    known = dict.fromkeys(
+        d.path for f in RL_FRAMEWORKS.values() for r in f.releases for d in r.defaults if not d.own_only
+    )
     field = RLSpec()
     return {
         "id": fw.id,

@@ -13,7 +13,7 @@ newest modelled; a version between two takes the older one's (core/registry/engi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,10 @@ class RLDefault:
     # the rollout engine the default is for ("vllm": a vLLM release the framework pins, which
     # another engine's releases must not take); None: every engine
     engine: str | None = None
+    # a knob of the run's layout (placement, the reference, the samples a prompt) that every
+    # framework's user states: named in this framework's report only, never in another's
+    # ``others_set`` (a split NeMo RL run is the user's layout, not a TRL default)
+    own_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,10 @@ class RLRelease:
     version: str
     date: str
     defaults: tuple[RLDefault, ...]
+    # the framework generates once per gradient-accumulation micro-step (TRL before v0.17.0):
+    # ``rl.rollout.generation_rounds`` left out is derived from the batch
+    # (core/pipeline/rl_micro_rounds.py), not a fixed default
+    rounds_per_micro_step: bool = False
 
     def value(self, path: str) -> object:
         """The default of ``path`` (KeyError when this release leaves it alone)."""
@@ -55,7 +63,7 @@ def changed(base: RLRelease, version: str, date: str, *changes: RLDefault) -> RL
     """``base`` with ``changes`` replacing (or adding) knobs: the next release's table."""
     paths = {c.path for c in changes}
     kept = tuple(d for d in base.defaults if d.path not in paths)
-    return RLRelease(version, date, (*kept, *changes))
+    return replace(base, version=version, date=date, defaults=(*kept, *changes))
 
 
 def vllm_pin(version: str, source: str) -> RLDefault:

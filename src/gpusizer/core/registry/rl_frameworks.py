@@ -1,6 +1,7 @@
 """RL frameworks (the scenario's ``rl.framework``): one entry per framework, each with its
-releases' defaults for the ``rl.*`` knobs (core/registry/rl_framework_releases.py and
-core/registry/rl_framework_releases_verl.py, every value with the file and tag it was read from).
+releases' defaults for the ``rl.*`` knobs (core/registry/rl_framework_releases.py,
+core/registry/rl_framework_releases_verl.py and core/registry/rl_framework_releases_trl.py,
+every value with the file and tag it was read from).
 
 A release is picked as the serving engines' are (core/registry/engines.py ``release``): null
 the newest modelled, a version listed its own, a version between two the older one's; a
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 from .engines import release
 from .rl_framework_releases import NEMO_RL, RLDefault, RLRelease
+from .rl_framework_releases_trl import TRL
 from .rl_framework_releases_verl import OPENRLHF, VERL
 from .table import add
 
@@ -52,5 +54,6 @@ for _f in (
     RLFramework("nemo_rl", "NeMo RL", NEMO_RL),
     RLFramework("verl", "verl", VERL),
     RLFramework("openrlhf", "OpenRLHF", OPENRLHF),
+    RLFramework("trl", "TRL", TRL),
 ):
     register(_f)
