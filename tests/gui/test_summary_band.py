@@ -21,8 +21,9 @@ def test_how_sure_line_speed_band_and_whisker(qtbot) -> None:
     est = estimate(VLLM)
     head.set_estimate(est)
     # vLLM at batch one on NVIDIA: 13 figures, a band of its own (docs/evidence/speed.md 13.1)
-    # 74 engine-pool figures since the Gemma 3 SGLang log replays (serving.md section 41)
-    assert head._how_sure_text == "How sure: memory measured (74) · speed validated (13)"
+    # 74 engine-pool figures since the Gemma 3 SGLang log replays (serving.md section 41); 84
+    # since the two blind rounds of start-up logs (serving.md sections 65 and 70)
+    assert head._how_sure_text == "How sure: memory measured (84) · speed validated (13)"
     assert "published figures of Llama 3.1 8B on H100 SXM 80GB" in head.how_sure.toolTip()
     assert "tokens/s each (" in head.serving.text()
     band = head.bar._band
@@ -71,7 +72,8 @@ def test_how_sure_line_of_an_rl_scenario_names_rl_regimes(qtbot) -> None:
     qtbot.addWidget(head)
     est = estimate(rec["scenario"])
     head.set_estimate(est)
-    assert head._how_sure_text == "How sure: memory measured (20) · speed measured (35)"
+    # 39 dense colocated steps since verl's four blind steps (docs/evidence/rl.md section 52)
+    assert head._how_sure_text == "How sure: memory measured (20) · speed measured (39)"
     assert "RL steps, colocated, dense policy" in html.unescape(head.how_sure.toolTip())
     view = FiguresView()
     qtbot.addWidget(view)

@@ -43,5 +43,7 @@ def test_the_pd_features_axis_keeps_its_labels_apart_at_1024x700(qtbot) -> None:
     chart.relayout()
     (lo, hi), width = chart.plot.vb.viewRange()[0], chart.plot.vb.width()
     shown = chart.plot.getAxis("bottom")._tickLevels[0]
-    assert len(shown) < len(chart.x_ticks), (width, shown)
+    # thinned where they would touch; all kept where the plot has room (470 px since the
+    # window shares its height with the charts first), the last always
+    assert shown and shown[-1] == chart.x_ticks[-1], (width, shown)
     assert _spaced(shown, width / (hi - lo))

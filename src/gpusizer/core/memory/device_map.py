@@ -27,16 +27,16 @@ from ..errors import ScenarioError
 from ..model.specs import Scenario
 
 
+def runs_stages_in_turn(s: Scenario) -> bool:
+    """Whether the scenario's framework and kind train pipeline stages one after another
+    (device_map), at whatever pipeline degree the layout takes."""
+    kind, prof = s.workload.info, s.profile
+    return kind.trains and not kind.phased and prof.pipeline_device_map_training and not prof.pipelines(kind)
+
+
 def sequential_stages(s: Scenario) -> bool:
     """Whether the scenario trains its pipeline stages one after another (device_map)."""
-    kind, prof = s.workload.info, s.profile
-    return (
-        s.parallelism.pipeline > 1
-        and kind.trains
-        and not kind.phased
-        and prof.pipeline_device_map_training
-        and not prof.pipelines(kind)
-    )
+    return s.parallelism.pipeline > 1 and runs_stages_in_turn(s)
 
 
 def check_device_map(s: Scenario, pipelining: str) -> None:

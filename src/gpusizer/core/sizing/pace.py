@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from ..memory.device_map import runs_stages_in_turn
 from ..memory.lora import scenario_lora
 from ..model.architecture import resolve
 from ..model.flops import training_flops_per_token
@@ -54,6 +55,7 @@ class TrainingClock:
         self._shapes: dict[Layout, tuple[Scenario, float | None, Callable[[int], TrainingStep]]] = {}
         self._trainable: tuple[int | None] | None = None
         self._ceilings: dict[tuple[int, int, int, int, str, int, int], float] = {}
+        self._in_turn = False  # set with the first floor: the framework's, not the layout's
         self._floors: dict[
             tuple[int, int, int, str, int], tuple[WorkloadSpec, float, float, int, int] | None
         ] = {}
@@ -107,6 +109,8 @@ class TrainingClock:
         batch = w.global_batch_size or w.micro_batch_size * dp
         m = max(1.0, batch / (w.micro_batch_size * dp))
         bubble = (pp - 1) / virtual_stages(virtual, pp, layers)
+        if self._in_turn:  # device_map stages run in turn for every micro-batch (train_step)
+            bubble *= m
         # the step sums the same terms in another order: a relative 1e-9 covers its rounding
         return batch * w.sequence_length / ((m + bubble) * stage) * (1 + 1e-9) if stage > 0 else math.inf
 
@@ -119,6 +123,7 @@ class TrainingClock:
             s = self.build(Layout(lay.tp, 1, lay.cp, lay.ep, 0, lay.recompute, 1, et=lay.et))
             layer, head, layers = layer_seconds(s, self.gpu)
             keep = s.compute.mfu is None
+            self._in_turn = runs_stages_in_turn(s)
             self._floors[key] = (
                 (s.workload, layer, head, layers, s.parallelism.virtual_stages) if keep else None
             )
