@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from gpusizer.core.pipeline.estimate import clear_caches
-
 from gpusizer.core.views.settings import HardwareView
 from gpusizer.gui.hardware.settings import KEY as HARDWARE_KEY
 from gpusizer.gui.main_window import MainWindow
