@@ -30,6 +30,7 @@ from .allreduce_measured import measured_all_reduce
 from .collectives import NETWORK_BETA, Link, host_shared, link
 from .expert_reads import UNIFORM_ROUTING_ALPHA
 from .ggml_graph import ggml_extra
+from .layer_split import as_layer_split
 from .moe_measured import FORMATS, MODULE_TABLES, Points, group_module, measured_module
 from .rates import Rates, gpu_family, power_capped, sixteen_bit_scale
 from .rates_era import achieved_by
@@ -252,7 +253,9 @@ _MODELS: Memo[StepModel] = Memo(256)
 
 def step_model(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload = NO_OFFLOAD) -> StepModel:
     """The step model of a validated scenario on a GPU (kept by what it depends on: scenarios
-    that differ only in their workload share one)."""
+    that differ only in their workload share one). llama.cpp's GPUs are priced as its layer
+    split (core/speed/layer_split.py)."""
+    s = as_layer_split(s)
     p, prec, c = s.parallelism, s.precision, s.compute
     key = (
         s.model,
