@@ -20,7 +20,14 @@ created at the first step, ``torch.optim`` builds them lazily):
   ``self.model.to(device)`` under DDP/FSDP unless ``skip_move_to_device``; the legacy default
   before axolotl #3015, 2025-08-06, and ``experimental_skip_move_to_device: false`` since; its
   gpt-oss FSDP2 configs set it true "to prevent OOM by NOT putting model to GPU before
-  sharding").
+  sharding"). A bitsandbytes-quantised base lands quantised instead: with no device map the
+  quantizer places the whole model on the current GPU (transformers 4.51.3
+  ``quantizers/quantizer_bnb_4bit.py`` ``update_device_map``: ``device_map = {"":
+  torch.cuda.current_device()}``) and packs each tensor as it arrives
+  (``create_quantized_param``), so every GPU holds the whole quantised model, plus one 16-bit
+  matrix being packed, before FSDP shards it. axolotl 682a9cf79 (2025-04, ``utils/models.py``
+  ``build_model``) deletes the device map of a llama/llama4 model under
+  ``fsdp_cpu_ram_efficient_loading``, so its QLoRA FSDP2 runs loaded this way.
 - ``full_state_dict``: FSDP1 full-state-dict loading (Lightning 2.3
   ``fabric/strategies/fsdp.py`` ``_load_raw_module_state`` under ``FULL_STATE_DICT`` with
   ``rank0_only=False``, what LitGPT's ``fabric.load_raw`` runs): each wrapped unit is gathered
@@ -59,19 +66,24 @@ def _largest_matrix(arch: Arch, sp: StageParams, tp: int) -> float:
     return max(per_layer / tp, ends / tp)
 
 
-def load_peak(s: Scenario, arch: Arch, sp: StageParams, resident: float, base_dtype: str) -> float:
+def load_peak(
+    s: Scenario, arch: Arch, sp: StageParams, resident: float, base_dtype: str, whole: float
+) -> float:
     """Bytes one GPU of stage ``sp`` holds at the peak of loading, ``resident`` the weights it
-    keeps afterwards (quantised, ZeRO-3-sharded or offloaded as the scenario says)."""
+    keeps afterwards (quantised, ZeRO-3-sharded or offloaded as the scenario says), ``whole``
+    the stage's weights in their stored form before any ZeRO-3 sharding or offload."""
     p = s.parallelism
     b = _load_bytes(s, base_dtype)
     mode = p.model_loading
     sharded = p.zero_stage >= 3
+    quantised = DTYPES[base_dtype].quantized
+    if mode == "whole_model" and quantised:  # packed as it lands: the whole quantised model
+        return max(resident, whole + _largest_matrix(arch, sp, p.tensor) * b)
     if mode == "whole_model":
         return max(resident, sp.total * b)
     if mode == "full_state_dict" and sharded:
         root = sp.groups["embedding"] + sp.groups["lm_head"] if sp.groups else 0.0
         return resident + (root + sp.largest_layer) * b
-    quantised = DTYPES[base_dtype].quantized
     if quantised:
         return resident + _largest_matrix(arch, sp, p.tensor) * b
     if sharded:

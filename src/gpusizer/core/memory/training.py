@@ -152,7 +152,7 @@ def _extras(
         largest_param=u.classes.largest * u.train_b,
         fp32_grads=4 * stepped if fp32_step else 0.0,
         head_grad=st.head_grad,
-        load=load_peak(s, arch, st.sp, weights, base_weight_dtype(s)),
+        load=load_peak(s, arch, st.sp, weights, base_weight_dtype(s), u.weights),
         last_step=last_step_bytes(s, arch, st.sp, act.quantised_inputs),
         layer_backward=act.layer_backward,
         forward_casts=act.forward_casts,
