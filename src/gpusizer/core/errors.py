@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import reprlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
-
-from .registry.engine_flags import field_hint
 
 if TYPE_CHECKING:  # annotations only: importing pydantic here cost every CLI start 35 ms
     from pydantic import ValidationError
@@ -138,10 +136,16 @@ def _message(err: ErrorDetails) -> str:
     return f"{msg}; got {excerpt(err.get('input'))}"
 
 
-def from_validation(exc: ValidationError, prefix: tuple[str, ...] = ()) -> ScenarioError:
-    """The first error pydantic found, as a ScenarioError naming the field (under ``prefix``)."""
+def from_validation(
+    exc: ValidationError,
+    prefix: tuple[str, ...] = (),
+    field_hint: Callable[[str], str | None] | None = None,
+) -> ScenarioError:
+    """The first error pydantic found, as a ScenarioError naming the field (under ``prefix``).
+    ``field_hint``: for an unknown field's path, the line that answers it instead (the scenario
+    parser passes core/registry/engine_flags.py's: an engine's own flag name names the field
+    that states it, or what is not modelled); the errors layer imports no registry."""
     err = exc.errors()[0]
     path = _loc((*prefix, *err["loc"]))
-    # an engine's own flag name: the field that states it, or what is not modelled
-    hint = field_hint(path) if err["type"] == "extra_forbidden" else None
+    hint = field_hint(path) if field_hint and err["type"] == "extra_forbidden" else None
     return ScenarioError(path, f"unknown field: {hint}" if hint else _message(err))

@@ -19,6 +19,7 @@ from ..model.checkpoint import fill_precision
 from ..model.presets import model_presets
 from ..model.redundant import check_balance
 from ..model.specs import HardwareSpec, ModelSpec, Scenario
+from ..registry.engine_flags import field_hint
 from ..registry.workloads import WORKLOAD_KINDS
 from ..suggest import did_you_mean
 from .rl_framework import fill_rl_framework
@@ -108,7 +109,7 @@ def _validated_model(block: Any) -> ModelSpec:
     try:
         spec = ModelSpec.model_validate(_expand_model(block))
     except ValidationError as exc:
-        raise from_validation(exc, ("model",)) from None
+        raise from_validation(exc, ("model",), field_hint) from None
     check_model(spec)
     return spec
 
@@ -228,7 +229,7 @@ def _validate(data: dict[str, Any], ascii_only: bool = False) -> Scenario:
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
-        raise from_validation(exc) from None
+        raise from_validation(exc, field_hint=field_hint) from None
     scenario = _pad_vocab(default_node(scenario))
     check_scenario(scenario)
     check_balance(scenario)  # on the stated layout only: the search's candidates keep it as read

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from ..errors import ScenarioError, check_text, excerpt, from_validation
 from ..model.presets import gpu_presets, gpu_spec, nvlink_domain, resolve_gpu_id, user_gpu_skipped
 from ..model.specs import GPUSpec, HardwareSpec, Scenario
+from ..registry.engine_flags import field_hint
 from ..suggest import did_you_mean
 
 
@@ -26,7 +27,7 @@ def check_gpu(hardware: Any) -> None:
         try:
             GPUSpec.model_validate(gpu)
         except ValidationError as exc:
-            raise from_validation(exc, ("hardware", "gpu")) from None
+            raise from_validation(exc, ("hardware", "gpu"), field_hint) from None
     if isinstance(gpu, str) and resolve_gpu_id(gpu) not in gpu_presets():
         ids = ", ".join(sorted(gpu_presets())[:6])
         raise ScenarioError(
