@@ -236,6 +236,23 @@ def _heldout() -> Iterator[Figure]:
         release = e["scenario"].get("serving", {}).get("engine_version") or ""
         key = f"speed-figures-heldout:{r['id']}:{e['label']}"
         yield Figure(key, regime, ratio, case, release, gpu=_gpu(e["scenario"]))
+    yield from _blind2()
+
+
+def _blind2() -> Iterator[Figure]:
+    """The second blind round (speed-figures-blind2.json, tests/core/test_speed_figures_blind2.py;
+    docs/evidence/speed.md, the section on the second blind round of serving speeds): each figure
+    joins its scenario's regime whatever its outcome, save one whose client reached the server
+    through a cloud proxy (``client_path``: its first token times the proxy, no estimate)."""
+    from tests.core.test_speed_figures import speed_ratio
+    from tests.core.test_speed_figures_blind2 import FIGURES, RATIOS
+
+    for r, e in ((r, e) for r, e in FIGURES if "client_path" not in e):
+        ratio = speed_ratio(e, RATIOS[(r["id"], e["label"])])
+        regime, case = _regime("speed", e["scenario"])
+        release = e["scenario"].get("serving", {}).get("engine_version") or ""
+        key = f"speed-figures-blind2:{r['id']}:{e['label']}"
+        yield Figure(key, regime, ratio, case, release, gpu=_gpu(e["scenario"]))
 
 
 def _rl_steps() -> Iterator[tuple[str, dict[str, Any], float]]:

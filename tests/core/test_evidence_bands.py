@@ -57,6 +57,14 @@ SHORT = {
     # safe side); the third, 405B at PP 8 (0.88), is inside since the perf overview's rows pad
     # their decode batches to the captured graph sizes (docs/evidence/speed.md section 37)
     "speed/tensorrt-llm/nvidia/burst": (7, 9),
+    # vLLM MoE on AMD: the second blind round of serving speeds (docs/evidence/speed.md, the section
+    # on it; speed-figures-blind2.json) added gpt-oss-120b on 8 MI300X (1.35-1.73) and so re-dealt
+    # the fifths: 63 figures, a fifth of 13 and the band 1.15-3.00, which holds 9. Outside, the
+    # same model on one MI300X at 128 users (InferenceX, TPOT 1.03: the catalog's TP 1 rate) and
+    # one Anyscale MI325X TTFT at 2/s (1.06), both within 25 % and so under the band of misses;
+    # above it, Anyscale's 16k-token TTFT at 0.5/s (3.40) and the 8k-token run at 5/s whose queue
+    # grew all run (28.2, ``unsteady``)
+    "speed/vllm/amd/moe": (9, 13),
     # RL: thirteen verl counters, a band of their own (0.95-1.16): of the held-out fifth's three,
     # the GSM8K 0.5B reads 0.87 (below) and the GSM8K + MATH 0.5B 1.20 (above; docs/evidence/rl.md
     # section 8). Twenty since rl.md section 18 (0.93-1.21): a held-out fifth of 4, 3 inside, too
@@ -144,8 +152,10 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # at 100 requests, Qwen3-Next at 32 users, 1.21-1.99) gave it 17 and a band of its own
     # (1.09-1.99), which holds 13: outside, three of InferenceX's DeepSeek-R1 rows on 8 H200
     # (1.085-1.090) just under the p10 of the four fifths that leave them out, and Qwen3-Next at
-    # TP 8 (1.99) above the top of its own
-    "speed/sglang/nvidia/moe": (13, 17),
+    # TP 8 (1.99) above the top of its own. (13 of 17 until the second blind round of serving
+    # speeds added gpt-oss-20b on one H100 under SGLang 0.5.0rc0 at 32 users (output 1.69; its
+    # TTFT, measured through Modal's web endpoint, stays out): 18 figures re-dealt, 16 inside
+    # their fifth's band: off this list)
     # transformers-style full fine-tuning: 65 of 78 (83 %) until the third blind round's nine
     # BERT-large rows (transformers' 2022 perf_train_gpu_one page, V100, fp32 / fp16 autocast,
     # 0.84-1.07): 87 figures, 69 inside their fifth's band (79 %). Outside: six of the page's
@@ -178,7 +188,8 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # aggregated MI325X figures replayed blind (docs/evidence/serving.md, the section on
     # Anyscale's aggregated baselines) it has 58 and a band of its own, 1.08-3.94, which holds 49:
     # off this list; 1.08-3.90, still 49, once the Qwen3-235B-FP8 records state the checkpoint's
-    # block scales, docs/evidence/speed.md, the section on the MI325X decode step's fixed part)
+    # block scales, docs/evidence/speed.md, the section on the MI325X decode step's fixed part;
+    # 1.15-3.00 and 52 of 63 since the second blind round of serving speeds re-dealt the fifths)
 }
 
 
