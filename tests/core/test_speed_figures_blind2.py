@@ -14,29 +14,15 @@ Run this file as a script for the table of the evidence section.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
 import pytest
 
-from tests.core.test_speed_figures import TIMES, metric
+from tests.core.blind_speeds import BlindSpeeds
 
-RECORDS: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parent / "data" / "speed-figures-blind2.json").read_text()
-)
-FIGURES = [(r, e) for r in RECORDS for e in r.get("replay", [])]
-RATIOS = {(r["id"], e["label"]): metric(e) / e["published"] for r, e in FIGURES}
-WITHIN = 0.25  # "within 25 %" of the published metric, as tests/core/test_speed_figures.py
+SET = BlindSpeeds("speed-figures-blind2.json")
+RECORDS, FIGURES, RATIOS = SET.records, SET.figures, SET.ratios
 # per vendor: (figures, within 25 %) when the figures were added
 # (docs/evidence/speed.md, the section on the second blind round of serving speeds)
 HELD = {"nvidia": (7, 5), "amd": (5, 0)}
-
-
-def speed(record: dict[str, Any], entry: dict[str, Any]) -> float:
-    """Estimated speed / published speed (a time inverted): above 1 the estimate is fast."""
-    ratio = RATIOS[(record["id"], entry["label"])]
-    return 1 / ratio if entry["metric"] in TIMES else ratio
 
 
 def test_every_record_is_replayed_and_names_its_source() -> None:
@@ -48,34 +34,24 @@ def test_every_record_is_replayed_and_names_its_source() -> None:
 
 def test_no_figure_sets_a_constant() -> None:
     # held out: nothing in the estimator was solved from these figures
-    assert not [e["label"] for _, e in FIGURES if "sets" in e]
+    assert not SET.solved_from()
 
 
 @pytest.mark.parametrize("vendor", list(HELD))
 def test_held_out_count_per_vendor(vendor: str) -> None:
-    keys = [(r["id"], e["label"]) for r, e in FIGURES if r["vendor"] == vendor]
-    within = sum(1 for k in keys if abs(RATIOS[k] - 1) <= WITHIN)
-    assert (len(keys), within) == HELD[vendor]
+    assert SET.count(vendor) == HELD[vendor]
 
 
 def test_a_record_with_a_figure_outside_25_percent_says_what_was_found() -> None:
-    for r, e in FIGURES:
-        if abs(RATIOS[(r["id"], e["label"])] - 1) > WITHIN:
-            assert r.get("miss_reason"), f"{r['id']} {e['label']}"
+    assert not SET.misses_without_reason()
 
 
 def test_every_figure_within_4x() -> None:
     # no scenario here is broken: the worst miss of the engine itself (gpt-oss-120b on 8 x MI300X at
     # 128 users) is 1.73x fast. A figure whose client reached the server through a cloud proxy says
     # so in ``client_path`` (its first token carries the proxy's ingress); those are kept, unbounded
-    for r, e in FIGURES:
-        if "client_path" not in e:
-            assert 1 / 4 <= speed(r, e) <= 4, f"{r['id']} {e['label']}"
+    assert not SET.beyond_4x("client_path")
 
 
 if __name__ == "__main__":
-    for r, e in FIGURES:
-        s = speed(r, e)
-        mark = "ok  " if abs(RATIOS[(r["id"], e["label"])] - 1) <= WITHIN else "MISS"
-        name = f"{r['vendor']:<6} {r['id'][:58]:<58} {e['label'][:28]:<28}"
-        print(f"{mark} {name} {e['published']:>9.4g} {s:5.2f}")
+    SET.print_table()

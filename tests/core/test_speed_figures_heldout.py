@@ -15,20 +15,12 @@ Run this file as a script for the table of docs/evidence/speed.md section 79.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
 import pytest
 
-from tests.core.test_speed_figures import TIMES, metric
+from tests.core.blind_speeds import BlindSpeeds
 
-RECORDS: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parent / "data" / "speed-figures-heldout.json").read_text()
-)
-FIGURES = [(r, e) for r in RECORDS for e in r.get("replay", [])]
-RATIOS = {(r["id"], e["label"]): metric(e) / e["published"] for r, e in FIGURES}
-WITHIN = 0.25  # "within 25 %" of the published metric, as tests/core/test_speed_figures.py
+SET = BlindSpeeds("speed-figures-heldout.json")
+RECORDS, FIGURES, RATIOS = SET.records, SET.figures, SET.ratios
 # per vendor: (figures, within 25 %) when the figures were added (docs/evidence/speed.md section 79);
 # amd 17 / 3 -> 69 / 15 with Anyscale's 26 aggregated MI325X runs (52 figures, 12 within: every
 # time per token fast, docs/evidence/serving.md, the section on Anyscale's aggregated baselines);
@@ -40,12 +32,6 @@ WITHIN = 0.25  # "within 25 %" of the published metric, as tests/core/test_speed
 HELD = {"amd": (69, 17), "apple": (8, 7), "nvidia": (8, 2)}
 
 
-def speed(record: dict[str, Any], entry: dict[str, Any]) -> float:
-    """Estimated speed / published speed (a time inverted): above 1 the estimate is fast."""
-    ratio = RATIOS[(record["id"], entry["label"])]
-    return 1 / ratio if entry["metric"] in TIMES else ratio
-
-
 def test_every_record_is_replayed_or_says_why() -> None:
     for r in RECORDS:
         assert r.get("replay") or r.get("not_replayed"), r["id"]
@@ -54,20 +40,16 @@ def test_every_record_is_replayed_or_says_why() -> None:
 
 def test_no_figure_sets_a_constant() -> None:
     # held out: nothing in the estimator was solved from these figures
-    assert not [e["label"] for _, e in FIGURES if "sets" in e]
+    assert not SET.solved_from()
 
 
 @pytest.mark.parametrize("vendor", list(HELD))
 def test_held_out_count_per_vendor(vendor: str) -> None:
-    keys = [(r["id"], e["label"]) for r, e in FIGURES if r["vendor"] == vendor]
-    within = sum(1 for k in keys if abs(RATIOS[k] - 1) <= WITHIN)
-    assert (len(keys), within) == HELD[vendor]
+    assert SET.count(vendor) == HELD[vendor]
 
 
 def test_a_record_with_a_figure_outside_25_percent_says_what_was_found() -> None:
-    for r, e in FIGURES:
-        if abs(RATIOS[(r["id"], e["label"])] - 1) > WITHIN:
-            assert r.get("miss_reason"), f"{r['id']} {e['label']}"
+    assert not SET.misses_without_reason()
 
 
 def test_every_figure_within_4x() -> None:
@@ -75,14 +57,8 @@ def test_every_figure_within_4x() -> None:
     # 8 MI355X under llm-d) is 3.05x fast. A run whose own file shows its queue growing for the
     # whole run says so in the figure's ``unsteady`` (the published first token is the queue's
     # length at the end, not a rate the engine holds); those are kept, unbounded
-    for r, e in FIGURES:
-        if "unsteady" not in e:
-            assert 1 / 4 <= speed(r, e) <= 4, f"{r['id']} {e['label']}"
+    assert not SET.beyond_4x("unsteady")
 
 
 if __name__ == "__main__":
-    for r, e in FIGURES:
-        s = speed(r, e)
-        mark = "ok  " if abs(RATIOS[(r["id"], e["label"])] - 1) <= WITHIN else "MISS"
-        name = f"{r['vendor']:<6} {r['id'][:58]:<58} {e['label'][:28]:<28}"
-        print(f"{mark} {name} {e['published']:>9.4g} {s:5.2f}")
+    SET.print_table()
