@@ -33,11 +33,12 @@ QWEN3_17B = {
 # The RTX A4000 is not in the catalog: 16 GB GDDR6 (NVIDIA's datasheet), taken as 16,376 MiB
 A4000 = {"gpu": {"id": "rtx-a4000-16gb", "name": "RTX A4000", "memory_bytes": 16376 * MiB}}
 TRT_BUFFERS = (
-    "the default trtllm-build (max_batch_size 2048, max_num_tokens 8192) sizes the runtime "
-    "buffers (2.66 GB logged) and the decoder (5.76 GB) by the batch and Qwen's 151,936-token "
-    "vocabulary; the C++ runtime takes them before the free-memory fraction, and the TensorRT-LLM "
-    "rule charges neither: with both taken off the free memory the pool would be about 5.2-5.7 "
-    "GiB (+14 to +26 %); their sizing by build setting was not traced to the source"
+    "the default trtllm-build (max_batch_size 2048, max_seq_len 32,768) sizes the runtime "
+    "buffers (2.66 GB logged) and the decoder (5.76 GB) by the batch, the context and Qwen's "
+    "151,936-token vocabulary, before the free-memory fraction: the rule charges the 6.89 GiB "
+    "traced to the C++ runtime's allocations (core/serving/trt_buffers.py; 2.82 -> 1.45), not "
+    "the sampling layers' scratch; with the whole 8.42 GiB logged the pool would read about "
+    "5.2 GiB (+14 %)"
 )
 
 

@@ -100,10 +100,15 @@ _TRT_BEFORE_1_0 = (
         all_reduce=NCCL_ONLY,
         scheduling=_TRT,
         mxfp4_module=_TRT_MXFP4_MODULE,
+        cpp_runtime_buffers=True,
         sources=(
             "TensorRT engines run from the C++ runtime (the tables of v0.5 and v0.6 ran "
             "gptSessionBenchmark); memory defaults as 0.19.0's (its free-fraction rule replays "
             "v0.8's logs, TensorRT-LLM#1400)",
+            "the C++ batch manager's runtime buffers and decoder, sized by max_batch_size, "
+            "max_seq_len and the vocabulary, allocated before the KV pool "
+            "(trtGptModelInflightBatching.cpp createBuffers / createDecoder; "
+            "core/serving/trt_buffers.py; TensorRT-LLM#1188)",
         ),
     ),
     EngineRelease(

@@ -159,6 +159,9 @@ class EngineRelease:
     # the serving features this release runs where they are not its engine's (Ollama's
     # releases of the llama.cpp profile; core/registry/serving_support.py); None: the engine's
     features: FeatureTable | None = None
+    # TensorRT-LLM's C++ batch manager sizes runtime buffers and decoder state by the build
+    # before the KV pool (core/serving/trt_buffers.py)
+    cpp_runtime_buffers: bool = False
     sources: tuple[str, ...] = ()
 
     @property

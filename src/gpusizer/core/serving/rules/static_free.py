@@ -30,6 +30,7 @@ from ..aiter import aiter_note, fraction_cut, request_slots, runs_aiter, workspa
 from ..engine_settings import EngineSettings
 from ..kv_pool import EngineView, PoolBudget, Stage, pool_parts
 from ..kv_request import request_kv
+from ..trt_buffers import buffers_note, cpp_runtime_buffers
 from .base import register_rule
 from .pool import PoolRule
 
@@ -103,11 +104,14 @@ class FreePool(PoolRule):
 
     def budget(self, v: EngineView, stage: Stage) -> PoolBudget:
         fraction, outside = v.st.memory_fraction or 0.9, v.outside
-        reserved = stage.weights + stage.body
+        p = v.s.parallelism
+        # the C++ runtime's buffers and decoder, taken before the pool (core/serving/trt_buffers.py)
+        buffers = cpp_runtime_buffers(resolve(v.s.model), v.st, p.tensor * p.pipeline, stage.sp.last)
+        reserved = stage.weights + stage.body + buffers
         pool = fraction * (v.total - outside - reserved)
-        return PoolBudget(
-            fraction, reserved, outside, pool, pool_parts(stage.weights, stage.body, 0.0, outside, pool)
-        )
+        memory = pool_parts(stage.weights, stage.body, 0.0, outside + buffers, pool)
+        notes = (buffers_note(buffers),) if buffers else ()
+        return PoolBudget(fraction, reserved, outside, pool, memory, notes)
 
     def pool_total(self, v: EngineView, stage: Stage, b: PoolBudget, kv: float) -> float:
         return b.reserved + kv / b.fraction + b.away
