@@ -76,6 +76,16 @@ def test_prompt_batch_copies_experts_over_pcie(base: dict[str, Any], all_cpu: di
     assert extra == pytest.approx(moved / PCIE5, rel=0.02)
 
 
+def test_short_prompt_copies_only_the_experts_it_routes_to(base: dict[str, Any]) -> None:
+    # ggml-backend.cpp copies "only the experts that are used": 40 tokens route to
+    # 1 - (15/16)^40 = 92.4 % of Qwen3-30B-A3B's experts (8 of 128 each), 512 to all but 4e-15
+    work = {"kind": "inference", "prompt_tokens": 40, "generated_tokens": 256, "batch_size": 1}
+    short, short_all = _run({}, workload=work), _run({"cpu_moe_layers": "all"}, workload=work)
+    moved = short_all["serving"]["host_memory_bytes"] - short["serving"]["host_memory_bytes"]
+    extra = short_all["serving"]["ttft_seconds"] - short["serving"]["ttft_seconds"]
+    assert extra == pytest.approx(moved * (1 - (15 / 16) ** 40) / PCIE5, rel=0.02)
+
+
 def test_decode_reads_routed_experts_at_host_bandwidth(all_cpu: dict[str, Any]) -> None:
     # one token reads k/E = 8/128 of each layer's experts on the CPU: doubling the host's
     # bandwidth saves half of that read (bytes x k/E / bandwidth)

@@ -16,7 +16,10 @@ Sources (ggml-org/llama.cpp, tree of 2026):
   least ``min_batch_size`` = 32 rows (``GGML_OP_OFFLOAD_MIN_BATCH``; ``MUL_MAT_ID`` counts
   ``ne[2]``, the tokens) is run on the GPU, the weight copied over PCIe first. So a decode step
   (fewer than 32 tokens) reads, on the CPU at host-memory bandwidth, the routed experts its
-  tokens chose; a prompt batch of 32 or more copies the layer's experts to the GPU.
+  tokens chose; a prompt batch of 32 or more copies the layer's experts to the GPU, only
+  those its tokens chose (``ggml_backend_sched_compute_splits``: "when offloading MoE
+  weights, we can reduce the amount of data copied by copying only the experts that are
+  used", the ``ids`` of the ``MUL_MAT_ID`` node gathered in a bitset).
 - Experts a step's tokens touch: each token picks ``k`` of ``E`` experts; under even routing
   the expected share of experts touched by ``T`` tokens is ``1 - (1 - k/E)^T`` (the
   occupancy expectation of T independent draws; the balanced routing that the load-balancing

@@ -111,13 +111,14 @@ class StepModel(StepTerms):
 
     def _offloaded(self, gpu: float, tokens: float, copies: bool) -> float:
         """A step's seconds with weights in RAM (Offload): the GPU's share plus the host's
-        reads. A batch of 32 tokens or more (``copies``) copies the held bytes over the link and
-        runs them on the GPU; a smaller one reads the layers in RAM and the routed experts its
-        ``tokens`` chose (``1 - (1 - k/E)^tokens`` of them, core/serving/cpu_moe.py) on the CPU."""
+        reads. Of the routed experts in RAM the step moves those its ``tokens`` chose
+        (``1 - (1 - k/E)^tokens`` of them, core/serving/cpu_moe.py). A batch of 32 tokens or more
+        (``copies``) copies the held bytes over the link and runs them on the GPU; a smaller one
+        reads them on the CPU."""
         off = self.offload
-        if copies:
-            return gpu * off.gpu_share + (off.host_bytes + off.expert_bytes) / off.link_bandwidth
         read = off.expert_bytes * (1.0 - (1.0 - off.expert_pick) ** tokens)
+        if copies:
+            return gpu * off.gpu_share + (off.host_bytes + read) / off.link_bandwidth
         share = off.gpu_share * (1.0 - off.expert_active)
         return gpu * share + (off.host_bytes + read) / off.host_bandwidth
 

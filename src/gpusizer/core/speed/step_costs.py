@@ -79,7 +79,7 @@ class Offload:
     weights stays on the GPU. ``expert_bytes``: routed experts of GPU layers kept in RAM
     (llama.cpp ``--n-cpu-moe``, core/serving/cpu_moe.py): a decode step reads the share its
     tokens route to (``expert_pick`` = k/E each) at ``host_bandwidth`` and the GPU skips
-    ``expert_active`` of its weight reads; a prefill step copies them all over the link."""
+    ``expert_active`` of its weight reads; a prefill step copies the routed ones over the link."""
 
     host_bytes: float = 0.0
     host_bandwidth: float = 1.0
