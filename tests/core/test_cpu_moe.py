@@ -9,6 +9,7 @@ experts ``T`` tokens route to."""
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -151,3 +152,16 @@ def test_hostile_input_names_the_field(over: dict[str, Any], serving: dict[str, 
         estimate_report(s)
     assert err.value.field == "serving.cpu_moe_layers" and "\n" not in str(err.value)
     assert says in str(err.value)
+
+
+def test_cli_exits_2_with_one_line(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    # bad input: one line naming the field, exit code 2; the stated field exits 0
+    from gpusizer.cli import main
+
+    path = tmp_path / "s.gpusizer.json"
+    path.write_text(json.dumps(_s({"cpu_moe_layers": "every"})), encoding="utf-8")
+    assert main(["estimate", str(path), "--json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "serving.cpu_moe_layers" in err and '"all"' in err and "\n" not in err
+    path.write_text(json.dumps(_s({"cpu_moe_layers": "all"})), encoding="utf-8")
+    assert main(["estimate", str(path), "--json"]) == 0
