@@ -41,6 +41,7 @@ CUSTOM = {
     },
 }
 LLAMA_CPP = {**VLLM, "framework": "llama.cpp", "precision": {"weights": "gguf_q4_k_m"}}
+LLAMA_MOE = {**LLAMA_CPP, "model": {"preset": "qwen3-30b-a3b"}}
 MLX = {**VLLM, "framework": "mlx", "hardware": {"gpu": "apple-m4-max-128gb"}}
 TRT = {**VLLM, "framework": "tensorrt-llm"}
 V0 = {**VLLM, "serving": {"engine_version": "0.6.4"}}
@@ -87,6 +88,7 @@ SERVING = (
     Case("serving.load", VLLM, "burst"),
     Case("serving.request_rate", VLLM, 2.0),
     Case("serving.gpu_layers", LLAMA_CPP, 20),
+    Case("serving.cpu_moe_layers", LLAMA_MOE, 24),
     Case("serving.cuda_graphs", VLLM, False),
     Case("serving.cuda_graph_batch_sizes", TRT, (1, 2, 4, 8)),
     Case("serving.async_output", V0, False),

@@ -103,6 +103,9 @@ class EngineMemory:
     host_memory_bytes: int = 0
     gpu_layers: int | None = None
     host_read_bytes: float = 0.0  # weights + KV a decode step reads from host RAM
+    host_expert_bytes: float = 0.0  # routed experts of GPU layers kept in RAM (--n-cpu-moe)
+    expert_pick: float = 0.0  # k / E: the share of a layer's routed experts one token reads
+    expert_active: float = 0.0  # share of a token's weight reads those RAM experts are
     notes: tuple[str, ...] = ()
     fraction: float | None = None  # the memory fraction applied
     fraction_of: float = 0.0  # the bytes it multiplies (vLLM: the device total; SGLang: the free

@@ -38,6 +38,9 @@ class ServingSpec(Strict):
     # Null: every batch up to the engine's graph limit replays at its own size.
     cuda_graph_batch_sizes: tuple[Batch, ...] | None = Field(None, strict=False, min_length=1, max_length=64)
     gpu_layers: SomeLayers | None = None  # llama.cpp -ngl (null: as many as fit)
+    # Additive: llama.cpp --n-cpu-moe N, the first N layers' routed experts kept in host RAM;
+    # "all": --cpu-moe / -ot exps=CPU (core/serving/cpu_moe.py). Null: none.
+    cpu_moe_layers: SomeLayers | Literal["all"] | None = None
     concurrency: Batch | None = None  # users served at once (null: workload.batch_size)
     # Additive: the engine release whose defaults apply (null: the current one), the fixed
     # cost of a step (null: the engine's per GPU class), host RAM bandwidth (offloaded layers).
@@ -144,6 +147,13 @@ class ServingSpec(Strict):
     lora: LoraServingSpec | None = None
     kv_offload: KvOffloadSpec | None = None
     disaggregated: DisaggregatedSpec | None = None
+
+    @field_validator("cpu_moe_layers", mode="before")  # a string other than "all": name both
+    @classmethod
+    def _cpu_moe(cls, v: object) -> object:
+        if isinstance(v, str) and v != "all":
+            raise ValueError(f'a layer count (0 or more) or "all"; got {v!r}')
+        return v
 
     @field_validator("moe_a2a_backend", mode="before")  # any type: the message names the ids
     @classmethod

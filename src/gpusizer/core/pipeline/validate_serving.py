@@ -11,6 +11,7 @@ from ..model.specs import Scenario
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
 from ..serving.attention_dp import check_attention_data
+from ..serving.cpu_moe import check_cpu_moe
 from ..serving.disaggregated import check_disaggregated
 from ..serving.kv_offload import check_offload
 from ..serving.lora_serving import check_lora
@@ -46,6 +47,7 @@ def check_serving(s: Scenario) -> None:
     check_speculative(s)
     check_lora(s)
     check_offload(s)
+    check_cpu_moe(s)
     check_disaggregated(s)
     check_attention_data(s)
     check_redundant(s)

@@ -43,8 +43,8 @@ _KV = (
 )
 _WEIGHTS = "state precision.weights (a format id: awq_int4, gptq_int4, gptq_int8, nf4, fp8, gguf_q4_k_m...)"
 _EXPERTS_CPU = (
-    "llama.cpp's expert tensors in host memory (--n-cpu-moe, --cpu-moe, -ot exps=CPU) are not "
-    "modelled; state serving.gpu_layers N (whole layers on the GPU, the rest in RAM) instead"
+    "llama.cpp's expert tensors in host memory (--n-cpu-moe N, --cpu-moe, -ot exps=CPU): "
+    'state serving.cpu_moe_layers N (the first N layers\' experts) or "all"'
 )
 _OFFLOAD = (
     "weights offloaded to host memory and read over PCIe every step (vLLM / SGLang "

@@ -18,7 +18,7 @@ the all-reduce rule, the MoE exchange); core/serving/load_text.py words the assu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..memo import Memo
 from ..model.node import host_gpus
@@ -82,13 +82,16 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
 
 
 def _offload(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -> Offload:
-    host = em.host_read_bytes
-    if not host:
+    host, experts = em.host_read_bytes, em.host_expert_bytes
+    if not host and not experts:
         return Offload()
     p = s.parallelism
-    on_gpu = em.memory.weights * p.tensor * p.pipeline
+    # the routed experts in RAM count as the GPU's layers' weights (their share is apart)
+    on_gpu = em.memory.weights * p.tensor * p.pipeline + experts
     link = gpu.hbm_bandwidth_gb_per_s if gpu.unified_memory else gpu.interconnect_gb_per_s
-    return Offload(host, st.host_bandwidth, max(1.0, link * 1e9 * 0.7), on_gpu / (on_gpu + host))
+    share = on_gpu / (on_gpu + host)
+    off = Offload(host, st.host_bandwidth, max(1.0, link * 1e9 * 0.7), share)
+    return replace(off, expert_bytes=experts, expert_pick=em.expert_pick, expert_active=em.expert_active)
 
 
 def _engine(s: Scenario, em: EngineMemory, st: EngineSettings) -> Engine:

@@ -21,6 +21,8 @@ Sources (docs/evidence/serving.md §4; llama.cpp tree of 2026 unless a release s
 - On a unified-memory machine (Apple, DGX Spark, Ryzen AI Max) the layers left on the CPU,
   the host buffers and their KV cache come out of the same RAM as the GPU's share: the engine
   runs only when both fit the machine's memory less what the OS keeps (core/model/unified.py).
+- ``--n-cpu-moe N`` (``serving.cpu_moe_layers``): the first N layers' routed experts in a host
+  buffer wherever ``-ngl`` puts their layer (core/serving/cpu_moe.py).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from ..model.specs import GPUSpec, Scenario
 from ..model.state import state_bytes
 from ..model.unified import pool_note
 from ..registry.engines import MiB
+from .cpu_moe import cpu_layers, expert_blocks, expert_fields
 from .engine_settings import EngineSettings
 from .llama_swa import mean_cells
 from .ollama_estimate import OllamaEstimate, full_offload_free, ollama_estimate, projector
@@ -58,6 +61,7 @@ class LayerBytes:
     kv_cell: float
     state: float = 0.0
     blocks: tuple[float, ...] = ()  # each repeating block (DeepSeek-V3: 3 dense, then MoE)
+    experts: tuple[float, ...] = ()  # each block's routed experts (0 on a dense block)
 
 
 def _model(s: Scenario, arch: Arch, counts: ParamCounts) -> LayerBytes:
@@ -79,6 +83,7 @@ def _model(s: Scenario, arch: Arch, counts: ParamCounts) -> LayerBytes:
         kv / arch.layers,
         state / arch.layers,
         block_bytes(arch, counts, gb, grouped.layered, layers),
+        expert_blocks(arch, g["experts"] * gb["experts"]),
     )
 
 
@@ -100,6 +105,7 @@ class _Placement:
     host: float  # bytes in system RAM
     host_read: float  # weight + KV bytes a decode step reads from RAM
     host_parts: dict[str, float]  # weights, kv_cache, temporary (compute), outputs (logits)
+    experts_host: float = 0.0  # routed-expert bytes of GPU layers kept in RAM (--n-cpu-moe)
 
 
 def _place(s: Scenario, arch: Arch, m: LayerBytes, st: EngineSettings, n: int, cells: int) -> _Placement:
@@ -119,6 +125,8 @@ def _place(s: Scenario, arch: Arch, m: LayerBytes, st: EngineSettings, n: int, c
     on = m.blocks[L - rep :] if rep else ()
     layer = sum(on) / rep if rep else m.layer
     weights = per_gpu * layer + (m.output if out_gpu else 0.0)
+    moved, moved_last = _moved_experts(s, arch, m, rep, per_gpu)
+    weights -= moved_last
     kv = per_gpu * kv_layer
     over = scenario_overhead(s, 0) if on_gpu else 0
     cpu_layers = L - rep
@@ -131,14 +139,27 @@ def _place(s: Scenario, arch: Arch, m: LayerBytes, st: EngineSettings, n: int, c
     )
     outputs = arch.vocab * (st.max_sequences or 1) * 4  # the logits buffer of the slots
     host_parts = {
-        "weights": m.embedding + sum(m.blocks[: L - rep]) + (0.0 if out_gpu else m.output),
+        "weights": m.embedding + sum(m.blocks[: L - rep]) + (0.0 if out_gpu else m.output) + moved,
         "kv_cache": cpu_layers * kv_layer,
         "temporary": host_compute + host_out - (0.0 if out_gpu else m.output),
         "outputs": outputs,
     }
     read = sum(m.blocks[: L - rep]) + (0.0 if out_gpu else m.output)
     parts = {"weights": weights, "kv_cache": kv, "temporary": compute, "overhead": over}
-    return _Placement(n, rep, out_gpu, sum(parts.values()), parts, sum(host_parts.values()), read, host_parts)
+    host = sum(host_parts.values())
+    return _Placement(n, rep, out_gpu, sum(parts.values()), parts, host, read, host_parts, moved)
+
+
+def _moved_experts(s: Scenario, arch: Arch, m: LayerBytes, rep: int, per_gpu: int) -> tuple[float, float]:
+    """(routed-expert bytes ``--n-cpu-moe`` keeps in RAM of the layers ``-ngl`` put on the
+    GPUs, those of them on the last GPU): the blocks ``L - rep <= i < N``; the last GPU holds
+    the last ``per_gpu`` blocks (``--split-mode layer``)."""
+    k, L = cpu_layers(s, arch), arch.layers
+    if not k or not m.experts:
+        return 0.0, 0.0
+    moved = sum(m.experts[L - rep : k]) if rep else 0.0
+    last = sum(m.experts[max(L - rep, L - per_gpu) : k]) if rep else 0.0
+    return moved, last
 
 
 def kv_cells(st: EngineSettings, context: int) -> int:
@@ -247,7 +268,10 @@ def offload_memory(
         f"{'on the GPU' if p.output_on_gpu else 'in RAM'}), token embedding in RAM "
         f"({m.embedding / MiB:,.0f} MiB)"
     )
+    if p.experts_host:
+        note += f"; routed experts of {cpu_layers(s, arch)} layers in RAM ({p.experts_host / 2**30:,.2f} GiB)"
     notes = (note,) if planned is None else (note, _planned_note(planned, full))
+    ex = expert_fields(arch, m.blocks, m.experts, m.output, p.experts_host)
     return EngineMemory(
         mem,
         int(p.parts["kv_cache"]),
@@ -263,6 +287,9 @@ def offload_memory(
         host_read_bytes=p.host_read,
         notes=notes,
         host_parts=p.host_parts,
+        host_expert_bytes=ex[0],
+        expert_pick=ex[1],
+        expert_active=ex[2],
     )
 
 

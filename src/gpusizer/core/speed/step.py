@@ -102,13 +102,25 @@ class StepModel(StepTerms):
             return self._host(gpu, replay, seqs, rows, kernels)
         gpu, head = self._gpu(*work)
         off = self.offload
-        if off.host_bytes:  # the GPU's share of the weights, the rest from system RAM
-            host = off.host_bytes / (off.link_bandwidth if prefill >= 32 else off.host_bandwidth)
-            gpu = gpu * off.gpu_share + host
+        if off.host_bytes or off.expert_bytes:  # the GPU's share of the weights, the rest from RAM
+            gpu = self._offloaded(gpu, decodes + prefill, prefill >= 32)
         c = self.costs
         if c.fixed is not None:
             return self._turns(gpu, head, m) + c.fixed
         return self._host(self._turns(gpu + self._floor, head, m), replay, seqs, rows)
+
+    def _offloaded(self, gpu: float, tokens: float, copies: bool) -> float:
+        """A step's seconds with weights in RAM (Offload): the GPU's share plus the host's
+        reads. Of the routed experts in RAM the step moves those its ``tokens`` chose
+        (``1 - (1 - k/E)^tokens`` of them, core/serving/cpu_moe.py). A batch of 32 tokens or more
+        (``copies``) copies the held bytes over the link and runs them on the GPU; a smaller one
+        reads them on the CPU."""
+        off = self.offload
+        read = off.expert_bytes * (1.0 - (1.0 - off.expert_pick) ** tokens)
+        if copies:
+            return gpu * off.gpu_share + (off.host_bytes + read) / off.link_bandwidth
+        share = off.gpu_share * (1.0 - off.expert_active)
+        return gpu * share + (off.host_bytes + read) / off.host_bandwidth
 
     def _replay(self, decodes: float, prefill: float, graph: bool) -> tuple[bool, float]:
         """(whether a micro-batch of ``decodes`` decodes and ``prefill`` prompt tokens replays a
@@ -156,7 +168,7 @@ class StepModel(StepTerms):
         t, a = self.tbo, self.a2a
         if t is None or a is None or m > 1 or seqs < 2:
             return False
-        if self.costs.fixed is not None or self.offload.host_bytes:
+        if self.costs.fixed is not None or self.offload.host_bytes or self.offload.expert_bytes:
             return False
         return not prefill or a.backend.resolve(True) == "normal"
 

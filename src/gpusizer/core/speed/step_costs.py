@@ -76,12 +76,18 @@ class Offload:
     """Layers kept in system RAM (llama.cpp ``-ngl`` below all): ``host_bytes`` read per
     decode step at ``host_bandwidth``; a prefill step (32 tokens or more: ggml-cuda runs a CPU
     layer's large matmuls on the GPU) sends them over ``link_bandwidth``; ``gpu_share`` of the
-    weights stays on the GPU."""
+    weights stays on the GPU. ``expert_bytes``: routed experts of GPU layers kept in RAM
+    (llama.cpp ``--n-cpu-moe``, core/serving/cpu_moe.py): a decode step reads the share its
+    tokens route to (``expert_pick`` = k/E each) at ``host_bandwidth`` and the GPU skips
+    ``expert_active`` of its weight reads; a prefill step copies the routed ones over the link."""
 
     host_bytes: float = 0.0
     host_bandwidth: float = 1.0
     link_bandwidth: float = 1.0
     gpu_share: float = 1.0
+    expert_bytes: float = 0.0
+    expert_pick: float = 0.0
+    expert_active: float = 0.0
 
 
 NO_OFFLOAD = Offload()

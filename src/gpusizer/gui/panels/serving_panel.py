@@ -11,6 +11,7 @@ from ...core.model.result import Estimate
 from ...core.registry.frameworks import FRAMEWORKS
 from ..binding import Binder
 from ..glossary import engine_name
+from ..layers_or_all import LayersOrAllField
 from ..quantity_field import QuantityField
 from ..widgets import ComboBox, combo
 from .base import Panel
@@ -55,6 +56,9 @@ TIPS = {
     "serving.request_rate": "Requests per second arriving at random (Poisson), for the rate load.",
     "serving.gpu_layers": "llama.cpp -ngl: layers on the GPU, the output layer counted; the "
     "rest stay in system RAM.",
+    "serving.cpu_moe_layers": "llama.cpp --n-cpu-moe N: the first N layers' routed experts stay "
+    "in system RAM (\u201call\u201d: --cpu-moe); a decode step reads the experts its tokens "
+    "chose from RAM, a prompt batch copies them to the GPU.",
     "serving.cuda_graphs": "Off: eager steps, each kernel launched from the host (vLLM "
     "--enforce-eager: no graph memory); on: steps replayed from CUDA graphs (llama.cpp's "
     "one-sequence decode, transformers with a compiled static cache).",
@@ -124,6 +128,8 @@ class ServingPanel(Panel):
         f.add("Request rate", self.rate, "serving.request_rate", name="spin_serving_request_rate")
         self.layers = QuantityField("count", "serving.gpu_layers", none_text=DEFAULT)
         f.add("GPU layers (-ngl)", self.layers, "serving.gpu_layers", name="spin_serving_gpu_layers")
+        experts = LayersOrAllField("count", "serving.cpu_moe_layers", none_text="none")
+        f.add("Experts in RAM (--n-cpu-moe)", experts, "serving.cpu_moe_layers", name="spin_serving_cpu_moe")
         f.add(
             "CUDA graphs",
             combo([("engine default", None), ("on", True), ("off (eager)", False)]),
@@ -205,6 +211,7 @@ class ServingPanel(Panel):
         rule = MEMORY_RULES.get(profile.memory_rule)  # the fields its memory rule reads
         reads = rule.serving_fields if rule is not None else frozenset()
         self.form.show("serving.gpu_layers", "gpu_layers" in reads)
+        self.form.show("serving.cpu_moe_layers", "gpu_layers" in reads)  # llama.cpp / Ollama
         self.form.show("serving.memory_fraction", "memory_fraction" in reads and bool(profile.releases))
         self.form.show("serving.engine_version", bool(profile.releases))
         self.form.show("serving.max_kv_size", profile.rotating_kv)  # mlx-lm --max-kv-size
