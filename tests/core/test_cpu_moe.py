@@ -1,5 +1,5 @@
 """llama.cpp's routed experts in host RAM (``serving.cpu_moe_layers``: ``--n-cpu-moe N``,
-``--cpu-moe``; core/serving/cpu_moe.py, docs/evidence/serving.md §72).
+``--cpu-moe``; core/serving/cpu_moe.py, docs/evidence/serving.md §73).
 
 Sources: llama.cpp ``common/arg.cpp`` (``--n-cpu-moe N``: ``blk.i.ffn_(up|down|gate)_exps``
 = CPU for ``i < N``), ``ggml/src/ggml-cuda/ggml-cuda.cu`` (``offload_op``: a batch of 32 rows or
