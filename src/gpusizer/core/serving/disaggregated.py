@@ -85,6 +85,12 @@ if TYPE_CHECKING:  # the step model and the scheduler load on the first split's 
     from .scheduler_types import Engine, LoadResult
 
 
+# a split's pools: the decode run, its queue's wait, the wait for a slot, the prefill pool's queue
+# to the first token, the chance a request finds its decode replica stepping others, and the
+# requests/s the prefill pool passes on (0.0 in the closed loop)
+_Pools = tuple["LoadResult", float, float, float, float, float]
+
+
 def disaggregated_of(s: Scenario) -> DisaggregatedSpec | None:
     """The scenario's split when on (a serving scenario with a prefill pool)."""
     spec = s.serving.disaggregated
@@ -196,15 +202,25 @@ def disaggregated_fields(
     open_ = open_arrivals(s, spec)
     # passed: the requests/s the prefill pool passes on (core/serving/disagg_flow.py)
     pools = _closed(sp, users, st.concurrency) if open_ is None else _open(sp, open_)
+    return _answer(sp, eng, pools, users if open_ is None else None, transfer_bytes)
+
+
+def _answer(
+    sp: Split, eng: Engine, pools: _Pools, users: int | None, transfer_bytes: float
+) -> dict[str, Any]:
+    """The split's report fields from its pools' runs (:func:`_closed` or :func:`_open`):
+    ``users`` the closed loop's (its output over their cycle), None under stated arrivals (the
+    output the prefill pool passes on)."""
+    spec, w, transfer = sp.spec, sp.s.workload, sp.transfer
     dec, queued, wait, queue, busy, passed = pools
     path = _path(spec, eng, dec, transfer, busy)
     first = queue + transfer + wait + queued + path
     cycle = dec.e2e - queued + first  # the run's queue is in its e2e and now in the first token
-    if open_ is None:
+    if users is not None:
         offered = users * w.generated_tokens / cycle if cycle > 0 else 0.0
     else:  # the client's output tokens a second, as the prefill pool passes them on
         offered = passed * w.generated_tokens
-    tps = min(dec.tokens_per_second * decode_r, offered)
+    tps = min(dec.tokens_per_second * sp.decode_r, offered)
     return {
         "disaggregated_prefill_gpus": spec.prefill_gpus,
         "disaggregated_decode_gpus": spec.decode_gpus,
@@ -237,7 +253,7 @@ def _closed_busy(dec: LoadResult, each: int, first: float) -> float:
     return 1.0 - (1.0 - share) ** (each - 1)
 
 
-def _closed(sp: Split, users: int, concurrency: int) -> tuple[LoadResult, float, float, float, float, float]:
+def _closed(sp: Split, users: int, concurrency: int) -> _Pools:
     """The closed loop of ``users`` (module docstring): the decode run, its queue's wait, the
     wait for a slot, the prefill pool's queue to the first token and the chance a request
     arrives to a decode replica stepping others (then 0.0: no stated rate passed on)."""
@@ -259,7 +275,7 @@ def _closed(sp: Split, users: int, concurrency: int) -> tuple[LoadResult, float,
     return dec, queued, wait, queue, busy, 0.0
 
 
-def _open(sp: Split, arrivals: OpenArrivals) -> tuple[LoadResult, float, float, float, float, float]:
+def _open(sp: Split, arrivals: OpenArrivals) -> _Pools:
     """The open loop of ``arrivals`` (core/serving/disagg_rate.py ``open_split``), a decode
     replica holding at most its slots' requests whose prompt and output its pool holds."""
     eng, wl = sp.slots, sp.wl
