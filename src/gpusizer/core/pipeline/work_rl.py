@@ -24,7 +24,8 @@ from .rl_report import rl_block
 from .rl_roles import longest_response, paced_policy, role_names
 from .rl_rounds import rounds_note
 from .runs_on import check_runs_on
-from .work import RL_KEY, Job, Work, WorkBuilder, register_work
+from .work import RL_KEY
+from .work_base import Job, Work, WorkBuilder, register_work
 
 # the plan's names where other modules and the tests read them (they lived here)
 __all__ = ["RLMemory", "RLPlan", "RLWork", "_decode", "rl_block", "rl_memory", "rl_plan"]

@@ -13,7 +13,8 @@ from ..model.result import COMPONENTS, Memory
 from ..model.specs import Scenario
 from ..registry.workloads import WORKLOAD_KINDS, Role
 from .scenario import parse_scenario, scenario_dict
-from .work import Job, Work, WorkBuilder, builder_of, register_work
+from .work import builder_of
+from .work_base import Job, Work, WorkBuilder, register_work
 
 
 def role_scenario(s: Scenario, role: Role) -> Scenario:

@@ -1,6 +1,6 @@
 """What a framework profile is: :class:`FrameworkProfile` (its :class:`OverheadDefaults` and the
 GPU vendors a profile may run on are core/registry/framework_defaults.py, whose names stay
-importable from here).
+importable from here; its queries of its own fields, core/registry/profile_queries.py).
 
 A training framework or a serving engine is one profile; the estimator reads its properties,
 never its id. The entries live by family in core/registry/frameworks_training.py,
@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .engines import EngineRelease, release
+from .engines import EngineRelease
 from .framework_defaults import APPLE_ONLY as APPLE_ONLY  # the "as" names: importable from here
 from .framework_defaults import HF_TRAINER as HF_TRAINER
 from .framework_defaults import NVIDIA_AMD as NVIDIA_AMD
@@ -29,14 +29,15 @@ from .framework_defaults import NVIDIA_AMD_INTEL as NVIDIA_AMD_INTEL
 from .framework_defaults import NVIDIA_ONLY as NVIDIA_ONLY
 from .framework_defaults import VENDORS, OverheadDefaults
 from .framework_defaults import MiB as MiB
+from .profile_queries import ProfileQueries
 from .serving_support import FeatureTable
-from .workloads import WorkloadKind
 
 
 @dataclass(frozen=True)
-class FrameworkProfile:
+class FrameworkProfile(ProfileQueries):
     """One framework's memory rules. Training fields apply to training kinds, serving fields
-    to inference; each flag's docstring-comment names the mechanism it stands for."""
+    to inference; each flag's docstring-comment names the mechanism it stands for. What it
+    answers of them (its releases' features, vendors, kinds): core/registry/profile_queries.py."""
 
     id: str
     label: str
@@ -270,37 +271,6 @@ class FrameworkProfile:
     sources: tuple[str, ...] = ()
 
     @property
-    def versions(self) -> tuple[str, ...]:
-        """``serving.engine_version`` values this profile accepts (empty: none)."""
-        return tuple(r.version for r in self.releases)
-
-    @property
     def keeps_whole_conv_kernel(self) -> bool:
         """transformers' recurrent-state layout: the whole conv kernel, an fp32 state."""
         return self.recurrent_state == "transformers"
-
-    def features(self, version: str | None) -> FeatureTable | None:
-        """The serving features of the release ``version`` resolves to (its own table, else the
-        profile's). None: not a serving engine, or a version it has no release for (the
-        version's own error names it, not a feature's)."""
-        if not self.releases:
-            return self.serving_features
-        try:
-            own = release(self.releases, version).features
-        except KeyError:
-            return None
-        return own if own is not None else self.serving_features
-
-    def runs_on_vendor(self, vendor: str) -> bool:
-        """Whether it runs on ``vendor``'s GPUs (a vendor outside VENDORS is not judged)."""
-        v = vendor.lower()
-        return v in {x.lower() for x in self.runs_on} or v not in {x.lower() for x in VENDORS}
-
-    def pipelines(self, kind: WorkloadKind) -> bool:
-        """Whether it runs ``kind``'s work (its training pool when the kind trains) in pipeline
-        stages: a ``parallelism.pipeline`` above 1 is possible."""
-        return self.pipeline_training if kind.trains else self.pipeline_serving
-
-    def fits(self, kind: WorkloadKind) -> bool:
-        """Whether this framework runs that kind of work."""
-        return self.trains if kind.trains else self.serves

@@ -24,10 +24,10 @@ a random split of a Poisson stream is Poisson, Kingman 1993, *Poisson Processes*
   passes requests on at its own rate, not the client's). A replica holds, by Little's law
   (L = lambda W, Little 1961), its arrival rate times a request's decode time, that time
   taken at that occupancy (the replica's run of that many steady users, core/serving/
-  disaggregated.py ``_decode_run``: a fixed point on whole requests, found from one request
-  up, the decode time growing with the batch); at most its
-  slots (its engine's running cap and the requests its KV pool holds at once:
-  core/serving/decode_slots.py, ``_held``). A request waits for a slot when all are taken: the
+  disagg_decode_run.py ``decode_run``: a fixed point on whole requests, found from one request
+  up, the decode time growing with the batch); at most its slots (its engine's running cap
+  and the requests its KV pool holds at once: core/serving/decode_slots.py,
+  disagg_decode_run.py ``held``). A request waits for a slot when all are taken: the
   slots as the c servers of a G/D/c queue, each held a decode time, fed by the replica's
   arrivals from the prefill pool and served first come first served (Kiefer and Wolfowitz
   1955's recursion for the c-server queue's waits, run over the run's own arrivals, so a short
@@ -208,7 +208,8 @@ def open_split(
     stepping others (Poisson arrivals see the time average, PASTA, Wolff 1982: an
     M/G/infinity count of the others decoding, 1 - exp(-lambda W)); then the requests/s the
     prefill pool passes on to the whole decode pool. ``decode(n)``: a decode replica's run of
-    n (core/serving/disaggregated.py ``_decode_run``); ``cap``: the requests it holds at most."""
+    n (core/serving/disagg_decode_run.py ``decode_run``); ``cap``: the requests it holds at
+    most."""
     from .budget import caps
     from .disagg_flow import delivered
 

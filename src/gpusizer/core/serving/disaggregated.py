@@ -41,7 +41,8 @@ server then holds one request in its pool until its KV has left, ``ReqToTokenPoo
 max_running_requests)`` and ``get_new_batch_prefill``'s prefill-mode check;
 docs/evidence/serving.md §17).
 
-The prefill pool's own layout and its checks are in core/serving/disagg_prefill.py, its
+The prefill pool's own layout and its checks are in core/serving/disagg_prefill.py, a decode
+replica's run of its users in core/serving/disagg_decode_run.py, the prefill pool's
 queue to the first token (the fixed point of the users' cycle; the stated arrivals,
 ``arrival_burstiness``) in core/serving/disagg_queue.py. Where ``connector`` names the KV
 connector and proxy, the hops its code path adds to the first token (a second API server, the
@@ -61,12 +62,12 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ScenarioError
-from ..memo import Memo
 from ..model.result import EngineMemory
 from ..model.serving_features import DisaggregatedSpec
 from ..model.specs import GPUSpec, Scenario
 from .disagg_burst import opening_burst
 from .disagg_decode_host import decode_pool_step
+from .disagg_decode_run import decode_run, held
 from .disagg_prefill import (
     check_prefill_layout,
     check_prefill_width,
@@ -80,9 +81,14 @@ from .disagg_rate import OpenArrivals, Split, check_open_load, open_arrivals, op
 
 if TYPE_CHECKING:  # the step model and the scheduler load on the first split's figures: every
     # scenario's check reads this module, a training one nothing else of it (start-up time)
-    from ..speed.step import StepModel
     from .engine_settings import EngineSettings
-    from .scheduler_types import Engine, LoadResult, Workload
+    from .scheduler_types import Engine, LoadResult
+
+
+# a split's pools: the decode run, its queue's wait, the wait for a slot, the prefill pool's queue
+# to the first token, the chance a request finds its decode replica stepping others, and the
+# requests/s the prefill pool passes on (0.0 in the closed loop)
+_Pools = tuple["LoadResult", float, float, float, float, float]
 
 
 def disaggregated_of(s: Scenario) -> DisaggregatedSpec | None:
@@ -196,15 +202,25 @@ def disaggregated_fields(
     open_ = open_arrivals(s, spec)
     # passed: the requests/s the prefill pool passes on (core/serving/disagg_flow.py)
     pools = _closed(sp, users, st.concurrency) if open_ is None else _open(sp, open_)
+    return _answer(sp, eng, pools, users if open_ is None else None, transfer_bytes)
+
+
+def _answer(
+    sp: Split, eng: Engine, pools: _Pools, users: int | None, transfer_bytes: float
+) -> dict[str, Any]:
+    """The split's report fields from its pools' runs (:func:`_closed` or :func:`_open`):
+    ``users`` the closed loop's (its output over their cycle), None under stated arrivals (the
+    output the prefill pool passes on)."""
+    spec, w, transfer = sp.spec, sp.s.workload, sp.transfer
     dec, queued, wait, queue, busy, passed = pools
     path = _path(spec, eng, dec, transfer, busy)
     first = queue + transfer + wait + queued + path
     cycle = dec.e2e - queued + first  # the run's queue is in its e2e and now in the first token
-    if open_ is None:
+    if users is not None:
         offered = users * w.generated_tokens / cycle if cycle > 0 else 0.0
     else:  # the client's output tokens a second, as the prefill pool passes them on
         offered = passed * w.generated_tokens
-    tps = min(dec.tokens_per_second * decode_r, offered)
+    tps = min(dec.tokens_per_second * sp.decode_r, offered)
     return {
         "disaggregated_prefill_gpus": spec.prefill_gpus,
         "disaggregated_decode_gpus": spec.decode_gpus,
@@ -237,7 +253,7 @@ def _closed_busy(dec: LoadResult, each: int, first: float) -> float:
     return 1.0 - (1.0 - share) ** (each - 1)
 
 
-def _closed(sp: Split, users: int, concurrency: int) -> tuple[LoadResult, float, float, float, float, float]:
+def _closed(sp: Split, users: int, concurrency: int) -> _Pools:
     """The closed loop of ``users`` (module docstring): the decode run, its queue's wait, the
     wait for a slot, the prefill pool's queue to the first token and the chance a request
     arrives to a decode replica stepping others (then 0.0: no stated rate passed on)."""
@@ -245,7 +261,7 @@ def _closed(sp: Split, users: int, concurrency: int) -> tuple[LoadResult, float,
 
     spec, wl = sp.spec, sp.wl
     each = max(1, math.ceil(users / sp.decode_r))
-    dec, share, queued = _decode_run(sp.step, sp.slots, wl, each)
+    dec, share, queued = decode_run(sp.step, sp.slots, wl, each)
     # users a full decode replica does not hold wait for a slot: its ``each`` users through
     # ``share`` slots each freed every ``dec.e2e`` (Little's law; 0 when it holds them all);
     # those it holds wait in its queue (``queued``, inside ``dec.e2e``) while its pool fills
@@ -259,51 +275,9 @@ def _closed(sp: Split, users: int, concurrency: int) -> tuple[LoadResult, float,
     return dec, queued, wait, queue, busy, 0.0
 
 
-def _open(sp: Split, arrivals: OpenArrivals) -> tuple[LoadResult, float, float, float, float, float]:
+def _open(sp: Split, arrivals: OpenArrivals) -> _Pools:
     """The open loop of ``arrivals`` (core/serving/disagg_rate.py ``open_split``), a decode
     replica holding at most its slots' requests whose prompt and output its pool holds."""
     eng, wl = sp.slots, sp.wl
-    cap = _held(eng.max_running, wl.prompt - 1, wl.output, eng.kv_tokens, eng.block)
-    return open_split(sp, arrivals, lambda n: _decode_run(sp.step, eng, wl, n), cap)
-
-
-_DECODES: Memo[tuple[LoadResult, int, float]] = Memo(4096)
-
-
-def _decode_run(step: StepModel, eng: Engine, wl: Workload, each: int) -> tuple[LoadResult, int, float]:
-    """A decode replica's run of its ``each`` users, how many it holds at once (:func:`_held`)
-    and their mean wait in its queue for admission (core/serving/decode_queue.py): their
-    prompts already in the cache (the run's prompt is what a shared prefix leaves of it:
-    core/serving/prefix.py already offsets the rest). Kept by its inputs and the budget (pure:
-    the open loop's occupancy search asks a run again, a plan's splits the same runs)."""
-    from .budget import caps
-
-    key = (id(step), eng, wl, each, caps())
-    return _DECODES.get(key, lambda: _decode_once(step, eng, wl, each), (step,))
-
-
-def _decode_once(step: StepModel, eng: Engine, wl: Workload, each: int) -> tuple[LoadResult, int, float]:
-    from .budget import MAX_SIMULATED_USERS, extrapolated
-    from .decode_queue import queued_run
-    from .prefix import PrefixStep
-
-    own = wl.prompt - 1
-    share = _held(min(each, eng.max_running), own, wl.output, eng.kv_tokens, eng.block)
-    kv = max(float(eng.block), eng.kv_tokens - share * own)
-    # past the simulation's users (core/serving/budget.py) the run is of that many, its waits
-    # scaled as the aggregated run's are: 2^20 users on one llama.cpp replica ran for minutes
-    ran = min(share, MAX_SIMULATED_USERS)
-    dec_wl = replace(wl, prompt=1, load="steady", users=ran, requests=4 * ran, time_boxed=False)
-    dec, queued = queued_run(PrefixStep(step, own), replace(eng, kv_tokens=kv, front_end=0.0), dec_wl)
-    return extrapolated(dec, share / ran), share, queued * share / ran
-
-
-def _held(share: int, own: int, output: int, kv_tokens: float, block: int) -> int:
-    """Users a decode replica holds at once: its ``share``, or, where the pool cannot hold even
-    their prompts' KV, those whose prompt and output fit (the engine admits a request only while
-    its KV pool has room; the rest wait for a slot, vLLM's and SGLang's schedulers). Before, the
-    pool's KV went to a single block, no request was admitted and the split's time per token
-    and tokens/s read 0 for any decode pool its users overfill."""
-    if kv_tokens - share * own >= block:
-        return share
-    return max(1, min(share, int(kv_tokens // max(1, own + output))))
+    cap = held(eng.max_running, wl.prompt - 1, wl.output, eng.kv_tokens, eng.block)
+    return open_split(sp, arrivals, lambda n: decode_run(sp.step, eng, wl, n), cap)

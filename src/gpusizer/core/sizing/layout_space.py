@@ -1,23 +1,26 @@
-"""The advisor's search space (core/sizing/layout_search.py): the layouts it tries, in which order,
-and the DP degrees valid for each.
+"""The advisor's search space (core/sizing/layout_search.py): the layouts it tries and the DP
+degrees valid for each. A layout, its preference and the order the search takes a space's
+layouts in are core/sizing/layout_order.py, whose names stay importable from here.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import NamedTuple
 
 from ..memo import Memo
 from ..model.architecture import Arch, ceil_div
 from ..model.redundant import stated_physical
 from ..model.specs import Scenario
 from ..pipeline.validate_context import head_split_refusal
-from ..registry.frameworks import FrameworkProfile
 from .layer_split import tensor_widths
 from .layout_etp import ETP_TRIED, etp_shapes
+from .layout_order import Layout as Layout  # the "as" names: importable from here
+from .layout_order import Row as Row
+from .layout_order import Space as Space
+from .layout_order import layout_preference as layout_preference
+from .layout_order import search_order as search_order
 
 MAX_CP, MIN_CP_TOKENS = 64, 4096  # context parallelism is for long sequences
 # Pipeline stages tried: Megatron-LM's 1T-parameter run used 64 (arXiv 2104.04473, Table 1),
@@ -28,48 +31,12 @@ MAX_PP = 128
 # models need at most about 40,000 (DeepSeek-V3 at 64k tokens); only divisor-rich heads and
 # experts (e.g. 55,440 of each) reach millions. Beyond it the search stops, with a note.
 MAX_LAYOUTS = 100_000
-RECOMPUTE = ("none", "selective", "full")
-
-
-@dataclass(frozen=True)
-class Layout:
-    """One parallel layout (recompute included: it trades compute for memory). ``ad``: attention
-    data-parallel ranks inside the TP group (serving; 1 but in core/sizing/layout_adp.py's
-    layouts, where it is ``tp``: every GPU its own attention replica). ``et``: the experts' own
-    TP (``parallelism.expert_tensor``) where the search sets it (core/sizing/layout_etp.py); 0
-    keeps the scenario's."""
-
-    tp: int = 1
-    pp: int = 1
-    cp: int = 1
-    ep: int = 1
-    zero: int = 0
-    recompute: str = "none"
-    dp: int = 1
-    ad: int = 1
-    et: int = 0
-
-    @property
-    def model_parallel(self) -> int:
-        return self.tp * self.pp * self.cp
-
-    @property
-    def gpus(self) -> int:
-        return self.model_parallel * self.dp
 
 
 @cache
 def divisors(n: int) -> list[int]:
     small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
     return sorted({*small, *(n // d for d in small)})
-
-
-def layout_preference(lay: Layout, profile: FrameworkProfile) -> tuple[int, ...]:
-    """Preference among layouts of the same GPU count (smaller is better)."""
-    rc, mp = RECOMPUTE.index(lay.recompute), lay.model_parallel
-    if profile.prefers_model_parallel:
-        return (rc, lay.zero > 1, mp, lay.pp, lay.cp, lay.zero, lay.ep, lay.tp)
-    return (rc, mp, lay.pp, lay.cp, lay.zero, lay.ep, lay.tp)
 
 
 def _shapes(
@@ -87,20 +54,6 @@ def _shapes(
                     if t * q * c * (e // math.gcd(e, c)) <= max_gpus:
                         out.append((t, q, c, e))
     return out
-
-
-class Space(NamedTuple):
-    """The layouts one search tries: every shape (TP, PP, CP, EP) with every ZeRO stage and
-    recompute level; ``tried`` of them there were in all (before :data:`MAX_LAYOUTS`)."""
-
-    shapes: list[tuple[int, int, int, int]]
-    zeros: list[int]
-    levels: tuple[str, ...]
-    tried: int
-
-    @property
-    def size(self) -> int:
-        return len(self.shapes) * len(self.zeros) * len(self.levels)
 
 
 def layout_space(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], max_gpus: int) -> Space:
@@ -249,47 +202,6 @@ def etp_twins(
 def dp_values(s: Scenario, lay: Layout, max_gpus: int) -> Sequence[int]:
     """Valid DP degrees (:func:`dp_rule`)."""
     return dp_candidates(s, *dp_rule(s, lay.ep, lay.cp, lay.zero, lay.model_parallel, max_gpus))
-
-
-Row = tuple[int, int, int, int, int, str]  # a Layout's fields but DP, as the search orders them
-
-
-def _seeds(space: Space, nodes: set[int], profile: FrameworkProfile) -> list[Row]:
-    """Tried first, for early bounds: per pipeline depth the largest TP of each node size with
-    the top ZeRO stage, an EP a third of the way up its choices and CP 1 and 2 (one of them
-    is near the best for most GPUs of a catalog, so the rest must beat a count close to it),
-    with the lightest recompute; in order of preference."""
-    if not space.shapes:
-        return []
-    eps = sorted({e for *_, e in space.shapes})
-    tps = {max((t for t, *_ in space.shapes if t <= n), default=0) for n in nodes}
-    zero, level = max(space.zeros), min(space.levels, key=RECOMPUTE.index)
-    rows = [
-        (t, q, c, e, zero, level)
-        for t, q, c, e in space.shapes
-        if c <= 2 and t in tps and e == eps[len(eps) // 3]
-    ]
-    return sorted(rows, key=lambda r: layout_preference(Layout(*r), profile))
-
-
-def search_order(space: Space, nodes: set[int], profile: FrameworkProfile) -> list[Row]:
-    """The seeds, then the rest from the most model-parallel GPUs down: those fit with a small
-    DP (few estimates), and each GPU's best count falls early, so that layouts of fewer
-    model-parallel GPUs (which need a large DP) are mostly turned away by it."""
-    seeds = _seeds(space, nodes, profile)
-    chosen = set(seeds)
-    shapes = sorted(space.shapes, key=lambda x: (-x[0] * x[1] * x[2], x[1], x[2], x[3], x[0]))
-    zeros = sorted(space.zeros, reverse=True)
-    return [
-        *seeds,
-        *(
-            row
-            for r in sorted(space.levels, key=RECOMPUTE.index)
-            for t, q, c, e in shapes
-            for z in zeros
-            if (row := (t, q, c, e, z, r)) not in chosen
-        ),
-    ]
 
 
 def virtual_stages(virtual: int, pp: int, layers: int) -> int:
