@@ -23,7 +23,7 @@ from gpusizer.core.sizing.compare_rank import sort_options
 from gpusizer.core.sizing.rl_notes import priced_notes
 from gpusizer.core.sizing.solver import plan_text
 from gpusizer.core.views.settings import DEFAULT_HIDDEN_COLUMNS
-from gpusizer.io.compare_table import columns_for, plan_columns
+from gpusizer.io.compare_table import band_tip_lines, columns_for, plan_columns
 
 DATA = Path(__file__).parent / "data" / "buyer"
 BANDS = ("energy_kwh_range", "electricity_cost_range")
@@ -155,3 +155,9 @@ def test_plan_training_table_shows_the_run_time_cost_and_bands() -> None:
     data = case("pretrain-1b-100b")
     data["workload"].pop("training_tokens", None)
     assert plan_columns(gpusizer.plan(data, gpus=["h100-sxm-80gb"])) == []
+
+
+def test_hardware_tooltip_states_the_energy_band(split_row: dict[str, Any]) -> None:
+    # the window's row tooltip (gui/hardware/table.py) lists band_tip_lines; the columns are hidden
+    lo, hi = split_row["energy_kwh_range"]
+    assert f"At that time band the run draws {lo:,.0f}-{hi:,.0f} kWh" in band_tip_lines(split_row)
