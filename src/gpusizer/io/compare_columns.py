@@ -177,7 +177,13 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
         tip="Energy per million tokens at system power",
     ),
     Column("energy_kwh", "kWh", num_fmt(0), "train", "Energy of the training run at system power"),
+    Column(
+        "energy_kwh_range", "kWh band", band_fmt(num_fmt(0)), "train", "Energy of the run at its time band"
+    ),
     Column("electricity_cost", "Power $", usd_fmt, "train", "Electricity of the training run"),
+    Column(
+        "electricity_cost_range", "Power $ band", band_fmt(usd_fmt), "train", "Electricity at the time band"
+    ),
     Column("layout", "Layout", text_fmt, tip="Parallel layout; double-click a row to apply it"),
     Column(
         "pd_other_answer",
@@ -241,6 +247,11 @@ PLAN_RL_KEYS = (
 )
 
 
+# pre-training and fine-tuning: the run's time and cost, each with its band (a run of
+# workload.training_tokens; an untimed scenario gets none)
+PLAN_TRAIN_KEYS = ("time_seconds", "time_seconds_range", "training_cost", "training_cost_range")
+
+
 def is_rl(options: Sequence[dict[str, Any]]) -> bool:
     """Options of an RL scenario (their RL run is timed)."""
     return any(o.get("rl_run_seconds") is not None for o in options)
@@ -250,12 +261,12 @@ def plan_columns(
     options: Sequence[dict[str, Any]], unit: str = "GiB"
 ) -> list[tuple[str, Callable[[dict[str, Any]], str]]]:
     """(header, cell text) of the registry's columns ``gpusizer-cli plan`` adds, in compare's
-    words and units: RL's step, run and run's cost with their bands for an RL scenario; none
-    otherwise."""
-    if not is_rl(options):
-        return []
+    words and units: RL's step, run and run's cost with their bands for an RL scenario; a timed
+    training run's time and cost with their bands; none otherwise (serving, an untimed run)."""
+    timed = any(o.get("time_seconds") is not None for o in options)  # serving's is null
+    keys = PLAN_RL_KEYS if is_rl(options) else PLAN_TRAIN_KEYS if timed else ()
     by_key = {c.key: c for c in COLUMNS}
-    return [(by_key[k].header, partial(_cell, by_key[k], unit=unit)) for k in PLAN_RL_KEYS]
+    return [(by_key[k].header, partial(_cell, by_key[k], unit=unit)) for k in keys]
 
 
 def _cell(column: Column, option: dict[str, Any], unit: str) -> str:

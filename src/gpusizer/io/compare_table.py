@@ -190,4 +190,7 @@ def band_tip_lines(o: dict[str, Any], unit: str = "GiB") -> list[str]:
     cost = o.get("training_cost_range")
     if cost:  # the run's time band priced: what a budget signed at the band's edges pays
         out.append(f"At that time band the run costs ${usd_fmt(cost[0], unit)}-${usd_fmt(cost[1], unit)}")
+    kwh = o.get("energy_kwh_range")
+    if kwh:  # the same band at system power (compare_costs.per_work): what the run draws
+        out.append(f"At that time band the run draws {band_fmt(num_fmt(0))(kwh, unit)} kWh")
     return out

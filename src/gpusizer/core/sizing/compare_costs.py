@@ -110,7 +110,9 @@ def per_work(
 ) -> dict[str, Any]:
     """Cost and energy per unit of work: per million tokens (served or trained) and, for a
     training run of ``workload.training_tokens`` (RL: of ``rl.steps`` steps,
-    compare_rank.rl_work), per run, with the run's cost at its time band (:func:`run_cost_range`)."""
+    compare_rank.rl_work), per run, with the run's cost, energy and electricity at its time band
+    (:func:`run_cost_range`: the system draws ``power_watts`` for every hour of the run, so its
+    kWh and their price scale with the time as the hourly bill does)."""
     tps, kw = pace.get("tokens_per_second"), cost["power_watts"]
     hours_per_m = 1e6 / (tps * 3600) if tps else None
     kwh_per_m = _times(hours_per_m, None if kw is None else kw / 1000)
@@ -123,11 +125,15 @@ def per_work(
         seconds = pace.get("time_seconds")
         hours = None if seconds is None else seconds / 3600
         kwh = _times(hours, None if kw is None else kw / 1000)
+        band = pace.get("time_seconds_range")
+        kwh_band = run_cost_range(None if kw is None else kw / 1000, band)  # kW x h, as USD/h x h
         out |= {
             "training_cost": _times(cost["cost_per_hour"], hours),
-            "training_cost_range": run_cost_range(cost["cost_per_hour"], pace.get("time_seconds_range")),
+            "training_cost_range": run_cost_range(cost["cost_per_hour"], band),
             "energy_kwh": kwh,
+            "energy_kwh_range": kwh_band,
             "electricity_cost": _times(kwh, usd_per_kwh),
+            "electricity_cost_range": None if kwh_band is None else [e * usd_per_kwh for e in kwh_band],
         }
     return out
 
@@ -139,7 +145,8 @@ def run_cost_range(per_hour: float | None, seconds_range: Any) -> list[float] | 
     (core/sizing/option_band.py: ``time_seconds_range``, or an RL run's ``rl_run_seconds_range``,
     where replayed published steps like it landed, docs/evidence/rl.md section 8). Ranking stays
     on the estimate (``training_cost`` and ``cost_per_million_tokens``; the ``cost_band`` sort
-    ranks at the slow edge, core/sizing/compare_rank.py). None without a price or a band."""
+    ranks at the slow edge, core/sizing/compare_rank.py). None without a price or a band. The
+    same holds for any rate drawn every hour: ``per_hour`` in kW gives the run's kWh band."""
     if per_hour is None or not seconds_range:
         return None
     return [per_hour * seconds_range[0] / 3600, per_hour * seconds_range[1] / 3600]

@@ -34,6 +34,7 @@ from .compare_options import (
 from .option_band import band_head, cost_at_slow_edge, slow_edge
 from .pd_choice import other_cost
 from .prices import check_prices
+from .rl_notes import priced_notes
 from .unmet import priced_reason
 
 
@@ -113,7 +114,7 @@ def price_options(
         cost = money(specs[o["gpu"]], rl_priced(o), how.prices, rates)
         if o["fits"]:
             row = o | cost | per_work(cost, rl_work(o), training, how.electricity_usd_per_kwh)
-            row["notes"] = list(o["notes"]) + unit_notes(row, how.basis)
+            row["notes"] = priced_notes(o["notes"], row) + unit_notes(row, how.basis)  # the band's cost
             row |= other_cost(
                 o,
                 lambda x: per_work(

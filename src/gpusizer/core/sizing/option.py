@@ -68,7 +68,9 @@ FIELDS = (
     "training_cost",
     "training_cost_range",  # at the run's time band (compare_costs.run_cost_range)
     "energy_kwh",
+    "energy_kwh_range",  # kW x each edge of the run's time band (compare_costs.per_work)
     "electricity_cost",
+    "electricity_cost_range",
     "targets_met",
     "pareto",
     "notes",

@@ -119,13 +119,33 @@ def deadline_band_note(option: dict[str, Any], s: Scenario) -> str | None:
     span = f"{_days(low)} to {_days(high)}"
     if low > limit * DAY:
         return (
-            f"meets the {limit:g}-day deadline at the estimate ({_days(run / share)}), but published "
-            f"runs like it took longer than their estimates: the RL run band, {span}, is past the deadline"
+            f"meets the {limit:g}{_AT_ESTIMATE} ({_days(run / share)}), but published "
+            f"runs like it took longer than their estimates: {_RUN_BAND}{span}, is past the deadline"
         )
     return (
-        f"meets the {limit:g}-day deadline at the estimate ({_days(run / share)}); runs like it have "
-        f"taken up to {_days(high)} (the RL run band, {span})"
+        f"meets the {limit:g}{_AT_ESTIMATE} ({_days(run / share)}); runs like it have "
+        f"taken up to {_days(high)} ({_RUN_BAND}{span})"
     )
+
+
+# the words that mark :func:`deadline_band_note`'s sentence among an option's notes
+_AT_ESTIMATE = "-day deadline at the estimate"
+_RUN_BAND = "the RL run band, "
+
+
+def priced_notes(notes: list[str], option: dict[str, Any]) -> list[str]:
+    """The notes with :func:`deadline_band_note`'s sentence priced, once the option is
+    (core/sizing/compare_rank.price_options): the run's cost at the edges of the band past the
+    deadline (``training_cost_range``, core/sizing/compare_costs.run_cost_range: the hourly
+    price x each edge of ``rl_run_seconds_range``) beside the estimate's (``training_cost``), on
+    the basis asked. A budget signed for the deadline is signed for the band's slow edge too."""
+    band, cost = option.get("training_cost_range"), option.get("training_cost")
+    if not band or cost is None:
+        return list(notes)
+    priced = (
+        f"; at the band's edges the run costs ${band[0]:,.0f}-${band[1]:,.0f} (${cost:,.0f} at the estimate)"
+    )
+    return [n + priced if _AT_ESTIMATE in n and _RUN_BAND in n else n for n in notes]
 
 
 def rl_fields(rl: dict[str, Any] | None) -> dict[str, Any]:
