@@ -12,18 +12,13 @@ from typing import Any
 import pytest
 
 from gpusizer import estimate_report
-from gpusizer.core.model.presets import scenario_gpu
-from gpusizer.core.pipeline.scenario import parse_scenario
-from gpusizer.core.pipeline.work import model_of
 from gpusizer.core.serving.disagg_flow import REPLICAS, PrefillFlow, delivered, prefill_flow
-from gpusizer.core.serving.engine_memory import engine_memory
-from gpusizer.core.serving.load import serving_load
 from gpusizer.core.serving.scheduler import simulate
 from gpusizer.core.serving.scheduler_state import arrival_times
 from gpusizer.core.serving.scheduler_types import Engine, Workload
-from gpusizer.core.speed.step import StepModel
 from tests.core import disagg_anyscale as anyscale
 from tests.core.test_disagg_rate import PD
+from tests.core.test_scheduler_run_memo import llama_8b_step
 
 
 def _flow(*runs: tuple[list[float], list[float]], replicas: int | None = None) -> PrefillFlow:
@@ -75,21 +70,6 @@ def test_past_a_runs_last_request_its_sojourn_stands() -> None:
     assert flow.departures([5.0, 6.0], 1) == pytest.approx([8.0, 9.0])
 
 
-def _step() -> StepModel:
-    s = parse_scenario(
-        {
-            "model": {"preset": "llama-3.1-8b"},
-            "framework": "vllm",
-            "hardware": {"gpu": "h100-sxm-80gb"},
-            "workload": {"kind": "inference", "prompt_tokens": 3000, "generated_tokens": 256},
-            "serving": {"max_context": 8192},
-        }
-    )
-    gpu = scenario_gpu(s)
-    em, st = engine_memory(s, *model_of(s.model), gpu)
-    return serving_load(s, gpu, em, st).step
-
-
 ENGINE = Engine(8192, True, True, 256, 2_000_000, 16, "grow")
 PREFILL = Workload(3000, 1, "rate", 64, 2.0, 200, False)  # the P/D prefill pool's run
 
@@ -99,7 +79,7 @@ def test_the_first_token_is_the_schedulers_run_to_the_bit(replicas: int) -> None
     """The prefill pool's first token is replica 0's run, ``simulate``'s exactly (the split's
     first token as before); the others draw their own arrivals, offset by their place in the
     round robin, at most REPLICAS runs."""
-    step = _step()
+    step = llama_8b_step()
     flow = prefill_flow(step, ENGINE, PREFILL, replicas)
     assert flow.ttft == simulate(step, ENGINE, PREFILL).ttft
     assert len(flow.runs) == min(replicas, REPLICAS)
@@ -110,7 +90,7 @@ def test_the_first_token_is_the_schedulers_run_to_the_bit(replicas: int) -> None
 def test_a_rate_run_of_one_length_reads_no_users() -> None:
     """What the plan's memo keys drop (``Workload.run_key``): a rate load's arrivals are
     drawn, so its users change nothing (==); a length spread's levels count them, kept."""
-    step, many = _step(), PREFILL
+    step, many = llama_8b_step(), PREFILL
     one = Workload(3000, 1, "rate", 1, 2.0, 200, False)
     assert simulate(step, ENGINE, many) == simulate(step, ENGINE, one)
     assert many.run_key == one.run_key

@@ -28,7 +28,9 @@ class _Forgets(dict[Any, Any]):
         return None
 
 
-def _step() -> StepModel:
+def llama_8b_step() -> StepModel:
+    """vLLM's step model of Llama 3.1 8B on one H100 at 3,000 + 256 tokens (shared by the
+    scheduler-memo and P/D flow tests)."""
     s = parse_scenario(
         {
             "model": {"preset": "llama-3.1-8b"},
@@ -54,7 +56,7 @@ WORKLOADS = {
 
 @pytest.mark.parametrize("name", sorted(WORKLOADS))
 def test_the_memos_change_no_answer(name: str) -> None:
-    step, w = _step(), WORKLOADS[name]
+    step, w = llama_8b_step(), WORKLOADS[name]
     # a 2,048-token budget splits the 3,000-token prompts; the small pool preempts the burst
     eng = Engine(2048, True, True, 1024, 20_000 if name.startswith("burst") else 2_000_000, 16, "grow")
     remembered = Run(step, eng, w)
