@@ -129,7 +129,7 @@ class ServingPanel(Panel):
         self.layers = QuantityField("count", "serving.gpu_layers", none_text=DEFAULT)
         f.add("GPU layers (-ngl)", self.layers, "serving.gpu_layers", name="spin_serving_gpu_layers")
         experts = LayersOrAllField("count", "serving.cpu_moe_layers", none_text="none")
-        f.add("Experts in RAM (--n-cpu-moe)", experts, "serving.cpu_moe_layers", name="spin_serving_cpu_moe")
+        f.add("Experts in RAM", experts, "serving.cpu_moe_layers", name="spin_serving_cpu_moe")
         f.add(
             "CUDA graphs",
             combo([("engine default", None), ("on", True), ("off (eager)", False)]),
