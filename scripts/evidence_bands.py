@@ -237,6 +237,7 @@ def _heldout() -> Iterator[Figure]:
         key = f"speed-figures-heldout:{r['id']}:{e['label']}"
         yield Figure(key, regime, ratio, case, release, gpu=_gpu(e["scenario"]))
     yield from _blind2()
+    yield from _blind3()
 
 
 def _blind2() -> Iterator[Figure]:
@@ -252,6 +253,22 @@ def _blind2() -> Iterator[Figure]:
         regime, case = _regime("speed", e["scenario"])
         release = e["scenario"].get("serving", {}).get("engine_version") or ""
         key = f"speed-figures-blind2:{r['id']}:{e['label']}"
+        yield Figure(key, regime, ratio, case, release, gpu=_gpu(e["scenario"]))
+
+
+def _blind3() -> Iterator[Figure]:
+    """The third blind round (speed-figures-blind3.json, tests/core/test_speed_figures_blind3.py;
+    docs/evidence/speed.md, the section on the third blind round of serving speeds): every
+    replayed figure joins its scenario's regime whatever its outcome, those beyond 4x included
+    (their ``beyond_4x`` says why they are kept)."""
+    from tests.core.test_speed_figures import speed_ratio
+    from tests.core.test_speed_figures_blind3 import FIGURES, RATIOS
+
+    for r, e in FIGURES:
+        ratio = speed_ratio(e, RATIOS[(r["id"], e["label"])])
+        regime, case = _regime("speed", e["scenario"])
+        release = e["scenario"].get("serving", {}).get("engine_version") or ""
+        key = f"speed-figures-blind3:{r['id']}:{e['label']}"
         yield Figure(key, regime, ratio, case, release, gpu=_gpu(e["scenario"]))
 
 

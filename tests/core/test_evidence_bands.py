@@ -70,8 +70,12 @@ SHORT = {
     # same model on one MI300X at 128 users (InferenceX, TPOT 1.03: the catalog's TP 1 rate) and
     # one Anyscale MI325X TTFT at 2/s (1.06), both within 25 % and so under the band of misses;
     # above it, Anyscale's 16k-token TTFT at 0.5/s (3.40) and the 8k-token run at 5/s whose queue
-    # grew all run (28.2, ``unsteady``)
-    "speed/vllm/amd/moe": (9, 13),
+    # grew all run (28.2, ``unsteady``). 11 of 14 since the third blind round of serving speeds
+    # (docs/evidence/speed.md, its section; speed-figures-blind3.json) added Qwen3-Next-80B-A3B-FP8
+    # on one MI355X (2.49-2.61 fast) and re-dealt the fifths: a fifth of 14 and the band
+    # 1.09-3.00; the new TTFT (2.61) is inside; outside, Anyscale's 16k-token MI325X TTFTs at 2/s
+    # (1.06, under the band), at 0.5/s (3.40) and at 3/s (163, its queue grew all run)
+    "speed/vllm/amd/moe": (11, 14),
     # RL: thirteen verl counters, a band of their own (0.95-1.16): of the held-out fifth's three,
     # the GSM8K 0.5B reads 0.87 (below) and the GSM8K + MATH 0.5B 1.20 (above; docs/evidence/rl.md
     # section 8). Twenty since rl.md section 18 (0.93-1.21): a held-out fifth of 4, 3 inside, too
@@ -202,7 +206,20 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # Anyscale's aggregated baselines) it has 58 and a band of its own, 1.08-3.94, which holds 49:
     # off this list; 1.08-3.90, still 49, once the Qwen3-235B-FP8 records state the checkpoint's
     # block scales, docs/evidence/speed.md, the section on the MI325X decode step's fixed part;
-    # 1.15-3.00 and 52 of 63 since the second blind round of serving speeds re-dealt the fifths)
+    # 1.15-3.00 and 52 of 63 since the second blind round of serving speeds re-dealt the fifths;
+    # 52 of 66 (79 %) and 1.09-3.00 since the third blind round (docs/evidence/speed.md, its
+    # section; speed-figures-blind3.json) added Qwen3-Next-80B-A3B-FP8 on one MI355X at 64 users
+    # (2.49-2.61 fast, all three inside their fold's band) and re-dealt the fifths: outside, four
+    # of InferenceX's TP 1 MI300X gpt-oss-120b rows and four of Anyscale's TTFTs (1.03-1.17) under
+    # their fold's p10, and six of Anyscale's figures of growing queues (3.40-163) above)
+    "speed/vllm/amd/moe": (52, 66),
+    # vLLM MoE on NVIDIA: 3 figures and no band (the second blind round's Qwen3-30B-A3B on one
+    # H200) until the third blind round's eight B200 figures (speed-figures-blind3.json):
+    # gpt-oss-120b's ShareGPT burst of 1,000 at TP 8 (4.2-13x fast: a first-day SM100 MXFP4 MoE
+    # branch behind one API server), GLM-4.5-Air-FP8 at TP 2 (1.5-1.9x fast, its TTFT 0.67) and
+    # Qwen3-235B-FP8 at TP 4 (1.14, 1.30): 11 figures on the pooled NVIDIA MoE band (0.88-1.81),
+    # which holds 6; outside, the burst's three and GLM's output rate and TTFT
+    "speed/vllm/nvidia/moe": (6, 11),
 }
 
 
