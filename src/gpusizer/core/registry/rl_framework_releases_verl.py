@@ -64,6 +64,12 @@ _VERL_030 = RLRelease(
         RLDefault(
             "reference.offload", False, f"{_VERL_YAML} ref.fsdp_config.param_offload False (v0.3.0.post1)"
         ),
+        RLDefault(
+            "reference.offload_per_forward",
+            True,
+            "verl/workers/fsdp_workers.py: cpu_offload = CPUOffload(offload_params=True) for every role "
+            "but the actor, so FSDP copies the reference's shards in at each forward (v0.3.0.post1)",
+        ),
     ),
 )
 # v0.5.0: rollout settings move to rollout.yaml (same values); the one-step-off-policy recipe's
