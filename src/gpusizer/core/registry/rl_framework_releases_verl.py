@@ -62,7 +62,10 @@ _VERL_030 = RLRelease(
             "verl/workers/fsdp_workers.py: FSDP(..., forward_prefetch=False) (v0.3.0.post1)",
         ),
         RLDefault(
-            "reference.offload", False, f"{_VERL_YAML} ref.fsdp_config.param_offload False (v0.3.0.post1)"
+            "reference.offload",
+            True,
+            "verl/workers/fsdp_workers.py: 'We force reference policy to use CPUOffload', whatever "
+            f"{_VERL_YAML} ref.fsdp_config.param_offload says (v0.3.0.post1)",
         ),
         RLDefault(
             "reference.offload_per_forward",
