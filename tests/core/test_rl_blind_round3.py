@@ -24,13 +24,13 @@ RECORDS: list[dict[str, Any]] = json.loads(
 )
 
 # estimate / published step, as docs/evidence/rl.md records it (the first replay, blind: 0.301 and
-# 0.775 for the two August runs, moved since by verl's reference copied in at every micro-batch,
-# rl.reference.offload_per_forward, the section "verl's reference, offloaded by FSDP, copied in at
-# every micro-batch")
+# 0.775 for the two August runs and 0.624 for the GRPO 0.5B, moved since by verl's reference
+# offloaded and copied in at every micro-batch, rl.reference.offload_per_forward: the section
+# "verl's reference, offloaded by FSDP, copied in at every micro-batch")
 RECORDED = {
     "verl-grpo-llama3.2-1b-8xh100": 0.315,
     "verl-grpo-qwen2.5-7b-8xh100": 0.782,
-    "verl-grpo-qwen2.5-0.5b-8xa100": 0.624,
+    "verl-grpo-qwen2.5-0.5b-8xa100": 0.626,  # 0.624 with its reference resident (stated so before)
     "verl-ppo-qwen2.5-0.5b-8xa100": 0.418,
 }
 
@@ -123,7 +123,7 @@ PHASES = {
     # log-probs 0.197 and 0.936 before the reference's copies per micro-batch
     "verl-grpo-llama3.2-1b-8xh100": (0.413, 0.245, 0.301),
     "verl-grpo-qwen2.5-7b-8xh100": (0.491, 0.970, 1.017),
-    "verl-grpo-qwen2.5-0.5b-8xa100": (0.662, 0.486, 0.452),
+    "verl-grpo-qwen2.5-0.5b-8xa100": (0.662, 0.489, 0.452),  # log-probs 0.486 before
     "verl-ppo-qwen2.5-0.5b-8xa100": (1.016, 0.292, 0.235),
 }
 
