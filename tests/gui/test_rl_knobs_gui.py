@@ -46,6 +46,7 @@ KNOBS = (
     ("combo_rl_policy_kind", "rl.policy.kind", "lora"),
     ("combo_rl_reference_enabled", "rl.reference.enabled", False),
     ("check_rl_reference_offload", "rl.reference.offload", True),
+    ("check_rl_reference_offload_per_forward", "rl.reference.offload_per_forward", True),
     ("spin_rl_rollout_response_spread", "rl.rollout.response_spread", 0.5),
     ("spin_rl_rollout_memory_fraction", "rl.rollout.memory_fraction", 0.6),
     ("spin_rl_rollout_max_sequences", "rl.rollout.max_sequences", 256),

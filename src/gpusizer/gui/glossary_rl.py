@@ -34,6 +34,8 @@ RL_GLOSSARY: dict[str, str] = {
     "reference is its own base, adapters off). It must share the policy's vocabulary.",
     "rl.reference.offload": "The reference kept in host memory between its forwards (verl "
     "ref.fsdp_config.param_offload), brought back over the host link each step.",
+    "rl.reference.offload_per_forward": "An offloaded reference copied to the GPU at every "
+    "micro-batch's forward, not once a step (FSDP CPUOffload, which verl forces on its reference).",
     "rl.critic.model": "The critic's (value model's) own model, trained like the policy; default: "
     "the policy's.",
     "rl.reward.model": "The reward model's own model, one forward over every response; default: "

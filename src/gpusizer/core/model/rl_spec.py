@@ -103,6 +103,9 @@ class ReferenceSpec(Strict):
     enabled: bool | None = None
     model: PresetId | None = None  # null: the policy's
     offload: bool = False  # kept in host memory between its forwards (verl ref param_offload)
+    # with offload: copied to the GPU at every micro-batch's forward, not once a step (FSDP
+    # CPUOffload, which verl forces on its reference: core/pipeline/rl_reference_copy.py)
+    offload_per_forward: bool = False
 
 
 class RewardSpec(Strict):

@@ -16,6 +16,7 @@ from ..speed.train_rates import memory_rate
 from .rl_check import rl_of, role_model
 from .rl_gathers import exposed_gathers
 from .rl_logits import fp32_logprob_seconds, fp32_loss_seconds
+from .rl_reference_copy import reference_copy_seconds
 from .rl_roles import computed_tokens
 from .rl_swiglu import unfused_swiglu_seconds
 from .rl_time import forward_flops, forward_seconds
@@ -39,7 +40,8 @@ def forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float]
     passes = models.count(s.model)  # the policy's and a reference of its own model
     host = paced_seconds(policy, gpu, rl.policy.moe_permute_fusion, c.time_seconds, passes, rl.policy.epochs)
     flags = _policy_flags(s, policy, gpu, passes)
-    return fwd + waits[0] + host[0] + flags[0], train + waits[1] + host[1] + flags[1]
+    copies = reference_copy_seconds(s, gpu)  # an offloaded reference brought in per micro-batch
+    return fwd + waits[0] + host[0] + flags[0] + copies, train + waits[1] + host[1] + flags[1]
 
 
 def _policy_flags(s: Scenario, policy: Scenario, gpu: GPUSpec, forwards: int) -> tuple[float, float]:

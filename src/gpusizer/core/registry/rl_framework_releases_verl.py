@@ -62,7 +62,16 @@ _VERL_030 = RLRelease(
             "verl/workers/fsdp_workers.py: FSDP(..., forward_prefetch=False) (v0.3.0.post1)",
         ),
         RLDefault(
-            "reference.offload", False, f"{_VERL_YAML} ref.fsdp_config.param_offload False (v0.3.0.post1)"
+            "reference.offload",
+            True,
+            "verl/workers/fsdp_workers.py: 'We force reference policy to use CPUOffload', whatever "
+            f"{_VERL_YAML} ref.fsdp_config.param_offload says (v0.3.0.post1)",
+        ),
+        RLDefault(
+            "reference.offload_per_forward",
+            True,
+            "verl/workers/fsdp_workers.py: cpu_offload = CPUOffload(offload_params=True) for every role "
+            "but the actor, so FSDP copies the reference's shards in at each forward (v0.3.0.post1)",
         ),
     ),
 )

@@ -57,6 +57,11 @@ _BETWEEN_CHECKS = (
     ("Training states to host", OFFLOAD, "check_rl_offload_states"),
     ("Weights moved every call", "rl.policy.offload_per_call", "check_rl_policy_offload_per_call"),
     ("Reference kept in host", "rl.reference.offload", "check_rl_reference_offload"),
+    (
+        "Reference copied in every forward",
+        "rl.reference.offload_per_forward",
+        "check_rl_reference_offload_per_forward",
+    ),
 )
 
 
