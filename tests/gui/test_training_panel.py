@@ -28,9 +28,12 @@ def test_panel_follows_the_kind(window):
     _kind(window, "qlora")
     for name in ("combo_loss", "spin_lora_dropout", "check_kbit_prepare"):
         assert row_visible(find(window, name)), name
+    _kind(window, "lora")  # LoRA over an 8-bit base takes PEFT's fp32 cast too (core/memory/peft.py)
+    assert row_visible(find(window, "check_kbit_prepare"))
     _kind(window, "full_finetune")
     assert row_visible(find(window, "combo_loss"))
     assert not row_visible(find(window, "spin_lora_dropout"))
+    assert not row_visible(find(window, "check_kbit_prepare"))
     _kind(window, "inference")
     assert not row_visible(find(window, "combo_loss"))
 

@@ -121,7 +121,7 @@ GLOSSARY: dict[str, str] = {
     "and a 1-byte mask (CUDA); 0 keeps neither.",
     "workload.kbit_prepare": "PEFT's prepare_model_for_kbit_training: embedding, norms and the "
     "output layer in fp32, so activations are fp32 too (costs "
-    "memory; for QLoRA stability).",
+    "memory; for QLoRA stability). Applies to a 4-bit or 8-bit base only.",
     "parallelism.optimizer_in_backward": "Step each weight as soon as its gradient is ready "
     "(torchtune): no full set of gradients is ever kept; "
     "needs no gradient accumulation.",

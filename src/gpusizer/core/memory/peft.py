@@ -10,9 +10,11 @@ Measured on real PEFT 0.21 + bitsandbytes 0.50 on a CPU
   CPU it is the scaled noise in the input's dtype. GPU Sizer models the GPU; tests against CPU
   records convert that one term.
 - ``prepare_model_for_kbit_training`` (``peft/utils/other.py``): casts every 16-bit parameter
-  that is not ``Params4bit`` (embedding, norms, LM head) to fp32. The fp32 embedding makes the
-  residual stream fp32: the 4-bit Linear layers return their input's dtype, so q/k/v, the MLP
-  and the logits are fp32 too, and adapters (fp32) read their input without a cast.
+  that is not ``Params4bit`` (embedding, norms, LM head) to fp32; over an LLM.int8 base too
+  (peft v0.4.0: "cast all non INT8 parameters to fp32", the ``Int8Params`` stay int8). The
+  fp32 embedding makes the residual stream fp32: the 4-bit Linear layers return their input's
+  dtype, so q/k/v, the MLP and the logits are fp32 too, and adapters (fp32) read their input
+  without a cast.
 - NF4 lookup tables per quantised matrix (``core/dtypes.DType.per_matrix_bytes``).
 """
 
@@ -31,9 +33,13 @@ DROPOUT_MASK_BYTES = 1.0  # CUDA native_dropout keeps a bool mask, one byte per 
 
 
 def kbit_prepared(s: Scenario) -> bool:
-    """``workload.kbit_prepare`` in force: it applies to a quantised base only."""
+    """``workload.kbit_prepare`` in force: it applies to a base held in fewer than 16 bits, the
+    QLoRA kinds' or a LoRA base stored 8-bit (``precision.weights`` ``int8``: bitsandbytes
+    ``load_in_8bit``, whose ``Int8Params`` are int8 and so outside PEFT's cast of "all non INT8
+    parameters to fp32", peft v0.4.0 ``src/peft/utils/other.py``)."""
     w = s.workload
-    return w.kbit_prepare and w.is_adapter and w.info.quantised_base
+    low_bit = w.info.quantised_base or DTYPES[s.precision.weights].bits < 16
+    return w.kbit_prepare and w.is_adapter and low_bit
 
 
 def dropout_mask(s: Scenario) -> float:

@@ -125,7 +125,8 @@ class TrainingPanel(Panel):
         training = kind is not None and kind.trains
         self.set_shown(training)
         self.form.show("workload.lora_dropout", kind is not None and kind.is_adapter)
-        self.form.show("workload.kbit_prepare", kind is not None and kind.quantised_base)
+        # QLoRA, or LoRA over an 8-bit base (core/memory/peft.py kbit_prepared)
+        self.form.show("workload.kbit_prepare", kind is not None and kind.is_adapter)
         loss_kind = LOSS_KINDS.get(str(self.state.value("workload.loss")))
         self.form.enable(
             "workload.loss_chunks",
