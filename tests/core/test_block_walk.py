@@ -107,3 +107,15 @@ def test_the_experts_walk_their_two_grouped_gemms() -> None:
     assert m._moe_walk == pytest.approx(94 * (one(4096) + one(192)))
     assert expert_walk(m.shape, CDNA3, block_fp8=False) == 0.0
     assert set(linear_walks(m.shape, CDNA3, block_fp8=False)) == {0.0}
+
+
+@pytest.mark.parametrize(
+    ("n", "k", "published_us"),
+    # out of sample: aiter model_configs/a8w8_blockscale_tuned_gemm_qwen3_vl_235b.csv at 6b831fb287
+    # (2026-07-08), cu_num 304, M 16: Qwen3-235B's backbone (hidden 4,096, attention width 8,192)
+    # at its tensor-parallel slices, the runs' own linears
+    [(1280, 4096, 14.66), (2304, 4096, 15.04), (4096, 4096, 15.54), (4608, 4096, 15.49), (4096, 1024, 6.24)],
+)
+def test_the_line_bounds_qwen3_235bs_own_linears_from_below(n: int, k: int, published_us: float) -> None:
+    ours = walk_seconds(CDNA3, k) + CDNA3.kernel_floor
+    assert 0.75 * published_us * us <= ours <= published_us * us, n  # a floor, within 25 %

@@ -19,7 +19,11 @@ Measured: ROCm/aiter ``aiter/configs/a8w8_blockscale_tuned_gemm.csv`` at 1c06f87
 
 A least-squares line through the nine, ``3.25 us + 2.21 ns x K`` (0.28 us per 128-element
 block), is within 8 % of each (tests/core/test_block_walk.py); N from 512 to 7,168 moves the time
-by 10 %. The bytes would take 0.7-6 us at the CDNA3 share of MI300X's 5.3 TB/s.
+by 10 %. The bytes would take 0.7-6 us at the CDNA3 share of MI300X's 5.3 TB/s. Out of sample,
+the same repository's later gfx942 table of Qwen3-235B's own backbone
+(``model_configs/a8w8_blockscale_tuned_gemm_qwen3_vl_235b.csv`` at 6b831fb287, 2026-07-08) reads
+14.5-15.5 us at K 4,096 and 5.9-6.2 us at K 1,024 up to M 64: 1.06-1.27 x the line, which is
+thus a floor.
 
 Applied (core/speed/step_terms.py ``_token_terms``) as a floor under each block-FP8 GEMM a layer
 runs, through ``Rates.block_walk`` (core/speed/rates_vendor.py, CDNA3 only: the table's GPUs):
