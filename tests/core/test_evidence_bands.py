@@ -191,7 +191,8 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # Anyscale's aggregated baselines) it has 58 and a band of its own, 1.08-3.94, which holds 49:
     # off this list; 1.08-3.90, still 49, once the Qwen3-235B-FP8 records state the checkpoint's
     # block scales, docs/evidence/speed.md, the section on the MI325X decode step's fixed part;
-    # 1.15-3.00 and 52 of 63 since the second blind round of serving speeds re-dealt the fifths)
+    # 1.15-3.00 and 52 of 63 since the second blind round of serving speeds re-dealt the fifths;
+    # 1.13-2.76 and 53 of 63 since CDNA3's block-FP8 GEMMs walk K, core/speed/block_walk.py)
 }
 
 
