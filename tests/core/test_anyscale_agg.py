@@ -109,8 +109,9 @@ def test_every_stored_hr0_aggregated_file_is_replayed_or_says_why() -> None:
     [
         # (figures, first tokens within 25 %, times per token within 25 %)
         # 2 times per token until block FP8 counted 4 quant kernels a Qwen3-MoE layer, not 6 (the
-        # 2/s sweep's 0.77 -> 0.73 of the published)
-        ("2x-tp8ep8-isl16k-osl1k", (6, 3, 1)),
+        # 2/s sweep's 0.77 -> 0.73 of the published), 1 until CDNA3's block-FP8 GEMMs walked K at
+        # their measured floor (core/speed/block_walk.py: the same sweep 0.73 -> 0.81)
+        ("2x-tp8ep8-isl16k-osl1k", (6, 3, 2)),
         ("3x-tp8ep8-isl16k-osl1k", (20, 2, 1)),
         ("3x-tp8ep8-isl8k-osl1k", (10, 0, 0)),
         ("4x-tp8ep8-isl16k-osl1k", (4, 2, 0)),
@@ -144,13 +145,15 @@ def test_which_of_pd_and_aggregated_is_faster() -> None:
     request rate (serving.md section 64; 15 and 9 of 16 at the rate before the block scales were
     stated; all 16 on both with Little's-law P/D users before the rate; 14 and 8 of 16 on the time
     per token while block FP8 counted DeepSeek's 6 quant kernels a layer, 4 for Qwen3-MoE since:
-    the 3-replica 16k sweep at 0.5/s against 1P2D, where P/D's was published lower, now reads so)."""
+    the 3-replica 16k sweep at 0.5/s against 1P2D, where P/D's was published lower, now reads so).
+    Since CDNA3's block-FP8 GEMMs walk K at their measured floor (core/speed/block_walk.py), that
+    pair reads aggregated lower again (a near tie: ours 10.4 against 10.7 ms): 14 and 8 of 16."""
     w = winners()
     assert len(w) == 16
     assert [x[0] for x in w].count("agg") == 12
     assert [x[2] for x in w].count("agg") == 8
-    assert ([x[1] for x in w].count("agg"), [x[3] for x in w].count("agg")) == (16, 13)
-    assert (sum(x[0] == x[1] for x in w), sum(x[2] == x[3] for x in w)) == (12, 9)
+    assert ([x[1] for x in w].count("agg"), [x[3] for x in w].count("agg")) == (16, 14)
+    assert (sum(x[0] == x[1] for x in w), sum(x[2] == x[3] for x in w)) == (12, 8)
 
 
 def _meets(ttft_ms: float, tpot_ms: float) -> bool:

@@ -219,7 +219,8 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # (2.49-2.61 fast, all three inside their fold's band) and re-dealt the fifths: outside, four
     # of InferenceX's TP 1 MI300X gpt-oss-120b rows and four of Anyscale's TTFTs (1.03-1.17) under
     # their fold's p10, and six of Anyscale's figures of growing queues (3.40-163) above)
-    "speed/vllm/amd/moe": (52, 66),
+    # 1.13-2.76 and 53 of 63 since CDNA3's block-FP8 GEMMs walk K, core/speed/block_walk.py)
+    # (55 of 66, 83 %, with the third blind round and the block walk together: off this list)
     # vLLM MoE on NVIDIA: 3 figures and no band (the second blind round's Qwen3-30B-A3B on one
     # H200) until the third blind round's eight B200 figures (speed-figures-blind3.json):
     # gpt-oss-120b's ShareGPT burst of 1,000 at TP 8 (4.2-13x fast: a first-day SM100 MXFP4 MoE

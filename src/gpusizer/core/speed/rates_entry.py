@@ -63,4 +63,7 @@ class Rates:
     # small step padded up to it (0: the step's own tokens). Binding only where the tensor rate
     # is low beside the memory's (core/speed/step_terms.py ``_token_terms``)
     mma_rows: float = 0.0
+    # a block-scaled FP8 GEMM at few tokens, one wave of tiles walking K: (seconds a GEMM,
+    # seconds per element of K) at least (core/speed/block_walk.py; (0, 0): none measured)
+    block_walk: tuple[float, float] = (0.0, 0.0)
     sources: tuple[str, ...] = ()

@@ -39,6 +39,15 @@ _ORACLE = (
     "(2024-10-10): Llama 3.1 405B FP8, TP 8 on 8 x MI300X, vLLM's ROCm build, benchmark_latency.py, "
     "128 input and 128 output tokens"
 )
+
+# block-scaled FP8 GEMMs at 16 tokens on gfx942 (core/speed/block_walk.py): 3.25 us + 2.21 ns
+# per element of K, the least-squares line through the nine one-wave rows of the table below
+_GFX942_BLOCK_WALK = (3.25 * us, 2.21e-9)
+_AITER_GFX942_BLOCKSCALE = (
+    "ROCm/aiter aiter/configs/a8w8_blockscale_tuned_gemm.csv at 1c06f87f87 (cu_num 304, gfx942), "
+    "M 16: CK block-scale FP8 GEMMs take 3.7 us at K 256 to 18.4-20.1 us at K 7,168 whatever N "
+    "(512-7,168): one wave walking K, 3.25 us + 2.21 ns x K (core/speed/block_walk.py)"
+)
 VENDOR_RATES: dict[tuple[str, str], Rates] = {
     ("vendor", "hopper"): Rates(
         matmul=0.70,
@@ -100,6 +109,7 @@ VENDOR_RATES: dict[tuple[str, str], Rates] = {
         grouped_half=95.0,
         grouped_bandwidth=0.62,
         mx_upcast_ops=MX_UPCAST_OPS,
+        block_walk=_GFX942_BLOCK_WALK,
         sources=(
             f"{_ORACLE}: batch 1, 3.530 s for 128 + 128 tokens: 43 % of HBM with the vendor entries' "
             "3 us kernel floor and 8 us all-reduce (it absorbs what the ROCm build of then lost to "
@@ -112,6 +122,7 @@ VENDOR_RATES: dict[tuple[str, str], Rates] = {
             f"MXFP4 experts (triton_kernels matmul_ogs): {MX_UPCAST_OPS:g} vector instructions a weight to "
             "upcast to BF16, counted in Triton's third_party/amd UpcastMXFPToLLVM.cpp (gfx9 has no MX "
             "or BF16 VALU ops); tiles of opt_flags.py make_default_opt_flags_amd",
+            _AITER_GFX942_BLOCKSCALE,
         ),
     ),
     ("vendor", ""): Rates(
@@ -144,6 +155,7 @@ CDNA4: dict[tuple[str, str], Rates] = {}
 CDNA4[("vendor", "cdna4")] = replace(
     _CDNA3,
     mx_upcast_ops=0.0,  # gfx950 multiplies MXFP4 natively (scaled MFMA)
+    block_walk=(0.0, 0.0),  # gfx950's own block-scale rows (cu_num 256) not read: none taken
     sources=(
         *_CDNA3.sources,
         "CDNA4: no measurement of its own vLLM build's kernels, CDNA3's shares",

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from ..registry.moe_a2a import A2ABackend, Exchange
 from .allreduce_measured import Points as ArPoints
 from .allreduce_measured import all_reduce_seconds_measured
+from .block_walk import expert_walk, linear_walks
 from .collectives import (
     NO_LINK,
     Link,
@@ -103,6 +104,8 @@ class StepTerms(ExpertTerms):
         sh = shape
         shared, mla, block_fp8 = layer_kinds
         fused = rates.fused_expert_adds
+        # block-FP8 GEMMs' floors where measured (core/speed/block_walk.py; zeros elsewhere)
+        self._walks, self._moe_walk = linear_walks(sh, rates, block_fp8), expert_walk(sh, rates, block_fp8)
         self.kernels = kernels_per_step(
             sh, costs.layer_kernels, costs.flash_attention, shared, mla, block_fp8, fused, ggml
         )
@@ -205,11 +208,13 @@ class StepTerms(ExpertTerms):
         deq = self._dequant if n <= GEMV_TOKENS else 0.0
         serial = self._serial if n > GEMV_TOKENS else 0.0
         rows = max(n, self._mma) + deq  # the tile's rows where the step has fewer tokens
-        for c, m0, m1 in self._linear:
+        for (c, m0, m1), w in zip(self._linear, self._walks, strict=True):
             t_c, t_m = c * rows + (m0 * serial if c else 0.0), m0 + m1 * n
-            total += t_c if t_c > t_m else t_m
+            t = t_c if t_c > t_m else t_m
+            total += t if t > w else w
         if self.shape.moe_layers:
-            total += self._experts(n)
+            e = self._experts(n)
+            total += e if e > self._moe_walk else self._moe_walk
         if len(self._by_tokens) > 4096:
             self._by_tokens.clear()
         out = self._by_tokens[n] = (total, self._comm(n))
