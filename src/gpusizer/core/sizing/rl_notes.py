@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.specs import Scenario
+from .deadline_words import deadline_adjective
 from .unmet import DAY
 
 
@@ -81,7 +82,7 @@ def deadline_reason(s: Scenario, rl: dict[str, Any], share: float, top: int) -> 
     run = float(rl["run_seconds"]) / (share or 1.0)
     out = (
         f"the run of {rl['steps']:,} steps takes {run / DAY:,.1f} days, {run / DAY - limit:,.1f} over "
-        f"the {limit:g}-day deadline; more training GPUs, up to {top:,}, do not meet it"
+        f"the {deadline_adjective(limit)} deadline; more training GPUs, up to {top:,}, do not meet it"
     )
     floor = rollout_floor(rl, share)
     return out if floor is None else f"{out}: {floor}"
