@@ -119,6 +119,16 @@ def test_a_missed_twelve_hour_deadline_names_it_in_hours() -> None:
     assert "0.5-day" not in json.dumps(o)
 
 
+def test_an_rl_run_band_past_a_twelve_hour_deadline_names_it_in_hours() -> None:
+    # GRPO of Qwen3 8B, 100 steps in 12 h on 4 A40: 9.3 h at the estimate, the run band to
+    # 14.8 h; the note read "meets the 0.5-day deadline" and is still priced at the band's edges
+    s = at(at(case("rl-qwen3-8b-grpo-500-3days"), "targets.max_training_days", 0.5), "rl.steps", 100)
+    o = rows(s, "a40-48gb")["a40-48gb"]
+    (note,) = [n for n in o["notes"] if "deadline at the estimate" in n]
+    assert note.startswith("meets the 12-hour deadline at the estimate (9.3 h)"), note
+    assert "at the band's edges the run costs $" in note  # the priced suffix finds its sentence
+
+
 # --- the new buyer cases -------------------------------------------------------------------------
 
 NEW = [
