@@ -10,7 +10,10 @@ MAX_QUERY = 64  # characters of the typed id compared (a pasted essay is not an 
 
 def nearest(typed: object, ids: Iterable[str], n: int = 3) -> list[str]:
     """Up to ``n`` ids closest to ``typed``: those containing every word of it first, then
-    by similarity (difflib ratio >= 0.5); [] when nothing is close."""
+    by similarity (difflib ratio >= 0.5); [] when nothing is close or ``typed`` is no text (a
+    boolean ``true`` read "did you mean trl?": a value of another type is no typo of an id)."""
+    if not isinstance(typed, str):
+        return []
     text = str(typed).lower()[:MAX_QUERY]
     pool = list(ids)
     words = [w for w in text.replace("_", "-").split("-") if w]

@@ -168,7 +168,7 @@ GLOSSARY: dict[str, str] = {
     "rl.rollout": "The inference engine generating the responses: samples per prompt x prompts "
     "per step, mean response length, its own TP; in split placement its own GPUs.",
     "rl.prompt_tokens": "Mean prompt length in tokens.",
-    "rl.framework": "The RL framework you run (NeMo RL, verl, OpenRLHF): picking one sets the RL "
+    "rl.framework": "The RL framework you run (NeMo RL, verl, OpenRLHF, TRL): picking one sets the RL "
     "knobs to its release's defaults, read from its tagged configs (memory fraction, CUDA graphs, "
     "packing, offload, weight sync...); a knob you change stays yours, through later switches of "
     "framework or release too. None: the knobs as they are.",

@@ -37,6 +37,23 @@ def batch_lever_words(option: Mapping[str, Any]) -> str:
     )
 
 
+def need_lever_words(option: Mapping[str, Any]) -> str:
+    """``; at serving.max_context 16,384 (...) 1 GPU meets the targets: a replica runs its 4
+    requests at once (first token ..., need_lever.scenario_changes)``: the clause the Need line
+    of an option that meets the targets adds where a stated request cap grew its need
+    (core/sizing/need_lever.py; "" where it has none)."""
+    lever = option.get("need_lever")
+    if not lever:
+        return ""
+    n = lever["gpus"]
+    return (
+        f"; at {changes_words(lever['scenario_changes'])} {count(n, 'GPU')} "
+        f"{'meets' if n == 1 else 'meet'} the targets: a replica runs its "
+        f"{count(lever['batch_size'], 'request')} at once (first token {lever['ttft_seconds']:,.2f} s, "
+        f"{lever['tokens_per_second_per_user']:,.1f} tokens/s per user; need_lever.scenario_changes)"
+    )
+
+
 def lever_words(option: Mapping[str, Any]) -> str:
     """The levers a not-offered option names: the memory fraction, then the request cap."""
     return fraction_lever_words(option) + batch_lever_words(option)

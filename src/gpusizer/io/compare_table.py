@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core.sizing.compare_rank import speed_of
-from .batch_lever_text import batch_lever_header, lever_words
+from .batch_lever_text import batch_lever_header, lever_words, need_lever_words
 from .compare_caveats import caveat_lines, front_caveat
 from .compare_columns import (
     COLUMNS,
@@ -156,6 +156,7 @@ def need_lines(options: Sequence[dict[str, Any]]) -> list[str]:
                 f"Need ({o['gpu']}): {need:,} x {o['gpu_name']} ({o['needed_layout']}){beside}; bought "
                 f"{o['gpus']:,}{' for training' if beside else ''} ({spare:,} spare GPU"
                 f"{'s' if spare != 1 else ''}, run as the layout above: more replicas or wider parallelism)"
+                + need_lever_words(o)
             )
     return out
 

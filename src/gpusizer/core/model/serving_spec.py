@@ -151,7 +151,8 @@ class ServingSpec(Strict):
     @field_validator("cpu_moe_layers", mode="before")  # a string other than "all": name both
     @classmethod
     def _cpu_moe(cls, v: object) -> object:
-        if isinstance(v, str) and v != "all":
+        # a boolean, list or object read "Input should be a valid integer", which left "all" out
+        if (isinstance(v, str) and v != "all") or isinstance(v, (bool, list, dict)):
             raise ValueError(f'a layer count (0 or more) or "all"; got {v!r}')
         return v
 

@@ -20,6 +20,7 @@ from pydantic import Field, field_validator
 from ..errors import check_id
 from ..limits import Bytes, Efficiency, PosInt, Strict
 from ..registry.frameworks import FRAMEWORKS, FrameworkProfile
+from ..registry.rl_frameworks import RL_FRAMEWORKS
 from .hardware_spec import (
     PEAK_DTYPES,
     ComputeCapability,
@@ -134,6 +135,14 @@ class Scenario(Strict):
     @field_validator("framework", mode="before")  # any type: the message names the frameworks
     @classmethod
     def _framework(cls, v: object) -> str:
+        if isinstance(v, str) and v in RL_FRAMEWORKS and v not in FRAMEWORKS:
+            # TRL's GRPOTrainer, verl, OpenRLHF, NeMo RL drive a trainer and a rollout engine:
+            # the RL block names them (docs/scenario-format.md, "rl.framework")
+            raise ValueError(
+                f'{v!r} is an RL framework: set rl.framework {v!r} with workload.kind "rl", and '
+                f"here the trainer it drives (fsdp, megatron, deepspeed, ...); must be one of "
+                + ", ".join(FRAMEWORKS)
+            )
         return check_id(v, FRAMEWORKS, "framework")
 
     @property

@@ -42,6 +42,7 @@ from .layer_split import splits_layers
 from .layout_search import MAX_GPUS, Evaluator, GpuTarget
 from .layout_space import Layout
 from .links import links_for
+from .need_lever import need_lever
 from .offload_note import offload_step_note
 from .option import SizingOption, layout_label
 from .pd_choice import pd_fields
@@ -131,7 +132,12 @@ class GpuAdvice:
     def _batched(self, option: SizingOption, c: Choice) -> SizingOption:
         """A serving option that misses its targets because a replica queues its users, with
         the engine setting that runs them at once (core/sizing/batch_lever.py), on the fewest
-        GPUs that hold the work where it meets them there, else on the option's layout."""
+        GPUs that hold the work where it meets them there, else on the option's layout; an
+        option that meets them, with the setting that meets them on fewer GPUs than its need
+        (core/sizing/need_lever.py)."""
+        if option.unmet is None and not self.s.workload.trains and c.batch is not None:
+            lever = need_lever(self.s, self.filler, self.fewest, option.needed_gpus)
+            return option if lever is None else replace(option, need_lever=lever)
         if option.unmet not in ("targets", "practical_limit") or self.s.workload.trains or c.batch is None:
             return option
         v, lay = min(self.fewest.items(), key=lambda item: item[1].gpus)

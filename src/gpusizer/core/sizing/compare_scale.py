@@ -28,6 +28,7 @@ from ..pipeline.estimate import estimate
 from ..pipeline.work import builder_of
 from ..speed.goodput import effective_time_share
 from .adp_count import adp_count
+from .deadline_words import deadline_adjective
 from .fill import Filler
 from .fill_serving import Choice
 from .rl_notes import rollout_floor
@@ -152,7 +153,8 @@ def _run_deadline(
         if n >= top:
             days = _run_seconds(s, filler, top) / DAY
             why = (
-                f"the {s.targets.max_training_days:g}-day deadline needs more than {top:,} GPUs"
+                f"the {deadline_adjective(s.targets.max_training_days or 0.0)} "
+                f"deadline needs more than {top:,} GPUs"
                 f"{f': {days:,.3g} days on {top:,}' if days < math.inf else ''}; the fewest that hold "
                 "the work are shown" + _pool_floor(s, filler, top)
             )
@@ -177,7 +179,8 @@ def _unmet(s: Scenario, filler: Filler, top: int) -> str:
             else ""
         )
         return (
-            f"the {s.targets.max_training_days:g}-day deadline needs more than {top:,} GPUs{days}; "
+            f"the {deadline_adjective(s.targets.max_training_days or 0.0)} "
+            f"deadline needs more than {top:,} GPUs{days}; "
             "the fewest that hold the work are shown"
         )
     return f"targets not met with up to {top:,} GPUs; the fewest that hold the model are shown"

@@ -199,6 +199,9 @@ class SizingOption:
     # serving option queued by a stated request cap: the setting that runs its users at once
     # (core/sizing/batch_lever.py); in the JSON only where set
     batch_lever: BatchLever | None = None
+    # serving option that meets its targets on a need grown by a stated request cap: the
+    # setting that meets them on fewer GPUs (core/sizing/need_lever.py); in the JSON only where set
+    need_lever: BatchLever | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The public option: every field of :data:`FIELDS` (money null until priced)."""
@@ -218,6 +221,8 @@ class SizingOption:
             split = split | {"fraction_lever": self.fraction_lever.fields()}
         if self.batch_lever is not None:
             split = split | {"batch_lever": self.batch_lever.fields()}
+        if self.need_lever is not None:
+            split = split | {"need_lever": self.need_lever.fields()}
         return out | dict(self.unit) | copy.deepcopy(self.band) | split | dict(self.pd or {})
 
     def edits(self, gpu: bool = True) -> dict[str, Any]:

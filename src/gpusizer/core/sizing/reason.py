@@ -13,6 +13,7 @@ from ..pipeline.estimate import estimate
 from ..pipeline.work import builder_of
 from ..speed.goodput import effective_time_share
 from .compare_scale import DAY, Growth
+from .deadline_words import deadline_span
 from .fill_serving import Choice
 from .layer_split import tensor_widths
 from .service_level import default_target
@@ -37,8 +38,9 @@ def _count(adv: Any, c: Choice, g: Growth) -> str:
         # of a step (rollout takes half): the share is goodput, the rest restarts and lost work
         # (core/speed/goodput.py: "effective training time", Llama 3 report, arXiv:2407.21783 3.3.4)
         limit = s.targets.max_training_days
-        return (  # "14 min of 1 day", not "of 1 days" (a one-day LoRA)
-            f"{what} {verb} it in {_span(wall)} of {limit:g} day{'' if limit == 1 else 's'} "
+        span = _span(wall) + (" days" if limit < 1 and wall >= DAY else "")
+        return (  # "14.1 min of 1 day", not "of 1 days" (a one-day LoRA); "of 12 h" below a day
+            f"{what} {verb} it in {span} of {deadline_span(limit or 0.0)} "
             f"({share:.2%} of the wall time productive, the rest restarts and lost work)"
         )
     if g.why == "targets":  # memory's count, apart from the targets' (the need column)
@@ -81,10 +83,11 @@ def _runs_at_once(c: Choice) -> str | None:
 
 def _span(seconds: float) -> str:
     """A run's wall time in days from one day up, else hours or minutes: a 48-minute QLoRA read
-    "0.0 of 2 days"."""
+    "0.0 of 2 days". Minutes to a tenth, as the Time column (io/wording.py ``duration``): "4 min"
+    stood beside a Time of 3.5 min."""
     if seconds >= DAY:  # "29.5 of 30 days"
         return f"{seconds / DAY:,.1f}"
-    return f"{seconds / 3600:,.1f} h" if seconds >= 3600 else f"{seconds / 60:,.0f} min"
+    return f"{seconds / 3600:,.1f} h" if seconds >= 3600 else f"{seconds / 60:,.1f} min"
 
 
 def _run_seconds(s: Any, c: Choice) -> float:

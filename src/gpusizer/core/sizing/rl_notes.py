@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.specs import Scenario
+from .deadline_words import deadline_adjective
 from .unmet import DAY
 
 
@@ -81,7 +82,7 @@ def deadline_reason(s: Scenario, rl: dict[str, Any], share: float, top: int) -> 
     run = float(rl["run_seconds"]) / (share or 1.0)
     out = (
         f"the run of {rl['steps']:,} steps takes {run / DAY:,.1f} days, {run / DAY - limit:,.1f} over "
-        f"the {limit:g}-day deadline; more training GPUs, up to {top:,}, do not meet it"
+        f"the {deadline_adjective(limit)} deadline; more training GPUs, up to {top:,}, do not meet it"
     )
     floor = rollout_floor(rl, share)
     return out if floor is None else f"{out}: {floor}"
@@ -119,17 +120,17 @@ def deadline_band_note(option: dict[str, Any], s: Scenario) -> str | None:
     span = f"{_days(low)} to {_days(high)}"
     if low > limit * DAY:
         return (
-            f"meets the {limit:g}{_AT_ESTIMATE} ({_days(run / share)}), but published "
+            f"meets the {deadline_adjective(limit)}{_AT_ESTIMATE} ({_days(run / share)}), but published "
             f"runs like it took longer than their estimates: {_RUN_BAND}{span}, is past the deadline"
         )
     return (
-        f"meets the {limit:g}{_AT_ESTIMATE} ({_days(run / share)}); runs like it have "
+        f"meets the {deadline_adjective(limit)}{_AT_ESTIMATE} ({_days(run / share)}); runs like it have "
         f"taken up to {_days(high)} ({_RUN_BAND}{span})"
     )
 
 
 # the words that mark :func:`deadline_band_note`'s sentence among an option's notes
-_AT_ESTIMATE = "-day deadline at the estimate"
+_AT_ESTIMATE = " deadline at the estimate"  # after "2-day" or "12-hour"
 _RUN_BAND = "the RL run band, "
 
 

@@ -21,6 +21,7 @@ from ..model.result import Estimate
 from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
 from ..speed.goodput import wall_seconds
+from .deadline_words import deadline_adjective
 from .option import Pace
 from .service_level import ServiceLevel
 
@@ -62,7 +63,9 @@ def training_gap(s: Scenario, pace: Pace, gpus: int = 1) -> str | None:
         return None
     days = secs / DAY
     who = f"{gpus:,} GPU{'s train' if gpus != 1 else ' trains'} it"
-    return f"{who} in {days:,.1f} days, {days - days_max:,.1f} over the {days_max:g}-day deadline"
+    return (
+        f"{who} in {days:,.1f} days, {days - days_max:,.1f} over the {deadline_adjective(days_max)} deadline"
+    )
 
 
 def targets_reason(
@@ -82,7 +85,8 @@ def targets_reason(
     GPUs' figures read as if more GPUs never helped. Training: ``best`` the most GPUs weighed
     (the cap) and their pace, whose days are said beside the fewest's."""
     if s.workload.trains:
-        gap = training_gap(s, pace, gpus) or f"the {s.targets.max_training_days:g}-day deadline is missed"
+        limit = deadline_adjective(s.targets.max_training_days or 0.0)
+        gap = training_gap(s, pace, gpus) or f"the {limit} deadline is missed"
         secs = None if best is None or best[0] <= gpus else wall_seconds(s, best[0], best[1].time_seconds)
         if best is None or secs is None:
             return f"{gap}; more GPUs, up to {top:,}, do not meet it"

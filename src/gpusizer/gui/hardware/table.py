@@ -17,7 +17,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
-from ...io.batch_lever_text import lever_words
+from ...io.batch_lever_text import lever_words, need_lever_words
 from ...io.compare_table import NOT_OFFERED, Column, band_tip_lines, columns_for, rollout_beside
 from .. import colors
 from .cells import price_tip, sort_value, user_cell
@@ -140,7 +140,7 @@ class OptionsModel(QAbstractTableModel):
             if need and spare:
                 lines.append(
                     f"Needs {need:,} ({o['needed_layout']}){rollout_beside(o)}; "
-                    f"{spare:,} spare GPUs bought run as the layout"
+                    f"{spare:,} spare GPUs bought run as the layout" + need_lever_words(o)
                 )
         if o.get("unmet"):
             lines.append(f"Not offered ({o['unmet']}): {o['unmet_reason']}{lever_words(o)}")

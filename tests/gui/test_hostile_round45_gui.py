@@ -1,0 +1,65 @@
+"""Hostile input in the window to the fields of the last round (docs/evidence/rl.md, the
+round-45 buyer section): ``serving.cpu_moe_layers`` (Serving panel, llama.cpp on a MoE),
+``parallelism.overlap_comm`` (Parallelism panel, DeepSpeed) and ``rl.framework`` (RL panel,
+``"trl"`` among its ids). Each refused value leaves the last valid scenario in place with the
+core's one-line message beside its widget, naming the field; the file and CLI refusals are in
+tests/cli/test_buyer_review_round45.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.scenarios import RL_SPLIT
+
+from .helpers import open_rl_sections, set_scenario
+from .test_hostile_rl_gui import refused
+
+# llama.cpp on a MoE: "Experts in RAM" shows where the engine reads gpu_layers
+CPP_MOE = {
+    "model": {"preset": "qwen3-30b-a3b"},
+    "framework": "llama.cpp",
+    "precision": {"weights": "gguf_q4_k_m"},
+    "workload": {"kind": "inference", "prompt_tokens": 1024, "generated_tokens": 256},
+    "hardware": {"gpu": "rtx-4090-24gb"},
+}
+# DeepSpeed ZeRO-2: "Overlap comm" is enabled under deepspeed
+DEEPSPEED = {
+    "model": {"preset": "llama-3.2-1b"},
+    "framework": "deepspeed",
+    "workload": {
+        "kind": "full_finetune",
+        "sequence_length": 2048,
+        "micro_batch_size": 1,
+        "global_batch_size": 32,
+    },
+    "hardware": {"gpu": "h100-sxm-80gb"},
+    "parallelism": {"data": 8, "zero_stage": 2},
+}
+# a count or "all" only: "ALL", " all", "8" (a string), a boolean, a list, NaN, -1, 1.5, 10^12
+LAYERS: tuple[Any, ...] = ("ALL", " all", "8", True, [], {}, float("nan"), -1, 1.5, 10**12)
+# true, false or null only
+BOOLS: tuple[Any, ...] = ("yes", "true", 1, 0, 1.5, float("nan"), [], {})
+# an id of the RL frameworks: miscased, padded, a boolean, a number, a list
+RL_IDS: tuple[Any, ...] = ("TRL", " trl", "trl ", "Trl", "trl2", "", True, 0, [], {})
+
+
+@pytest.mark.parametrize(
+    ("start", "path", "widget", "values"),
+    [
+        (CPP_MOE, "serving.cpu_moe_layers", "spin_serving_cpu_moe", LAYERS),
+        (DEEPSPEED, "parallelism.overlap_comm", "combo_overlap_comm", BOOLS),
+        (RL_SPLIT, "rl.framework", "combo_rl_framework", RL_IDS),
+    ],
+)
+def test_a_hostile_value_of_the_last_rounds_fields_is_refused_beside_it(
+    window, start, path, widget, values
+) -> None:
+    set_scenario(window, start)
+    open_rl_sections(window)
+    good = window.state.value(path)
+    for value in values:
+        refused(window, path, value, widget)
+    window.state.edit(path, good, immediate=True)
+    assert window.state.error is None, (path, window.state.error)
