@@ -16,9 +16,11 @@ not the wait. Only ``moe_pad_expert_input_to_capacity`` skips it, which the reci
 
 What these tests pin: at the per-op costs the RL rule cites (TransformerEngine#2053), a wait
 per layer costs time only where the host issues a layer more slowly than the GPU runs it, and
-in these runs it does not: applied as if nothing were CUDA-graphed, the rule adds nothing to any
-x86 row and at most 0.6 % to a GB200 row whose recipe graphs the router and preprocess anyway. So
-the rule is not extended to them; the Qwen3-30B-A3B H100 rows' 1.22-1.30 is not the host's.
+in these runs it barely does: applied as if nothing were CUDA-graphed, the rule adds nothing to
+any H100, H800 or B300 row and at most 2.7 % to four B200 and GB200 rows (with the per-expert
+cuBLASLt GEMM launches of TransformerEngine's ``GroupedLinear``; 0.6 % and the GB200 rows alone
+before them). So the rule is not extended to them; the Qwen3-30B-A3B H100 rows' 1.22-1.30 is not
+the host's.
 """
 
 from __future__ import annotations
@@ -63,21 +65,33 @@ def test_no_x86_pretraining_row_is_host_paced() -> None:
     # source: TE#2053's 13.48 us a torch op on an H100 DGX; the eager inventory (more ops than
     # the recipes' CUDA graphs leave) with the fused permutation the providers set
     # (Megatron-Bridge qwen_provider.py and deepseek_v3.py ``moe_permute_fusion = True``,
-    # v0.1.0rc4 on): every H100, H800, B200 and B300 row's layer outlasts its host work
-    # (Qwen3-30B-A3B on 16 H100, 26.02.01: 0.92 ms of host work against 2.42 ms of GPU forward)
+    # v0.1.0rc4 on): every H100, H800 and B300 row's layer outlasts its host work (Qwen3-30B-A3B
+    # on 16 H100, 26.02.01: 0.92 ms of host work, 1.22 ms with its 16 local experts' GEMM
+    # launches, against 2.42 ms of GPU forward); of the B200 rows only the two Qwen3-30B-A3B
+    # ones at EP 8 from 25.09 and 25.11 (16 local experts) would trail their host
+    paced = []
     for r in RECORDS:
         s = _scenario(r)
-        if host_cpu(s.hardware).id == "x86":
-            assert host_pace(s, scenario_gpu(s), True) == HostPace(), r["id"]
+        if host_cpu(s.hardware).id == "x86" and host_pace(s, scenario_gpu(s), True) != HostPace():
+            paced.append(r["id"])
+    assert paced == [
+        "mbridge-2509-qwen3-30b-a3b-8xb200-fp8-tp1pp1ep8",
+        "mbridge-2511-qwen3-30b-a3b-8xb200-fp8-mx-tp1pp1ep8",
+    ]
 
 
 def test_the_eager_pace_would_add_under_one_percent_to_any_row() -> None:
-    # Grace (2.75x the x86 op): only the GB200 Qwen3-235B rows at EP 32 and PP 8 (26.02.01,
-    # 26.04.01), whose GPU forward a layer (2.5 ms) is shorter than the eager host's (2.54 ms),
-    # gain anything, 0.5 %; their recipes graph the router and preprocess, so even that is high
+    # Grace (2.75x the x86 op): the GB200 Qwen3-235B rows at EP 32 and PP 8 (26.02.01,
+    # 26.04.01), whose GPU forward a layer (2.5 ms) is shorter than the eager host's (2.54 ms,
+    # 2.71 ms with the 4 local experts' GEMM launches), gain 2.7 % (0.5 % without the launches);
+    # their recipes graph the router and preprocess, so even that is high. The two B200 rows of
+    # the x86 test above gain 2.5 % (16 local experts); both read 1.41 and 2.74 (estimate /
+    # published speed), far beyond what this would close
     added = {r["id"]: _added(_scenario(r), True) for r in RECORDS}
-    assert max(added.values()) < 0.01
+    assert max(added.values()) < 0.03
     assert sorted(k for k, v in added.items() if v > 0) == [
+        "mbridge-2509-qwen3-30b-a3b-8xb200-fp8-tp1pp1ep8",
+        "mbridge-2511-qwen3-30b-a3b-8xb200-fp8-mx-tp1pp1ep8",
         "mbridge-260201-qwen3-235b-a22b-256xgb200-fp8-mx-tp1pp8ep32",
         "mbridge-260401-qwen3-235b-a22b-256xgb200-fp8-mx-tp1pp8ep32",
     ]

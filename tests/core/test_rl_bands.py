@@ -89,7 +89,10 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
     # 0.56 since the replays state NeMo RL's vLLM pins (rl.md section 30): the Qwen3-235B 1-off rows
     # of v0.4-v0.6 on 0.9.1's and 0.11.1's rules, whose engines hold 0-0.8 GiB of KV, read 2-6x slow
     # 0.85 since TRL's step joined (rl.md section 48: the fifths are dealt again over 36 figures)
-    assert 0.5 < split["p10"] < 1 < 2 < split["p90"]
+    # the p90 1.88 since the host issues each local expert's GEMMs (train_host.py
+    # ``expert_gemm_ops``: the v0.6 Qwen3-30B-A3B 1-off on 8+8 GB200 reads 1.86, 2.17 before); 2.08
+    # before
+    assert 0.5 < split["p10"] < 1 < 1.5 < split["p90"]
     # the model is fast for RL: the bands sit above 1 (published seconds / estimated seconds),
     # a MoE policy's higher: its p90 takes in NeMo RL's GB200 DeepSeek V3 steps (v0.6's 2.68-2.74)
     # that the shared band's 2.11 left above it (2.85, v0.5's, before the v0.7 table's eleven MoE

@@ -89,7 +89,8 @@ RECORDED = {
     "v0.6 DeepSeek V3, 512 H100": 0.528,  # 0.418 block-FP8, 0.446 BF16 (rl.md section 14)
     # 0.618 before FP32 log-probs (rl.md section 16)
     # 0.625 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
-    "v0.6 Qwen3-30B-A3B, 16 GB200": 0.655,  # 0.481 before the host paced the layers, 0.595 before the copy
+    # 0.655 before the per-expert GEMM launches (train_host.py ``expert_gemm_ops``)
+    "v0.6 Qwen3-30B-A3B, 16 GB200": 0.696,  # 0.481 before the host paced the layers, 0.595 before the copy
     # 0.630 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     # 0.654 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
     # 0.686 before the GB200 rows stated their recipes' sequence parallelism and PP padding (rl.md section 41)
@@ -152,7 +153,8 @@ RECORDED = {
     # 0.423 before FP32 log-probs (rl.md section 16)
     # 0.433 before NeMo RL's collective refit (rl.md section 22)
     # 0.428 before the async engines' max_num_seqs default (rl.md section 31)
-    "v0.6 Qwen3-30B-A3B 1-off, 8+8 GB200": 0.462,  # 0.300 before (rl.md, the host section)
+    # 0.462 before the per-expert GEMM launches (train_host.py ``expert_gemm_ops``)
+    "v0.6 Qwen3-30B-A3B 1-off, 8+8 GB200": 0.537,  # 0.300 before (rl.md, the host section)
     # 0.885 before NeMo RL's collective refit (rl.md section 22)
     # 0.832 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     # 1.079 before the async engines' max_num_seqs default (rl.md section 31)
@@ -198,7 +200,8 @@ RECORDED = {
     "v0.5 Qwen3-235B, 64 GB200": 0.581,  # 0.482 before the w2 grid (rl.md section 14)
     # 0.589 before FP32 log-probs (rl.md section 16)
     # 0.595 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
-    "v0.5 Qwen3-30B-A3B, 16 GB200": 0.624,  # 0.458 before (rl.md, the host section), 0.567 before the copy
+    # 0.624 before the per-expert GEMM launches (train_host.py ``expert_gemm_ops``)
+    "v0.5 Qwen3-30B-A3B, 16 GB200": 0.663,  # 0.458 before (rl.md, the host section), 0.567 before the copy
     # 0.728 before FP32 log-probs (rl.md section 16)
     # 0.732 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     "v0.5 Qwen3-32B, 16 GB200": 0.737,  # 0.714 before Grace issued the log-prob copy

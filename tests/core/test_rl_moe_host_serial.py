@@ -57,7 +57,11 @@ def _serial(name: str) -> Serial:
     moe_share = c.ts.moe_layers / c.ts.layers
     comm = sum(layer_communication(c, layer, moe_share)) / 2
     fwd_ops, bwd_ops = th.layer_host_ops(
-        th.INVENTORIES[policy.framework], policy.model, moe_share, rl.policy.moe_permute_fusion
+        th.INVENTORIES[policy.framework],
+        policy.model,
+        moe_share,
+        rl.policy.moe_permute_fusion,
+        th.local_experts(policy),
     )
     per_op = th.TORCH_OP_SECONDS * host_cpu(policy.hardware).op_dispatch
     host_f, host_b = fwd_ops * per_op, bwd_ops * per_op + (fwd_ops * per_op if c.recompute == "full" else 0)
@@ -77,9 +81,11 @@ def _serial(name: str) -> Serial:
 @pytest.mark.parametrize(
     ("name", "bound"),
     [
-        # published / (estimate + the serial bound); the estimate alone reads 1.40, 1.29, 1.70
-        ("v0.7 Qwen3-30B-A3B, 32 H100", 1.34),
-        ("v0.5 Qwen3-30B-A3B, 32 H100", 1.21),
+        # published / (estimate + the serial bound); the estimate alone reads 1.40, 1.29, 1.70.
+        # The Qwen3-30B-A3B bounds were 1.34 and 1.21 before the 16 local experts' GEMM launches
+        # joined the host's work (train_host.py ``expert_gemm_ops``: 0.30 ms more a forward)
+        ("v0.7 Qwen3-30B-A3B, 32 H100", 1.31),
+        ("v0.5 Qwen3-30B-A3B, 32 H100", 1.18),
         ("v0.6 DeepSeek V3, 256 H100", 1.69),
     ],
 )
@@ -93,7 +99,7 @@ def test_the_serial_bound_on_h100(name: str, bound: float) -> None:
 
 def test_even_in_series_the_v07_row_stays_outside() -> None:
     # NeMo RL v0.7's Qwen3-30B-A3B on 32 H100 (171 s published): the whole host side in series
-    # adds under 6 s of the 49 s the model misses
+    # adds under 9 s of the 49 s the model misses (under 6 s before the per-expert GEMM launches)
     r = _serial("v0.7 Qwen3-30B-A3B, 32 H100")
-    assert r.extra < 0.15 * (r.measured - r.estimate)
+    assert r.extra < 0.2 * (r.measured - r.estimate)
     assert r.measured / (r.estimate + r.extra) > 1.25

@@ -60,11 +60,12 @@ def test_the_fused_permutation_issues_fewer_ops() -> None:
 
 def test_a_small_moe_layer_is_host_bound_on_grace_only() -> None:
     # Qwen3-30B-A3B (hidden 2,048, 128 experts, top 8) at one 4,096-token micro-batch under EP 16:
-    # its layer's GPU forward (about 1 ms on a GB200) is shorter than what a Grace host takes to
-    # issue it (about 3 ms at 2.75x the x86 op), not what an x86 host takes (about 1.2 ms)
+    # its layer's GPU forward (about 1.3 ms on a GB200) is far shorter than what a Grace host
+    # takes to issue it (about 3.7 ms at 2.75x the x86 op, the 8 local experts' GEMM launches
+    # included); an x86 host (about 1.35 ms) trails it by under a tenth of that
     grace = _pace("gb200-186gb", "qwen3-30b-a3b", 16, 16)
     assert grace.forward > 0.05 and grace.train >= grace.forward
-    assert _pace("gb200-186gb", "qwen3-30b-a3b", 16, 16, host_cpu="x86") == HostPace()
+    assert _pace("gb200-186gb", "qwen3-30b-a3b", 16, 16, host_cpu="x86").forward < 0.1 * grace.forward
     assert _pace("h100-sxm-80gb", "qwen3-30b-a3b", 8, 32) == HostPace()
 
 

@@ -17,8 +17,9 @@ Pre-training steps pay the same wait (every dropless dispatcher at the Megatron-
 Megatron-Bridge v0.2.1-v0.4.2 pin, 0d8e071-2edffad: the all-to-all's ``before_ep_alltoall``
 sync, HybridEP's ``num_permuted_tokens = None``, DeepEP's received counts; a ``moe_preprocess``
 CUDA graph moves the copy, not the wait; forced balance changes the counts, not the wait) but
-are not paced here: at these per-op costs their x86 layers outlast the host's eager ops, and
-their recipes graph what the inventory counts as eager (tests/core/test_pretrain_host_sync.py).
+are not paced here: at these per-op costs their x86 layers outlast the host's eager ops (all but
+two B200 rows, which would gain 2.5 %), and their recipes graph what the inventory counts as
+eager (tests/core/test_pretrain_host_sync.py).
 
 Per-op host time (NVIDIA/TransformerEngine#2053, BF16, hidden 2,048, 8,192 tokens, mean of
 repeated runs): a ``torch.nn.Linear`` forward 13.48 us of CPU on an H100 DGX (Xeon Platinum
@@ -29,8 +30,21 @@ module call is 2.69 torch ops (``TE_MODULE_OPS``). The host CPU's factor
 
 Ops per layer (:data:`INVENTORIES`), read from Megatron-Core at d30c3ae with the TE layer spec
 (``gpt_layer_specs``): counted at the level of Python calls (a TE module, a torch op, a
-collective), not measured; the per-expert GEMM launches inside a TE ``GroupedLinear`` are left
-out, so the count is a lower bound where experts are many.
+collective), not measured.
+
+The routed experts' ``GroupedLinear`` (fc1, fc2) issues one cuBLASLt GEMM per local expert
+(experts / EP) in C++: ``general_grouped_gemm`` -> ``te_general_grouped_gemm`` ->
+``nvte_multi_stream_cublas_gemm`` (``nvte_multi_tensor_gemm`` from 2.14) loops over the experts,
+and each ``cublas_gemm`` builds its matmul and layout descriptors, asks
+``cublasLtMatmulAlgoGetHeuristic`` and launches (TransformerEngine
+``transformer_engine/common/gemm/cublaslt_gemm.cu`` at v2.5, v2.8, 71bbefb and 42b8400, the
+versions NeMo RL v0.4.0-v0.7.0 pin; the CUTLASS grouped path is opt-in). A forward launches one
+GEMM per expert (fprop), a backward two (dgrad, wgrad: ``_GroupedLinear.backward`` in
+``module/grouped_linear.py``), in BF16 and FP8 alike. Such a call costs about 10 us of host time
+from entry to kernel launch (NVIDIA/raft#1736, NVTX, descriptors and heuristic built per call;
+``CUBLASLT_GEMM_SECONDS``), scaled by the host CPU's factor like a torch op. The TE module call's
+price already holds one GEMM (its forward) or two (its backward), so only the other experts'
+launches are added (:func:`expert_gemm_ops`).
 """
 
 from __future__ import annotations
@@ -47,6 +61,7 @@ from .train_step import step_for
 
 TORCH_OP_SECONDS = 13.48e-6  # TE#2053: torch Linear forward, CPU time, H100 DGX (x86)
 TE_MODULE_OPS = 99.66 / 37.08  # TE#2053 on GB200: a TE Linear forward's CPU time in torch ops
+CUBLASLT_GEMM_SECONDS = 10e-6  # raft#1736: a per-call-heuristic cuBLASLt matmul, host to launch
 
 
 @dataclass(frozen=True)
@@ -92,6 +107,9 @@ class Inventory:
     # (``moe_permute_fusion``) one TE call each
     permute: Block
     permute_fused: Block
+    # the routed experts' TE GroupedLinear modules a MoE layer calls (fc1, fc2), each launching a
+    # cuBLASLt GEMM per local expert (grouped_linear.py, cpp_extensions/gemm.py)
+    grouped_linears: int = 0
 
 
 INVENTORIES: dict[str, Inventory] = {}
@@ -113,14 +131,24 @@ _MEGATRON = dict(
     permute_fused=Block(te=0, torch=4, torch_backward=4),
 )
 for _id in ("megatron", "megatron-bridge"):  # Megatron-Bridge builds the same Megatron-Core layers
-    register(Inventory(_id, **_MEGATRON))
+    register(Inventory(_id, grouped_linears=2, **_MEGATRON))  # fc1 and fc2 (experts.py TEGroupedMLP)
+
+
+def expert_gemm_ops(inv: Inventory, local_experts: int, backward: bool) -> float:
+    """Torch-op equivalents of the cuBLASLt GEMMs a MoE layer's ``GroupedLinear`` modules launch
+    in a forward (one per local expert) or backward (two: dgrad, wgrad) beyond the one or two
+    their TE module call is priced with (``CUBLASLT_GEMM_SECONDS`` in units of
+    ``TORCH_OP_SECONDS``)."""
+    gemms = inv.grouped_linears * (2 if backward else 1) * max(0, local_experts - 1)
+    return gemms * CUBLASLT_GEMM_SECONDS / TORCH_OP_SECONDS
 
 
 def layer_host_ops(
-    inv: Inventory, model: ModelSpec, moe_share: float, fused_permute: bool
+    inv: Inventory, model: ModelSpec, moe_share: float, fused_permute: bool, local_experts: int = 1
 ) -> tuple[float, float]:
     """(forward, backward) torch-op equivalents the host issues for one average layer of
-    ``model`` (``moe_share``: the share of its layers with routed experts)."""
+    ``model`` (``moe_share``: the share of its layers with routed experts; ``local_experts``:
+    the routed experts on one GPU, experts / EP)."""
     attn = (
         [inv.mla]
         if model.mla is not None
@@ -132,7 +160,7 @@ def layer_host_ops(
 
     def ops(backward: bool) -> float:
         dense = sum(b.ops(backward) for b in attn)
-        routed = sum(b.ops(backward) for b in moe)
+        routed = sum(b.ops(backward) for b in moe) + expert_gemm_ops(inv, local_experts, backward)
         return dense + moe_share * routed + (1 - moe_share) * inv.mlp.ops(backward)
 
     return ops(False), ops(True)
@@ -148,6 +176,13 @@ def host_bound_extra(gpu: float, host: float) -> float:
 def stage_layers(layers: int, pipeline: int) -> int:
     """Layers on the fullest pipeline stage."""
     return ceil(layers / max(1, pipeline))
+
+
+def local_experts(s: Scenario) -> int:
+    """Routed experts one GPU holds: the model's experts over the expert-parallel degree (1
+    without routed experts)."""
+    moe = s.model.moe
+    return ceil(moe.experts / max(1, s.parallelism.expert)) if moe is not None else 1
 
 
 class HostPace(NamedTuple):
@@ -170,7 +205,7 @@ def host_pace(s: Scenario, gpu: GPUSpec, fused_permute: bool) -> HostPace:
     layer = layer_compute(c)
     moe_share = c.ts.moe_layers / c.ts.layers if c.ts.layers else 0.0
     comm = sum(layer_communication(c, layer, moe_share)) / 2
-    fwd_ops, bwd_ops = layer_host_ops(inv, s.model, moe_share, fused_permute)
+    fwd_ops, bwd_ops = layer_host_ops(inv, s.model, moe_share, fused_permute, local_experts(s))
     per_op = TORCH_OP_SECONDS * host_cpu(s.hardware).op_dispatch
     host_f, host_b = fwd_ops * per_op, bwd_ops * per_op
     if c.recompute == "full":  # the backward reruns the layer's forward first
