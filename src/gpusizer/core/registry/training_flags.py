@@ -18,7 +18,9 @@ Each entry is a setting the stack runs; sources, by stack (at the tags named):
   ``.gpu_memory_utilization``, ``.tensor_model_parallel_size``, ``actor.ulysses_sequence_parallel_size``;
   ``model.lora_rank`` (LoRA policy, FSDP backend).
 - Unsloth ``FastLanguageModel.from_pretrained(fast_inference=True)`` (unsloth/models/
-  llama.py, 2025.x): vLLM in the trainer's process, its weights the LoRA model's base (one copy).
+  llama.py, 2025.x): vLLM loaded first in the trainer's process (``load_vllm``), and the HF
+  model built over its tensors (unsloth_zoo/vllm_utils.py ``convert_vllm_to_huggingface``):
+  one weight copy, the LoRA model's base.
 - PyTorch FSDP2 ``fully_shard(mesh=2-D DeviceMesh)`` (HSDP: replicate x shard), FSDP1
   ``ShardingStrategy.HYBRID_SHARD``; torchtitan ``data_parallel_replicate_degree`` /
   ``data_parallel_shard_degree`` (torchtitan/config/job_config.py).
