@@ -148,7 +148,7 @@ def test_accepted(name: str) -> None:
         # TRL DPOTrainer: LoRA's reference is the base with adapters off; full FT copies the model
         ("kind", "dpo", "precompute_ref_log_probs"),
         ("loss", "dpo", "micro_batch_size 2 x pairs"),
-        ("kind", "kto", "live reference copy is not modelled"),
+        ("kind", "kto", "a live reference copy beside a full fine-tune"),
         # TRL ORPOTrainer / CPOTrainer (SimPO): no reference model
         ("kind", "orpo", "state workload.kind full_finetune, lora or qlora"),
         ("loss", "simpo", "concatenated_forward"),

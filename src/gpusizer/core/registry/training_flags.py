@@ -41,10 +41,11 @@ from __future__ import annotations
 
 _PAIRS = "micro_batch_size 2 x pairs (chosen + rejected in one forward, TRL concatenated_forward)"
 _REFERENCE = (
-    "DPO / KTO (TRL, with a reference model) is not a kind here: state workload.kind lora or qlora "
-    "(the reference: the base, adapters off) or full_finetune with precompute_ref_log_probs, and "
+    "TRL DPO / KTO (with a reference) is not a kind: state workload.kind lora or qlora "
+    "(reference: the base, adapters off) or full_finetune with precompute_ref_log_probs, at "
     + _PAIRS
-    + "; a full fine-tune beside a live reference copy is not modelled"
+    + "; not priced: the reference's forward (~1/3 more compute), a live reference copy beside "
+    "a full fine-tune"
 )
 _REFERENCE_FREE = (
     "ORPO / CPO / SimPO (TRL, no reference model) is not a kind here: state workload.kind "
