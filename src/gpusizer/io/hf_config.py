@@ -19,6 +19,7 @@ from ..core.errors import ScenarioError, from_validation
 from ..core.model.specs import ModelSpec
 from ..core.pipeline.validate import check_model
 from ..core.readfile import MiB, parse_json_object, read_text
+from .hf_encoder import ENCODER_FAMILIES
 from .hf_families import FAMILIES
 from .hf_gated import GATED_FAMILIES
 from .hf_legacy import LEGACY_FAMILIES
@@ -170,7 +171,9 @@ _OWN: dict[str, Callable[[Reader], Block]] = {
     "kimi_k2": _deepseek,
 }
 # one reader per model_type (io/hf_registry.py refuses a type registered twice)
-_FAMILIES = merged(_OWN, FAMILIES, PLAIN_FAMILIES, LEGACY_FAMILIES, GATED_FAMILIES, SSM_FAMILIES)
+_FAMILIES = merged(
+    _OWN, FAMILIES, PLAIN_FAMILIES, LEGACY_FAMILIES, GATED_FAMILIES, SSM_FAMILIES, ENCODER_FAMILIES
+)
 
 
 MAX_CONFIG_BYTES = 4 * MiB  # released config.json files are 1-10 KB (tests/io/configs)

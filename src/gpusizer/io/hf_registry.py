@@ -54,10 +54,10 @@ def refuse_unmodelled(cfg: Config, kind: str, supported: Readers) -> None:
         return
     arch = cfg.get("architectures")
     names = ",".join(str(a)[:40] for a in arch[:2]) if isinstance(arch, list) and arch else "(none)"
-    # variants of a listed family (qwen2_moe, nested *_text configs, Falcon's old names) left
-    # out, so that the list fits the one-line message
+    # variants of a listed family (qwen2_moe, xlm-roberta, nested *_text configs, Falcon's old
+    # names) left out, so that the list fits the one-line message
     kinds = {k for k in supported if not k.endswith("_text") and not k.startswith("RefinedWeb")}
-    listed = sorted(k for k in kinds if not any(k.startswith(j + "_") for j in kinds))
+    listed = sorted(k for k in kinds if not any(k.startswith(j + "_") or k.endswith("-" + j) for j in kinds))
     raise ScenarioError(
         "config",
         f"architectures {names} ({kind or 'no model_type'}) not modelled ({why}); supported: "

@@ -24,6 +24,18 @@ Each family is read from its ``vision_config`` the way transformers builds it (5
   ``PatchMerger``: LayerNorm(h_v), (4·h_v)² + 4·h_v, 4·h_v × h_t + h_t. Qwen2-VL-7B-Instruct:
   675,759,104 vision + 7,615,616,512 text = 8.29B (its Hugging Face page: 8.29B).
 
+- Llama 3.2 Vision (``mllama``, ``MllamaVisionModel`` + ``multi_modal_projector``,
+  modeling_mllama.py): ``num_hidden_layers`` local and ``num_global_layers`` gated global
+  layers of bias-free attention (``MllamaVisionAttention``: q/k/v/o ``bias=False``) and a
+  biased fc1/fc2 GELU MLP, LayerNorms; a bias-free patch Conv2d, a class token, (image/patch)²
+  + 1 gated positions, ``layernorm_pre`` and ``layernorm_post``. ``projector_parameters``
+  holds the projector (``vision_output_dim`` x h_t + h_t) and what the ViT shape leaves out:
+  the gated tile position embedding ((aspect ratios + 1) x tiles x positions x h_v), the pre-
+  and post-tile embeddings ((aspect ratios + 1) x tiles x h_v each), the 3 + 2 x global gates
+  and the MLP biases. Llama-3.2-11B-Vision: 895,028,755 vision and projector (exact) +
+  9,775,157,248 text (less the 8 image-token rows of the embedding and the cross-attention
+  layers' q/k norms and gates, 34,832) = 10,670,186,003 of 10,670,220,835.
+
 Another ``vision_config`` is read as a plain ViT (SigLIP layout, an h_v × h_t projector): an
 approximation, named by its ``family``.
 """
@@ -71,6 +83,29 @@ def _llama4(v: Reader, text_hidden: int, block: dict[str, Any]) -> None:
         class_token=True,
         encoder_norms=2,
         projector_parameters=f * pin + pout * pout + vout * text_hidden,
+    )
+
+
+def _mllama(v: Reader, raw: Config, text_hidden: int, block: dict[str, Any]) -> None:
+    h, f = block["hidden_size"], block["ffn_hidden_size"]
+    local, glob = block["layers"], v.count("num_global_layers", default=8) or 0
+    image, patch = v.count("image_size", default=560) or 560, block["patch_size"]
+    positions = (image // patch) ** 2 + 1
+    ratios = raw.get("supported_aspect_ratios")
+    ids = (len(ratios) if isinstance(ratios, list) else 8) + 1  # max_aspect_ratio_id + 1 rows
+    tiles = v.count("max_num_tiles", default=4) or 4
+    out = v.count("vision_output_dim", default=7680) or 0
+    embeddings = ids * tiles * positions * h + 2 * ids * tiles * h  # tile, pre- and post-tile
+    gates = 3 + 2 * glob
+    block.update(
+        layers=local + glob,
+        attention_heads=v.count("attention_heads", "num_attention_heads", default=16),
+        bias=False,
+        patch_bias=False,
+        position_embeddings=positions,
+        class_token=True,
+        encoder_norms=2,
+        projector_parameters=out * text_hidden + text_hidden + embeddings + gates + (local + glob) * (f + h),
     )
 
 
@@ -133,6 +168,8 @@ def vision_block(cfg: Config, text_hidden: int) -> dict[str, Any] | None:
         _pixtral(v, cfg, text_hidden, block)
     elif family.startswith("llama4"):
         _llama4(v, text_hidden, block)
+    elif family.startswith("mllama") or outer == "mllama":
+        _mllama(v, raw, text_hidden, block)
     elif family.startswith("qwen2_5_vl") or outer == "qwen2_5_vl":
         _qwen2_5_vl(v, block)
     else:

@@ -9,6 +9,7 @@ recompute_modules.py) so a bad one names the allowed values. Sizes are tokens an
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Literal
 
 from pydantic import Field, PrivateAttr, field_validator
@@ -19,9 +20,19 @@ from ..registry.expert_kernels import check_expert_kernel
 from ..registry.fused_kernels import check_kernels
 from ..registry.loss_kinds import LOSS_KINDS
 from ..registry.recompute_modules import check_recompute_modules
+from ..registry.training_flags import kind_hint
 from ..registry.workloads import WORKLOAD_KINDS, WorkloadKind
 
 LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down", "lm_head")
+
+
+def _with_hint(value: object, registry: Mapping[str, object], what: str) -> str:
+    """``check_id``, but a training stack's own kind or loss name (TRL's ``dpo``, ``orpo``...)
+    is answered with what states it (core/registry/training_flags.py)."""
+    hint = None if isinstance(value, str) and value in registry else kind_hint(value)
+    if hint:
+        raise ValueError(f"{hint}; got {excerpt(value)}")
+    return check_id(value, registry, what)
 
 
 class WorkloadSpec(Strict):
@@ -83,7 +94,7 @@ class WorkloadSpec(Strict):
     @field_validator("kind", mode="before")  # any type: the message names the kinds
     @classmethod
     def _kind(cls, v: object) -> str:
-        return check_id(v, WORKLOAD_KINDS, "workload kind")
+        return _with_hint(v, WORKLOAD_KINDS, "workload kind")
 
     @field_validator("fused_kernels")
     @classmethod
@@ -98,7 +109,7 @@ class WorkloadSpec(Strict):
     @field_validator("loss", mode="before")  # any type: the message names the kinds
     @classmethod
     def _loss(cls, v: object) -> str:
-        return check_id(v, LOSS_KINDS, "loss")
+        return _with_hint(v, LOSS_KINDS, "loss")
 
     @property
     def info(self) -> WorkloadKind:

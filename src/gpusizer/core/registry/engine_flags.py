@@ -30,6 +30,8 @@ core/registry/engine_releases*.py name):
 
 from __future__ import annotations
 
+from .training_flags import training_field_hint
+
 _CONTEXT = (
     "state serving.max_context (tokens; a length past the model's native one, e.g. YaRN, is priced as stated)"
 )
@@ -129,8 +131,9 @@ ENGINE_FORMATS: dict[str, str] = {
 
 
 def field_hint(path: str) -> str | None:
-    """The refusal's line for an engine's own field name at ``path``; None: not one."""
-    return ENGINE_FIELDS.get(path)
+    """The refusal's line for an engine's own field name at ``path`` (or a training stack's,
+    core/registry/training_flags.py); None: not one."""
+    return ENGINE_FIELDS.get(path) or training_field_hint(path)
 
 
 def format_hint(value: object) -> str | None:

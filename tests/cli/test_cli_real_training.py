@@ -1,0 +1,56 @@
+"""gpusizer-cli on training runs written with the stacks' own names: TRL's ``dpo`` kind
+(trl/trainer/dpo_trainer.py: a reference model unless PEFT or ``precompute_ref_log_probs``)
+and FSDP2's hybrid sharding (``fully_shard`` on a 2-D mesh) exit 2 with one line naming what
+to state; the stated run exits 0 (core/registry/training_flags.py). In-process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpusizer.cli import main
+
+TRAIN: dict[str, Any] = {
+    "model": {"preset": "llama-3.1-8b"},
+    "framework": "deepspeed",
+    "workload": {"kind": "lora", "sequence_length": 2048, "micro_batch_size": 4},
+    "parallelism": {"data": 8, "zero_stage": 2, "recompute": "full"},
+    "hardware": {"gpu": "h100-sxm-80gb"},
+}
+
+
+def _run(tmp_path: Path, scenario: dict[str, Any]) -> int:
+    path = tmp_path / "s.gpusizer.json"
+    path.write_text(json.dumps(scenario), encoding="utf-8")
+    return main(["estimate", str(path), "--json"])
+
+
+@pytest.mark.parametrize(
+    ("block", "field", "words"),
+    [
+        ({"workload": {**TRAIN["workload"], "kind": "dpo"}}, "workload.kind", "micro_batch_size 2 x pairs"),
+        (
+            {"parallelism": {**TRAIN["parallelism"], "data_shard": 4}},
+            "parallelism.data_shard",
+            "not modelled",
+        ),
+    ],
+)
+def test_stack_name_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], block: dict[str, Any], field: str, words: str
+) -> None:
+    got = _run(tmp_path, {**TRAIN, **block})
+    out, err = capsys.readouterr()
+    assert got == 2 and out == "" and len(err.splitlines()) == 1
+    assert field in err and words in err
+
+
+def test_stated_run_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # DPO with LoRA stated as the refusal names it: kind lora, 2 pairs = micro-batch 4
+    got = _run(tmp_path, TRAIN)
+    out, err = capsys.readouterr()
+    assert got == 0, err
+    assert json.loads(out)["cluster"]["gpus"] == 8
