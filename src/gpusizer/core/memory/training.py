@@ -102,10 +102,12 @@ def stage_phases(
     sp, u = st.sp, st.u
     trainable, weights = u.trainable, u.weights
     host = 0.0
+    weights -= st.quant_state  # kept whole on each GPU (core/memory/fsdp_qlora.py)
     if par.zero_stage >= 3:
         weights *= _zero_factor(lay, expert_shards(par), st.expert_w)
     if par.offload_parameters:  # the (sharded) weights wait in host RAM
         host, weights = weights, 0.0
+    weights += st.quant_state
     shard = 1.0 / _zero_factor(lay, expert_shards(par), st.expert_p)  # effective ranks sharing a state
     grads = trainable * st.grad_b / (shard if par.zero_stage >= 2 else 1)
     if par.offload_optimizer and not s.profile.persistent_gradients:

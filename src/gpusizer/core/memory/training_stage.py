@@ -21,6 +21,7 @@ from ..model.specs import Scenario
 from ..registry.dtypes import DTYPES, nbytes
 from .dequant import dequant_bytes
 from .fsdp2_buffers import is_fsdp2, reduce_scatter_input_bytes
+from .fsdp_qlora import root_bytes_per_param, whole_quant_state
 from .lora import adapted_share, lora_stage
 from .optimizer_states import (
     StateSplit,
@@ -111,6 +112,7 @@ class StageStates:
     root: float = 0.0  # FSDP1's root unit, gathered through forward and backward (its params)
     dequant: float = 0.0  # a 4-bit matrix's 16-bit copies in its matmul (core/memory/dequant.py)
     rs_input: float = 0.0  # FSDP2's previous group's reduce-scatter input (core/memory/fsdp2_buffers.py)
+    quant_state: float = 0.0  # bitsandbytes' quant state kept whole on each GPU (core/memory/fsdp_qlora.py)
 
 
 _STAGE: Memo[StageStates] = Memo(4096)
@@ -157,9 +159,10 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> StageSt
         foreach,
         opt,
         paged,
-        _root_unit(s, counts, sp) if par.zero_stage >= 3 and par.root_unit_gathered else 0.0,
+        _root_unit(s, arch, counts, sp) if par.zero_stage >= 3 and par.root_unit_gathered else 0.0,
         dequant_bytes(s, arch, sp, base_weight_dtype(s)) if s.workload.info.quantised_base else 0.0,
         reduce_scatter_input_bytes(s, sp, u.train_b),
+        whole_quant_state(s, arch, sp, base_weight_dtype(s)),
     )
 
 
@@ -185,14 +188,19 @@ def _gathered(s: Scenario, sp: StageParams, train_b: float, grad_b: float) -> fl
     return gathered
 
 
-def _root_unit(s: Scenario, counts: ParamCounts, sp: StageParams) -> float:
+def _root_unit(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams) -> float:
     """Bytes of the root unit's gathered parameters (the embedding and LM head a
     transformer-layer wrap policy leaves to it): FSDP1 does not reshard the root after the
     forward (torch/distributed/fsdp/_runtime_utils.py ``_post_forward_reshard``), nor does
     FSDP2 (_composable/fsdp/_fsdp_state.py ``_lazy_init``: the root group's
     ``post_forward_mesh_info = None``), so they stay from the forward through the backward,
-    in ``param_dtype`` (else the weights' dtype)."""
+    in ``param_dtype`` (else the weights' dtype; the 16-bit embedding and head of a stated
+    FSDP-QLoRA base, core/memory/fsdp_qlora.py)."""
     prec = s.precision
+    per = root_bytes_per_param(s, arch, base_weight_dtype(s))
+    if per is not None:
+        embed = counts.embedding * per[0] if sp.first else 0.0
+        return (embed + (counts.lm_head * per[1] if sp.last else 0.0)) / s.parallelism.tensor
     params = (counts.embedding if sp.first else 0) + (counts.lm_head if sp.last else 0)
     return params / s.parallelism.tensor * nbytes(prec.param_dtype or base_weight_dtype(s))
 

@@ -15,7 +15,7 @@ from pydantic import field_validator
 
 from ..errors import check_id, excerpt
 from ..limits import Strict
-from ..registry.bitsandbytes import check_version
+from ..registry.bitsandbytes import check_quant_storage, check_version
 from ..registry.dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
 from ..registry.engine_flags import format_hint
 from ..registry.lightning_precision import LIGHTNING_PRECISION
@@ -70,6 +70,10 @@ class PrecisionSpec(Strict):
     master_weights_remainders: bool = False
     # bitsandbytes release of a 4-bit base (core/registry/bitsandbytes.py; null: the newest)
     bitsandbytes_version: str | None = None
+    # transformers BitsAndBytesConfig ``bnb_4bit_quant_storage`` (uint8, bf16, fp16, fp32): stated,
+    # a 4-bit base under ZeRO-3 / FSDP is loaded as transformers' FSDP-QLoRA path does, each GPU
+    # keeping the whole quant state (core/memory/fsdp_qlora.py); null: not stated
+    bnb_4bit_quant_storage: str | None = None
     # Lightning's ``precision=`` setting (core/registry/lightning_precision.py): fills the fields
     # above that the scenario leaves out; its ``-mixed`` settings autocast fp32 weights
     lightning: str | None = None
@@ -103,6 +107,11 @@ class PrecisionSpec(Strict):
     @classmethod
     def _bnb(cls, v: str | None) -> str | None:
         return check_version(v)
+
+    @field_validator("bnb_4bit_quant_storage")
+    @classmethod
+    def _storage(cls, v: str | None) -> str | None:
+        return check_quant_storage(v)
 
     @field_validator("master_weights", "param_dtype", "reduce_dtype")
     @classmethod

@@ -51,3 +51,18 @@ def check_version(v: str | None) -> str | None:
 def keeps_inputs(v: str | None) -> bool:
     """Whether the release's 4-bit matmul keeps each layer's input."""
     return BNB_RELEASES[v or NEWEST].keeps_inputs
+
+
+# bitsandbytes' 4-bit formats (Linear4bit / Params4bit): NF4 with and without double
+# quantisation and FP4 (core/registry/dtypes.py)
+BNB_4BIT_FORMATS = ("nf4", "nf4_single", "fp4")
+# transformers BitsAndBytesConfig ``bnb_4bit_quant_storage``: the dtype the packed 4-bit data
+# is stored as (bitsandbytes 0.43.0 Params4bit ``quant_storage``; default uint8)
+QUANT_STORAGE = ("uint8", "bf16", "fp16", "fp32")
+
+
+def check_quant_storage(v: str | None) -> str | None:
+    """Validation: a storage dtype of the table (None: not stated)."""
+    if v is not None and v not in QUANT_STORAGE:
+        raise ValueError(f"must be one of {', '.join(QUANT_STORAGE)}; got {v[:20]!r}")
+    return v
