@@ -47,6 +47,16 @@ def test_the_quant_state_stays_whole_on_each_gpu_under_offload() -> None:
     assert _per_gpu(offload_parameters=True)["weights"] == 0  # not stated: as before
 
 
+def test_the_report_says_so() -> None:
+    s = copy.deepcopy(BASE)
+    s["precision"]["bnb_4bit_quant_storage"] = "bf16"
+    said = [a for a in estimate_report(s)["assumptions"] if "quant state whole" in a]
+    assert said == [
+        "FSDP / ZeRO-3 QLoRA loading: bitsandbytes' quant state whole on each GPU, not sharded or offloaded"
+    ]
+    assert not [a for a in estimate_report(BASE)["assumptions"] if "quant state" in a]
+
+
 def test_without_offload_the_quant_state_is_not_sharded() -> None:
     # over 2 ranks the estimate sharded half of it away; now each GPU keeps it all
     on, off = _per_gpu({"bnb_4bit_quant_storage": "bf16"}), _per_gpu()

@@ -71,3 +71,12 @@ def root_bytes_per_param(s: Scenario, arch: Arch, base: str) -> tuple[float, flo
         return None
     per = group_bytes(s, arch, base).per_param
     return per["embedding"], per["lm_head"]
+
+
+def fsdp_qlora_note(s: Scenario) -> str | None:
+    """The report's assumption where :func:`fsdp_qlora` holds (None otherwise)."""
+    if not fsdp_qlora(s):
+        return None
+    return (
+        "FSDP / ZeRO-3 QLoRA loading: bitsandbytes' quant state whole on each GPU, not sharded or offloaded"
+    )

@@ -13,6 +13,7 @@ from ..model.node import host_gpus
 from ..registry.fused_kernels import FUSED_KERNELS
 from ..registry.loss_kinds import LOSS_KINDS
 from ..registry.optimizers import BLOCK_8BIT, MIN_8BIT_SIZE
+from .fsdp_qlora import fsdp_qlora_note
 from .layouts import activation_layout
 from .loading import loading_note
 from .loss import DEFAULT_CHUNKS
@@ -115,6 +116,9 @@ def _memory_lines(s: Scenario, mem: Memory) -> list[str]:
     out = []
     if mem.host_memory:
         out.append(f"host RAM {mem.host_memory / GiB:.1f} GiB per GPU")
+    quant_state = fsdp_qlora_note(s)
+    if quant_state:
+        out.append(quant_state)
     load = loading_note(s)
     if mem.peak_phase == "load":
         out.append(f"{load or 'model loading'}: the peak, {mem.total / GiB:.2f} GiB")
