@@ -6,13 +6,9 @@ field."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from tests.core.test_rl_one_copy import _grpo
 
 from .helpers import error_text, find, open_rl_sections, set_scenario
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "core"))
-from test_rl_one_copy import _grpo  # noqa: E402
 
 SHARED, STANDBY = "check_rl_rollout_shared_weights", "check_rl_rollout_standby"
 
