@@ -217,7 +217,7 @@ def test_stack_option_names_the_field(block: dict[str, Any], path: str, words: s
     ("rl", "path", "words"),
     [
         ({"rollout": {"vllm_mode": "server"}}, "rl.rollout.vllm_mode", "rl.placement split"),
-        ({"rollout": {"fast_inference": True}}, "rl.rollout.fast_inference", "not modelled"),
+        ({"rollout": {"fast_inference": True}}, "rl.rollout.fast_inference", "shared_weights true"),
         ({"rollout": {"n": 8}}, "rl.rollout.n", "samples_per_prompt"),
         ({"policy": {"lora_rank": 64}}, "rl.policy.lora_rank", "rl.policy.kind lora"),
     ],

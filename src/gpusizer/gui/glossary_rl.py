@@ -62,6 +62,11 @@ RL_GLOSSARY: dict[str, str] = {
     "element at a time (NeMo RL generate without async_engine): 7.04 us a token, host-paced.",
     "rl.rollout.serves_adapter": "A LoRA policy: the engine decodes through the adapter on its "
     "base weights (vLLM enable_lora, verl's TensorLoRARequest); no: merged weights synced.",
+    "rl.rollout.shared_weights": "Unsloth fast_inference: vLLM runs in the trainer's process on "
+    "the LoRA policy's own base (one copy, at its storage dtype, 4-bit under QLoRA); the engine adds "
+    "only its KV pool, kept through training; the adapter is handed over on the GPU each step.",
+    "rl.rollout.standby": "With one weight copy: UNSLOTH_VLLM_STANDBY=1, the KV pool freed outside "
+    "rollout (weights stay); memory fraction null takes Unsloth's standby target by GPU memory.",
     "rl.rollout.sleep_level": "Colocated: vLLM sleep mode level; 1 moves the engine's weights to "
     "host RAM and back each step, 2 drops them and the refit refills them.",
     "rl.rollout.speculative.method": "Speculative decoding in the rollout's decode steps, priced "

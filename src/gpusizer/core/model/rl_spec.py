@@ -85,6 +85,11 @@ class RolloutSpec(Strict):
     # speculative_config {method: deepseek_mtp, num_speculative_tokens: 1}; null: off. A draft
     # model is not offered here (methods mtp, eagle, eagle3, ngram)
     speculative: SpeculativeSpec | None = None
+    # one copy of the weights: the engine runs in the trainer's process over the LoRA policy's
+    # own base at its storage dtype (Unsloth fast_inference, core/pipeline/rl_one_copy.py)
+    shared_weights: bool = False
+    # with shared_weights: the KV pool discarded outside rollout (UNSLOTH_VLLM_STANDBY=1)
+    standby: bool = False
 
     @property
     def longest_tokens(self) -> int:

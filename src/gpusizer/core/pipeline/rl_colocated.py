@@ -13,6 +13,7 @@ from ..speed.train_rates import network_gb_per_s
 from .rl_adapter_sync import adapter_sync_seconds
 from .rl_check import rl_of
 from .rl_memory import RLParts
+from .rl_one_copy import shared_sync_seconds
 from .rl_pp_gather import pipeline_broadcast_seconds
 from .rl_roles import reference_in_policy, serves_adapter
 from .rl_split_sync import collective_sync_seconds, split_sync_seconds
@@ -89,7 +90,9 @@ def colocated_transitions(s: Scenario, gpu: GPUSpec, parts: RLParts) -> tuple[Tr
     )
     host = rl.host_link_gb_per_s or host_link_gb_per_s(gpu)
     pageable = rl.offload_memory == "pageable" and pageable_host(gpu)
-    return tuple(transitions(resident, rl.rollout.sleep_level, rl.offload_states, host, pageable))
+    # one copy: nothing goes to host (the base is the engine's; rl_one_copy.py)
+    offload = rl.offload_states and not rl.rollout.shared_weights
+    return tuple(transitions(resident, rl.rollout.sleep_level, offload, host, pageable))
 
 
 def colocated_refit(s: Scenario, gpu: GPUSpec) -> float:
@@ -119,6 +122,8 @@ def weight_sync_seconds(s: Scenario, gpu: GPUSpec) -> float:
     (core/pipeline/rl_split_sync.py); with ``rl.sync_transport: "collective"`` NeMo RL's packed
     broadcast beside the export."""
     rl = rl_of(s)
+    if rl.rollout.shared_weights:  # the adapter handed over on the GPU (rl_one_copy.py)
+        return shared_sync_seconds(s, gpu)
     if rl.placement != "split":
         return adapter_sync_seconds(s, gpu) if serves_adapter(rl) else colocated_refit(s, gpu)
     if rl.sync_transport == "collective":

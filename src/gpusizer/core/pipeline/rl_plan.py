@@ -24,6 +24,7 @@ from .rl_check import rl_of, role_model
 from .rl_colocated import colocated_transitions, frozen_bytes, weight_sync_seconds
 from .rl_forwards import forwards
 from .rl_memory import FP32, RLParts, allocator_counted, colocated_phases, split_phases
+from .rl_one_copy import one_copy_parts, shared_counted, shared_phases
 from .rl_preempt import Pool, RunStats, engine_pool
 from .rl_roles import longest_response, reference_in_policy, rollout_gpus
 from .rl_rounds import round_share, rounds_rollout
@@ -89,11 +90,13 @@ def _memory_of(s: Scenario, gpu: GPUSpec) -> RLMemory:
     rs = shared_rollout(s, min(held, 1 << 20))
     em, st = engine_memory(rs, resolve(rs.model), count_parameters(rs.model), gpu)
     parts = _parts(s, policy, em.memory, trained)
-    phases = (
-        colocated_phases(parts, rl.offload_states, rl.rollout.sleep_level)
-        if rl.placement == "colocated"
-        else split_phases(parts)
-    )
+    if rl.rollout.shared_weights:  # one copy of the weights (rl_one_copy.py)
+        parts = one_copy_parts(parts)
+        phases = shared_phases(parts, rl.rollout.standby)
+    elif rl.placement == "colocated":
+        phases = colocated_phases(parts, rl.offload_states, rl.rollout.sleep_level)
+    else:
+        phases = split_phases(parts)
     refusal = None if em.starts else (em.reason or "its KV pool does not hold one request")
     return RLMemory(phases, policy, rs, em, st, parts, refusal)
 
@@ -168,7 +171,11 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
         }
         replicas = max(1, rollout_gpus(s) // rl.rollout.tensor)
         moves = colocated_transitions(s, gpu, parts)
-        counted = allocator_counted(phases, parts.engine, rl.placement)
+        counted = (
+            shared_counted(phases, parts.engine.kv_cache, rl.rollout.standby)
+            if rl.rollout.shared_weights
+            else allocator_counted(phases, parts.engine, rl.placement)
+        )
         return RLPlan(phases, seconds, policy, rs, d.batch, replicas, m.refusal, moves, counted, run)
 
     return _PLANS.get((id(s), id(gpu)), compute, (s, gpu))

@@ -25,6 +25,7 @@ from ..registry.frameworks import FRAMEWORKS
 from .rl_capacity_padding import pass_share
 from .rl_check import rl_of
 from .rl_engine_seqs import engine_sequences
+from .rl_one_copy import engine_fraction
 from .rl_packed_attention import packed_span, spanned
 from .rl_tokens import computed_tokens, longest_response, responses, row_response
 from .rl_tokens import trained_tokens as trained_tokens  # importable from here (rl_report.py)
@@ -210,6 +211,8 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
     data["precision"] = {"kv_cache": s.precision.kv_cache}
     if ro.weights is not None:  # the engine's own dtype (NeMo RL FP8 generation)
         data["precision"]["weights"] = ro.weights
+    elif ro.shared_weights:  # the policy's own base at its storage (rl_one_copy.py)
+        data["precision"]["weights"] = s.precision.weights
     data["workload"] = {
         "kind": "inference",
         "batch_size": batch,
@@ -218,7 +221,7 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
     }
     fraction = ro.memory_fraction
     if fraction is None and rl.placement == "colocated":
-        fraction = COLOCATED_MEMORY_FRACTION
+        fraction = engine_fraction(s, scenario_gpu(s)) or COLOCATED_MEMORY_FRACTION
     serving = {
         "engine_version": ro.engine_version,
         "memory_fraction": fraction,

@@ -13,6 +13,7 @@ from ..model.workload_spec import LORA_TARGETS
 from ..registry.frameworks import FRAMEWORKS
 from ..serving.rules import check_rules
 from .rl_check import check_rl
+from .rl_one_copy import check_shared_weights
 from .validate_layout import check_parallelism, check_pipeline
 from .validate_model import check_model
 from .validate_serving import check_backend, check_serving
@@ -88,3 +89,4 @@ def check_scenario(s: Scenario) -> None:
     check_serving(s)
     check_techniques(s)
     check_rl(s)
+    check_shared_weights(s)

@@ -81,8 +81,7 @@ _ZEROPP = (
 _CONTEXT = "state parallelism.context (the ranks a sequence is split over)"
 _FAST_INFERENCE = (
     "Unsloth's fast_inference (vLLM in the trainer's process sharing the LoRA model's base "
-    "weights) is not modelled; state rl.placement colocated (priced with the engine's own copy "
-    "of the weights: over by one copy)"
+    "weights): state rl.rollout.shared_weights true, rl.placement colocated"
 )
 _VLLM_MODE = (
     'TRL\'s vllm_mode: "server" is rl.placement split with rl.rollout.gpus (the trl vllm-serve '

@@ -33,6 +33,7 @@ _VERL_SEQS = "default: 1,024 (verl)"
 BUDGET, SPEC = "rl.rollout.max_batched_tokens", "rl.rollout.speculative"
 ROUNDS = "rl.rollout.generation_rounds"
 SLEEP, OFFLOAD = "rl.rollout.sleep_level", "rl.offload_states"
+SHARED, STANDBY = "rl.rollout.shared_weights", "rl.rollout.standby"
 _COLOCATED_ONLY = (SLEEP, OFFLOAD, "rl.host_link_gb_per_s")
 _WITH_OFFLOAD = ("rl.offload_memory", "rl.policy.offload_per_call")
 # item data is rl.sync_transport's value; None is null, the gathered model through one GPU's NIC
@@ -119,6 +120,8 @@ class RLSections:
             "rl.rollout.serves_adapter",
             name="combo_rl_rollout_serves_adapter",
         )
+        f.add("", QCheckBox("One weight copy (Unsloth)"), SHARED, name="check_rl_rollout_shared_weights")
+        f.add("", QCheckBox("Standby (KV freed to train)"), STANDBY, name="check_rl_rollout_standby")
         self.methods = add_speculative_rows(
             f,
             SPEC,
@@ -192,6 +195,11 @@ class RLSections:
         f.show(ROUNDS, turns or (st.value(ROUNDS) or 1) != 1)
         lora = st.value("rl.policy.kind") == "lora"
         f.show("rl.rollout.serves_adapter", lora or st.value("rl.rollout.serves_adapter") is not None)
+        # one copy: a LoRA policy colocated on vLLM (core/pipeline/rl_one_copy.py), or held on
+        shared = st.value(SHARED) is True
+        one_copy = lora and engine == "vllm" and st.value("rl.placement") != "split"
+        f.show(SHARED, one_copy or shared)
+        f.show(STANDBY, shared or st.value(STANDBY) is True)
         profile = FRAMEWORKS.get(engine)
         table = table_of(st, profile, "rl.rollout.engine_version") if profile else None
         refresh_speculative_rows(f, self.methods, st, SPEC, table, st.value("rl.rollout.engine_version"))
