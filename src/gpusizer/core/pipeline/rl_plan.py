@@ -168,7 +168,7 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
         }
         replicas = max(1, rollout_gpus(s) // rl.rollout.tensor)
         moves = colocated_transitions(s, gpu, parts)
-        counted = allocator_counted(phases, parts.engine, rl.placement)
+        counted = allocator_counted(phases, parts.engine, rl.placement, rl.rollout.sleep_level)
         return RLPlan(phases, seconds, policy, rs, d.batch, replicas, m.refusal, moves, counted, run)
 
     return _PLANS.get((id(s), id(gpu)), compute, (s, gpu))

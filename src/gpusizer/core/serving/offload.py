@@ -246,13 +246,13 @@ def offload_memory(
             else:
                 hi = mid - 1
         p = _place(s, arch, m, st, lo, cells)
-    if p.gpu > cap:
-        reason = (
-            f"-ngl {p.gpu_layers} needs {p.gpu / 2**30:.2f} GiB on the GPU, more than its "
-            f"{cap / 2**30:.2f} GiB (cudaMalloc fails: 'unable to allocate buffer')"
-        )
-    else:  # unified memory: the CPU layers and host buffers share the GPU's RAM
-        reason = pool_note(gpu, int(p.gpu), int(p.host))
+    # unified memory: the CPU layers and host buffers share the GPU's RAM (pool_note)
+    reason = (
+        f"-ngl {p.gpu_layers} needs {p.gpu / 2**30:.2f} GiB on the GPU, more than its "
+        f"{cap / 2**30:.2f} GiB (cudaMalloc fails: 'unable to allocate buffer')"
+        if p.gpu > cap
+        else pool_note(gpu, int(p.gpu), int(p.host))
+    )
     parts = {c: int(p.parts.get(c, 0)) for c in COMPONENTS}
     mem = Memory(
         **parts,
