@@ -58,6 +58,15 @@ def test_yarn_as_qwen_states_it_stretches_the_original_length() -> None:
     assert derived_context(parse_scenario(_qwen3(model={"rope_scaling_factor": 4.0})).model) == 163840
 
 
+def test_vllms_default_context_is_the_scaled_length() -> None:
+    # _get_and_verify_max_len: "If the user didn't specify max_model_len, then use that derived
+    # from the model config": with the YaRN recipe, 131,072 tokens; SGLang keeps the model's
+    yarn = {"rope_scaling_factor": 4.0, "rope_original_context": 32768}
+    assert estimate_report(_qwen3(model=yarn))["serving"]["max_context"] == 131072
+    assert estimate_report(_qwen3(model={}))["serving"]["max_context"] == 40960
+    assert estimate_report(_qwen3("sglang", model=yarn))["serving"]["max_context"] == 40960
+
+
 def test_the_switch_allows_any_length_and_prices_it_as_stated() -> None:
     rep = estimate_report(_qwen3(max_context=131072, allow_long_context=True))
     assert rep["serving"]["max_context"] == 131072
