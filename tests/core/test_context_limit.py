@@ -125,3 +125,13 @@ def test_hostile_input_names_the_field(
     assert main(["estimate", str(path)]) == 2
     out = capsys.readouterr()
     assert out.out == "" and len(out.err.strip().splitlines()) == 1 and field in out.err
+
+
+def test_an_rl_rollout_past_the_length_keeps_its_note() -> None:
+    # the rollout engine's context is the RL framework's to pass (TRL passes no max_model_len):
+    # not refused, the note on the sequence stays (core/pipeline/rl_roles.py)
+    record = json.loads((Path(__file__).parent / "data" / "rl-time-logs.json").read_text(encoding="utf-8"))[0]
+    s = {**record["scenario"], "model": {"preset": "qwen3-8b"}}
+    s["rl"] = {**s["rl"], "rollout": {**s["rl"]["rollout"], "response_tokens": 60000}}
+    notes = estimate_report(s)["assumptions"]
+    assert any("longer than the model's max_context (40,960)" in a for a in notes)
