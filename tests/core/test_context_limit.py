@@ -135,3 +135,21 @@ def test_an_rl_rollout_past_the_length_keeps_its_note() -> None:
     s["rl"] = {**s["rl"], "rollout": {**s["rl"]["rollout"], "response_tokens": 60000}}
     notes = estimate_report(s)["assumptions"]
     assert any("longer than the model's max_context (40,960)" in a for a in notes)
+
+
+def test_a_run_log_that_started_passes_the_check() -> None:
+    # sipeed_wiki NanoKVM-Pro cua.md (tests/io/data/run-logs): Qwen3-VL-30B-A3B (262,144 tokens)
+    # started at max_model_len 65,536 under vLLM 0.11.0; checked as the 40,960-token preset, the
+    # run's own start stands for the engine's check (io/run_check.py)
+    from gpusizer.io.run_check import scenario_of
+    from gpusizer.io.run_log import read_run
+
+    log = Path(__file__).parents[1] / "io" / "data" / "run-logs" / "vllm-0.11-qwen3-vl-30b-a3b-tp4-3090.log"
+    sc = scenario_of(read_run(log.read_text(encoding="utf-8")), gpu="rtx-3090-24gb", model="qwen3-30b-a3b")
+    assert sc["serving"]["max_context"] == 65536 and sc["serving"]["allow_long_context"] is True
+    parse_scenario(sc)
+    # within the model's length nothing is added: the scenario is as before
+    long_model = scenario_of(
+        read_run(log.read_text(encoding="utf-8")), gpu="rtx-3090-24gb", model="qwen3-coder-480b-a35b"
+    )
+    assert "allow_long_context" not in long_model["serving"]
