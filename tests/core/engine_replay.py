@@ -310,6 +310,9 @@ def _replays() -> list[Replay]:
                     memory_fraction=0.9,
                     max_context=262144,
                 ),
+                # Qwen3-Coder-30B-A3B's config.json: max_position_embeddings 262144 (the proxy
+                # preset's Qwen3-30B-A3B has 40,960), the length vLLM took by default
+                model={"preset": "qwen3-30b-a3b", "max_context": 262144},
                 precision={"weights": "fp8"},
             ),
             [],

@@ -68,7 +68,8 @@ RL_GLOSSARY: dict[str, str] = {
     "rl.rollout.standby": "With one weight copy: UNSLOTH_VLLM_STANDBY=1, the KV pool freed outside "
     "rollout (weights stay); memory fraction null takes Unsloth's standby target by GPU memory.",
     "rl.rollout.sleep_level": "Colocated: vLLM sleep mode level; 1 moves the engine's weights to "
-    "host RAM and back each step, 2 drops them and the refit refills them.",
+    "host RAM and back each step, 2 drops them and the refit refills them; off: the engine keeps "
+    "its weights and KV pool through training (TRL v1.x, vllm_enable_sleep_mode False).",
     "rl.rollout.speculative.method": "Speculative decoding in the rollout's decode steps, priced "
     "as serving's (NeMo RL v0.7.0's DeepSeek V3 recipes: vLLM deepseek_mtp, 1 token).",
     "rl.rollout.speculative.num_tokens": "Draft tokens per decode step (vLLM "

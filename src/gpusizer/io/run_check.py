@@ -20,7 +20,9 @@ from ..core.model.presets import model_presets
 from ..core.model.result import Estimate
 from ..core.pipeline.estimate import estimate
 from ..core.pipeline.report import report_from_estimate
+from ..core.pipeline.scenario import model_spec
 from ..core.registry.engines import cuda_total_bytes
+from ..core.serving.context_limit import derived_context
 from ..core.serving.engine_memory import engine_memory
 from .evidence_text import how_sure
 from .run_log import RunLog
@@ -110,7 +112,12 @@ def _engine_settings(run: RunLog, sc: dict[str, Any]) -> None:
     if fraction:
         sv["memory_fraction"] = fraction
     if s.get("max_model_len"):
-        sv["max_context"] = int(s["max_model_len"])
+        sv["max_context"] = took = int(s["max_model_len"])
+        # the run started at this length, so its engine took it: past a proxy preset's length
+        # (Qwen3-VL-30B-A3B's 262,144 read as Qwen3-30B-A3B's 40,960) the engine's check
+        # (core/serving/context_limit.py) is passed as the run passed it
+        if took > (derived_context(model_spec(sc["model"])) or took):
+            sv["allow_long_context"] = True
     if s.get("max_concurrency"):
         sv["concurrency"] = w["batch_size"] = int(s["max_concurrency"])
     if s.get("load"):  # every request sent at once (vllm bench serve's default rate, inf)

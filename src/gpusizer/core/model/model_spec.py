@@ -111,6 +111,13 @@ class ModelSpec(Strict):
     # RoPE frequency scaling (gpt-oss config.json ``rope_scaling.rope_type`` "yarn", factor 32):
     # YaRN scales cos and sin by its attention factor (mscale); "none": plain RoPE.
     rope_scaling: Literal["none", "yarn"] = "none"
+    # Additive: a RoPE scaling that stretches the context past ``max_context`` (config.json
+    # ``rope_scaling.factor`` added by the deployment, as Qwen's YaRN recipe does, or vLLM's
+    # ``--hf-overrides``), and the length it stretches (its ``original_max_position_embeddings``;
+    # null: ``max_context``). vLLM then takes a max_model_len up to their product
+    # (core/serving/context_limit.py). Null: none beyond what ``max_context`` already holds.
+    rope_scaling_factor: Annotated[float, Field(ge=1.0, le=1024.0)] | None = None
+    rope_original_context: Tokens | None = None
     attention_output_gate: bool = False  # q_proj also gives a sigmoid output gate (Qwen3-Next)
     linear_attention: LinearAttentionSpec | None = None
     mamba: MambaSpec | None = None

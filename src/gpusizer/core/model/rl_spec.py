@@ -53,8 +53,10 @@ class RolloutSpec(Strict):
     async_engine: bool = False
     gpus: SomeGpus = 0  # split placement: GPUs of the rollout pool (colocated: ignored)
     # colocated: vLLM sleep mode level (1: weights to host RAM, KV dropped, NeMo RL's; 2: both
-    # dropped, the refit refills the weights); SGLang release_memory_occupation as level 1
-    sleep_level: Literal[1, 2] = 1
+    # dropped, the refit refills the weights); SGLang release_memory_occupation as level 1;
+    # 0: the engine does not sleep, its weights and KV pool stay on the GPU through training
+    # (TRL v1.x colocate, GRPOConfig.vllm_enable_sleep_mode False; core/pipeline/rl_memory.py)
+    sleep_level: Literal[0, 1, 2] = 1
     # decode steps replayed from captured CUDA graphs (null: the release's default; false: vLLM
     # enforce_eager, as verl's rollout.enforce_eager: true runs it)
     cuda_graphs: bool | None = None
@@ -90,6 +92,15 @@ class RolloutSpec(Strict):
     shared_weights: bool = False
     # with shared_weights: the KV pool discarded outside rollout (UNSLOTH_VLLM_STANDBY=1)
     standby: bool = False
+
+    @field_validator("sleep_level", mode="before")
+    @classmethod
+    def _level(cls, v: object) -> object:
+        """A level is a number: ``false`` is not level 0, nor ``true`` level 1 (the choice
+        compares by equality, which lets booleans through)."""
+        if isinstance(v, bool):
+            raise ValueError(f"must be 0 (no sleep), 1 or 2; got {str(v).lower()}")
+        return v
 
     @property
     def longest_tokens(self) -> int:

@@ -27,6 +27,9 @@ class ServingSpec(Strict):
     # at least 0.1 % (MIN_EFFICIENCY): the engine's budget is divided by it (1e-300 overflowed)
     memory_fraction: Efficiency | None = None
     max_context: Tokens | None = None  # vLLM max_model_len; llama.cpp n_ctx per sequence
+    # Additive: the engine's switch for a max_context past the model's length (vLLM
+    # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1; core/serving/context_limit.py). Null / false: refused.
+    allow_long_context: bool | None = None
     max_sequences: Batch | None = None  # vLLM max_num_seqs; llama.cpp n_parallel
     prefill_chunk_tokens: Tokens | None = None  # vLLM max_num_batched_tokens
     kv_block_tokens: Tokens | None = None  # vLLM block_size, SGLang page_size

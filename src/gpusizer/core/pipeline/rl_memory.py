@@ -18,7 +18,13 @@ A step runs four phases (HybridFlow, arXiv 2409.19256 §2.1 and §5; verl
 Colocated: one set of GPUs runs the phases in turn; the engine sleeps outside rollout (vLLM
 ``enable_sleep_mode`` level 1: weights to host, KV pool discarded; SGLang
 ``release_memory_occupation``), and with ``rl.offload_states`` the training states go to host
-memory while the engine runs (verl ``param_offload`` / ``optimizer_offload``). Split: the
+memory while the engine runs (verl ``param_offload`` / ``optimizer_offload``). An engine that
+does not sleep (``rl.rollout.sleep_level`` 0: TRL v1.0.0-v1.9.0 colocate, whose
+``GRPOConfig.vllm_enable_sleep_mode`` defaults to False, ``trl/generation/vllm_generation.py``
+calling ``llm.sleep(level=2)`` only when it is set) keeps its weights and KV pool on the GPU
+through the log-prob, training and sync phases; its profile-run activations are not held, as
+TRL runs vLLM in the trainer's own process (``distributed_executor_backend=
+"external_launcher"``), whose caching allocator hands the freed blocks to training. Split: the
 engine's pool and the training pool are separate GPUs (OpenRLHF, arXiv 2405.11143 §3.1); a
 GPU holds its own pool's phases only.
 """
@@ -113,14 +119,31 @@ def colocated_phases(p: RLParts, offload_states: bool, sleep_level: int = 1) -> 
     )
     # vLLM sleep level 1 keeps the engine's weights in host memory while the training side runs
     asleep = e.weights if sleep_level == 1 else 0
-    out = {"rollout": rollout, **_asleep_side(p, asleep)}
+    side = _awake_side(p, e) if sleep_level == 0 else _asleep_side(p, asleep)
+    out = {"rollout": rollout, **side}
     out["weight_sync"] = _mem(
         "weight_sync",
         weights=e.weights + weights + _frozen(p, False),
         optimizer=kept_o,  # offloaded states come back for the update, after the sync
+        kv_cache=e.kv_cache if sleep_level == 0 else 0,  # an engine awake keeps its pool
         overhead=max(e.overhead, p.policy.overhead),
     )
     return out
+
+
+def _awake_side(p: RLParts, e: Memory) -> dict[str, Memory]:
+    """:func:`training_side` beside an engine that does not sleep: its weights and KV pool
+    stay allocated on the GPU (module docstring)."""
+    return {
+        k: replace(
+            v,
+            weights=v.weights + e.weights,
+            kv_cache=v.kv_cache + e.kv_cache,
+            total=v.total + e.weights + e.kv_cache,
+            alive_at_peak=tuple(c for c in COMPONENTS if c in {*v.alive_at_peak, "weights", "kv_cache"}),
+        )
+        for k, v in training_side(p).items()
+    }
 
 
 # The training side by its parts: a layout's on every GPU of a catalog search (the trained
@@ -152,7 +175,7 @@ def split_phases(p: RLParts) -> dict[str, Memory]:
 TRAINING_POOL = ("log_probs", "training")  # split placement: the phases on the training GPUs
 
 
-def allocator_counted(phases: dict[str, Memory], engine: Memory, placement: str) -> int:
+def allocator_counted(phases: dict[str, Memory], engine: Memory, placement: str, sleep_level: int = 1) -> int:
     """Bytes ``torch.cuda.max_memory_allocated()`` reads on a training GPU over a step (verl
     logs it as ``perf/max_memory_allocated_gb``, in GiB, after ``update_actor``:
     ``verl/workers/fsdp_workers.py``). It counts the tensors PyTorch's allocator holds, not the
@@ -166,9 +189,11 @@ def allocator_counted(phases: dict[str, Memory], engine: Memory, placement: str)
     figure is then the engine's weights and KV pool on top of the heaviest training-side
     phase, and can exceed the GPU's memory: verl's log of Qwen2.5-72B LoRA reads 82.9 GiB
     reserved on an 80 GB H100 (docs/evidence/rl.md sections 5 and 8a). Split placement: the
-    training pool's phases alone."""
-    if placement != "colocated":
-        return max(phases[k].total - phases[k].overhead for k in TRAINING_POOL)
+    training pool's phases alone. An engine that does not sleep (``sleep_level`` 0) is in every
+    phase already."""
+    if placement != "colocated" or sleep_level == 0:
+        pool = TRAINING_POOL if placement != "colocated" else tuple(phases)
+        return max(phases[k].total - phases[k].overhead for k in pool)
     asleep = {"rollout": 0, "weight_sync": engine.kv_cache}  # the rest: weights and KV pool
     return max(
         m.total - m.overhead + asleep.get(name, engine.weights + engine.kv_cache)

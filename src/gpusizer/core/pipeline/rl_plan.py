@@ -174,7 +174,7 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
         counted = (
             shared_counted(phases, parts.engine.kv_cache, rl.rollout.standby)
             if rl.rollout.shared_weights
-            else allocator_counted(phases, parts.engine, rl.placement)
+            else allocator_counted(phases, parts.engine, rl.placement, rl.rollout.sleep_level)
         )
         return RLPlan(phases, seconds, policy, rs, d.batch, replicas, m.refusal, moves, counted, run)
 

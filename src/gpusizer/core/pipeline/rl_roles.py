@@ -227,6 +227,10 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
         "memory_fraction": fraction,
         "max_sequences": engine_sequences(ro, scenario_gpu(s)),
         "max_context": rl.prompt_tokens + longest_response(rl),
+        # not refused past the model's length here (core/serving/context_limit.py): whether a
+        # framework passes this length to vLLM is its own (TRL passes none), and the RL block
+        # has no switch to state; the estimate's note says the length exceeds the model's
+        "allow_long_context": True,
         "concurrency": batch,
         "load": "burst",
         "api_server": False,

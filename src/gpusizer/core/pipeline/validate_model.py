@@ -26,6 +26,9 @@ def all_divisors(n: int, shown: int = 16) -> str:
 
 def check_model(spec: ModelSpec) -> None:
     """The architecture must be complete (or size-only) and self-consistent."""
+    if spec.rope_original_context is not None and spec.rope_scaling_factor is None:
+        msg = "needs model.rope_scaling_factor (the factor that stretches this length)"
+        raise ScenarioError("model.rope_original_context", msg)
     if spec.layers is None:
         if spec.parameters is None:
             raise ScenarioError(

@@ -11,6 +11,7 @@ from ..model.specs import Scenario
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
 from ..serving.attention_dp import check_attention_data
+from ..serving.context_limit import check_context_limit
 from ..serving.cpu_moe import check_cpu_moe
 from ..serving.disaggregated import check_disaggregated
 from ..serving.kv_offload import check_offload
@@ -43,6 +44,7 @@ def check_serving(s: Scenario) -> None:
     request rate; ``serving.ggml_backend`` drives the GPU; each feature set is one the engine
     runs (before the feature's own checks: a split the engine cannot run is not sized)."""
     check_features(s)
+    check_context_limit(s)
     check_prefix(s)
     check_speculative(s)
     check_lora(s)

@@ -7,7 +7,9 @@ refused").
 Each entry is a setting the engine accepts; sources, by engine (flag names as of the releases
 core/registry/engine_releases*.py name):
 
-- vLLM ``vllm/engine/arg_utils.py`` ``EngineArgs`` (v0.11): ``max_model_len``,
+- vLLM ``vllm/engine/arg_utils.py`` ``EngineArgs`` (v0.11): ``max_model_len`` (past the
+  model's length only with ``rope_scaling`` in the config, ``--rope-scaling`` or
+  ``--hf-overrides``, or ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``: core/serving/context_limit.py),
   ``gpu_memory_utilization``, ``max_num_seqs``, ``max_num_batched_tokens``, ``block_size``,
   ``kv_cache_dtype`` (``auto``, ``fp8``, ``fp8_e4m3``, ``fp8_e5m2``), ``quantization``,
   ``enforce_eager``, ``swap_space``, ``cpu_offload_gb``; ``cpu_offload_gb`` keeps that many
@@ -33,7 +35,12 @@ from __future__ import annotations
 from .training_flags import training_field_hint
 
 _CONTEXT = (
-    "state serving.max_context (tokens; a length past the model's native one, e.g. YaRN, is priced as stated)"
+    "state serving.max_context (tokens; past the model's max_context vLLM needs "
+    "model.rope_scaling_factor or serving.allow_long_context)"
+)
+_ROPE = (
+    "state the factor as model.rope_scaling_factor and its original_max_position_embeddings as "
+    "model.rope_original_context (vLLM then takes their product as max_model_len)"
 )
 _FRACTION = "state serving.memory_fraction (0.001-1)"
 _SEQS = "state serving.max_sequences (1 or more)"
@@ -60,7 +67,11 @@ ENGINE_FIELDS: dict[str, str] = {
     "serving.max_model_len": _CONTEXT,
     "serving.context_length": _CONTEXT,
     "serving.ctx_size": _CONTEXT,
-    "serving.rope_scaling": "rope scaling (YaRN) changes no memory or speed term here: " + _CONTEXT,
+    "serving.rope_scaling": _ROPE,
+    "serving.hf_overrides": "vLLM's --hf-overrides: for its rope_scaling, " + _ROPE,
+    "serving.vllm_allow_long_max_model_len": (
+        "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1: state serving.allow_long_context true"
+    ),
     "serving.gpu_memory_utilization": _FRACTION,
     "serving.mem_fraction_static": _FRACTION,
     "serving.free_gpu_memory_fraction": _FRACTION,

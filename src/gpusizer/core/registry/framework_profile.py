@@ -264,6 +264,11 @@ class FrameworkProfile(ProfileQueries):
     # parallelism switches on too (vLLM vllm/lora/layers/fused_moe.py ``FusedMoEWithLoRA``:
     # ``assert not self.base_layer.use_ep``; core/serving/lora_serving.py check_lora).
     moe_lora_expert_parallel: bool = True
+    # The environment switch with which the engine takes a ``serving.max_context`` past the
+    # model's own length (vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN), whose default context is that
+    # length as a stated RoPE scaling stretches it (core/serving/context_limit.py
+    # ``derived_context``); "" where the engine takes any length.
+    long_context_switch: str = ""
     # The sizing advisor's last rung for LoRA and QLoRA (core/sizing/savings.py): switch to
     # this framework with its defaults, on at most ``max_gpus`` GPUs (None: any number).
     adapter_fallback: bool = False

@@ -85,6 +85,7 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         attention_data_flag="--data-parallel-size with --enable-expert-parallel",
         expert_in_tensor_flag="--enable-expert-parallel",
         moe_lora_expert_parallel=False,
+        long_context_switch="VLLM_ALLOW_LONG_MAX_MODEL_LEN",
         moe_topk_sum=True,
         eplb_groups=True,
         sources=(

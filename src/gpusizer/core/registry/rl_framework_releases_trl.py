@@ -115,9 +115,9 @@ _TRL_023 = changed(
 )
 # v1.0.0 (2026-03-30): vllm_mode "colocate" by default (PR #5255, c0eabc40c): vLLM inside each
 # training process on its GPU at vllm_gpu_memory_utilization 0.3 (the same through v1.9.0).
-# vllm_enable_sleep_mode stays False, so the engine keeps its memory through training: no
-# field prices an engine that does not sleep (rl.rollout.sleep_level 1 or 2), a gap stated in
-# docs/evidence/rl.md
+# vllm_enable_sleep_mode stays False, so the engine keeps its weights and KV pool through
+# training (rl.rollout.sleep_level 0); set, trl/generation/vllm_generation.py sleeps it at
+# level 2 (llm.sleep(level=2) after each generation, wake_up(tags=["weights"]) for the sync)
 _TRL_100 = changed(
     _TRL_023,
     "1.0.0",
@@ -126,5 +126,12 @@ _TRL_100 = changed(
     _layout("overlap", None, f"{_CFG} vllm_mode 'colocate': one pool, nothing to overlap (v1.0.0)"),
     _layout("rollout.gpus", 0, f"{_CFG} vllm_mode 'colocate': the training GPUs (v1.0.0)"),
     RLDefault("rollout.memory_fraction", 0.3, f"{_CFG} vllm_gpu_memory_utilization 0.3 (colocate) (v1.0.0)"),
+    RLDefault(
+        "rollout.sleep_level",
+        0,
+        f"{_CFG} vllm_enable_sleep_mode False: the engine keeps its weights and KV pool through "
+        "training (True: trl/generation/vllm_generation.py llm.sleep(level=2), rl.rollout.sleep_level 2) "
+        "(v1.0.0)",
+    ),
 )
 TRL: tuple[RLRelease, ...] = (_TRL_014, _TRL_017, _TRL_019, _TRL_023, _TRL_100)

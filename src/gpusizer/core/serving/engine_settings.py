@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ..model.specs import GPUSpec, Scenario
 from ..registry.engines import EAGER_STEP_COST, EngineRelease, GiB, StepCost, release
+from .context_limit import derived_context
 
 # Assumed host RAM bandwidth for layers and KV kept in system memory (dual-channel DDR5-5000:
 # 2 channels x 8 B x 5,000 MT/s = 80 GB/s); ``serving.host_bandwidth_gb_per_s`` replaces it.
@@ -49,13 +50,15 @@ def _chunk(rel: EngineRelease, gpu: GPUSpec, max_context: int) -> tuple[int | No
 
 def _context(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec, fitted: bool) -> int | None:
     """The default max context: transformers has none (the request's length); vLLM, SGLang
-    and TensorRT-LLM take the model's (max_model_len = the config's max_position_embeddings);
+    and TensorRT-LLM take the model's (max_model_len = the config's max_position_embeddings;
+    vLLM's as a stated RoPE scaling stretches it, core/serving/context_limit.py);
     Ollama its num_ctx by total VRAM, capped at the model's; an engine that fits it to memory
     (``fitted``: llama.cpp) None (core/serving/offload.py)."""
     w = s.workload
     if rel is None:
         return w.prompt_tokens + w.generated_tokens
-    model = s.model.max_context or (w.prompt_tokens + w.generated_tokens)
+    own = derived_context(s.model) if s.profile.long_context_switch else s.model.max_context
+    model = own or (w.prompt_tokens + w.generated_tokens)
     if rel.llama_cpp.context_tiers:
         gib = gpu.capacity_bytes / GiB
         return min(next(t for g, t in rel.llama_cpp.context_tiers if gib >= g), model)

@@ -246,14 +246,13 @@ def offload_memory(
             else:
                 hi = mid - 1
         p = _place(s, arch, m, st, lo, cells)
-    reason = None
-    if p.gpu > cap:
-        reason = (
-            f"-ngl {p.gpu_layers} needs {p.gpu / 2**30:.2f} GiB on the GPU, more than its "
-            f"{cap / 2**30:.2f} GiB (cudaMalloc fails: 'unable to allocate buffer')"
-        )
-    else:  # unified memory: the CPU layers and host buffers share the GPU's RAM
-        reason = pool_note(gpu, int(p.gpu), int(p.host))
+    # unified memory: the CPU layers and host buffers share the GPU's RAM (pool_note)
+    reason = (
+        f"-ngl {p.gpu_layers} needs {p.gpu / 2**30:.2f} GiB on the GPU, more than its "
+        f"{cap / 2**30:.2f} GiB (cudaMalloc fails: 'unable to allocate buffer')"
+        if p.gpu > cap
+        else pool_note(gpu, int(p.gpu), int(p.host))
+    )
     parts = {c: int(p.parts.get(c, 0)) for c in COMPONENTS}
     mem = Memory(
         **parts,
@@ -261,8 +260,6 @@ def offload_memory(
         peak_phase="serving",
         alive_at_peak=tuple(c for c in COMPONENTS if c not in ("gradients", "optimizer")),
     )
-    kv_tok = m.kv_cell * arch.layers
-    conc = cells / ctx if ctx else 0.0
     note = (
         f"llama.cpp: {p.gpu_layers}/{full} layers on the GPU (output "
         f"{'on the GPU' if p.output_on_gpu else 'in RAM'}), token embedding in RAM "
@@ -276,12 +273,12 @@ def offload_memory(
         mem,
         int(p.parts["kv_cache"]),
         cells,
-        conc,
+        cells / ctx if ctx else 0.0,
         reason is None,
         reason,
         ctx,
         st.max_sequences,
-        kv_tok,
+        m.kv_cell * arch.layers,
         host_memory_bytes=int(p.host),
         gpu_layers=p.gpu_layers,
         host_read_bytes=p.host_read,

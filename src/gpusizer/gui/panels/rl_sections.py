@@ -138,8 +138,15 @@ class RLSections:
         f.add(
             "Engine sleep",
             # vLLM sleep mode: level 1 copies the weights to host RAM and back each step, level 2
-            # drops them (the refit refills them): core/pipeline/rl_transitions.py
-            combo((("level 1 (weights to host)", 1), ("level 2 (weights dropped)", 2))),
+            # drops them (the refit refills them): core/pipeline/rl_transitions.py; off: the
+            # engine keeps its memory through training (TRL v1.x's default)
+            combo(
+                (
+                    ("off (engine stays)", 0),
+                    ("level 1 (weights to host)", 1),
+                    ("level 2 (weights dropped)", 2),
+                )
+            ),
             SLEEP,
             name="combo_rl_sleep",
         )

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtWidgets import QCheckBox
+
 from ...core.model.result import Estimate
 from ...core.registry.frameworks import FRAMEWORKS
 from ..binding import Binder
@@ -19,6 +21,7 @@ from .serving_engine import ENGINE_TIPS, add_engine_rows, refresh_engine_rows
 from .serving_feature_rows import FEATURE_TIPS, add_lora_targets, add_speculative_rows, refresh_feature_rows
 from .serving_split import SPLIT_TIPS, add_split_rows, link_default, refresh_split_rows
 
+LONG = "serving.allow_long_context"
 DEFAULT = "engine default"  # null: the engine's default (shown resolved by show_defaults)
 # (label, path, object name, quantity kind, step, unit)
 _INTS = (
@@ -39,6 +42,8 @@ TIPS = {
     "serving.max_context": "Longest request the engine accepts: vLLM max_model_len, llama.cpp "
     "n_ctx per sequence. vLLM refuses to start when one such request "
     "does not fit its KV pool.",
+    LONG: "vLLM VLLM_ALLOW_LONG_MAX_MODEL_LEN=1: a max context past the model's length "
+    "(its max_context, or as its RoPE scaling stretches it), which vLLM otherwise refuses.",
     "serving.max_sequences": "Requests run at once: vLLM max_num_seqs, llama.cpp n_parallel.",
     "serving.max_kv_size": "Each sequence's KV cache keeps at most this many tokens, the oldest "
     "dropped (mlx-lm --max-kv-size, RotatingKVCache); whole context when blank.",
@@ -109,6 +114,8 @@ class ServingPanel(Panel):
             spin = QuantityField(kind, path, step=step, unit=unit, none_text=DEFAULT)
             f.add(label, spin, path, name=name)
             self.spins[path] = spin
+            if path == "serving.max_context":  # the engine's switch for a longer one
+                f.add("", QCheckBox("Past the model's length"), LONG, name="check_serving_long_context")
         f.add(
             "Load",
             combo(
@@ -215,6 +222,7 @@ class ServingPanel(Panel):
         self.form.show("serving.memory_fraction", "memory_fraction" in reads and bool(profile.releases))
         self.form.show("serving.engine_version", bool(profile.releases))
         self.form.show("serving.max_kv_size", profile.rotating_kv)  # mlx-lm --max-kv-size
+        self.form.show(LONG, bool(profile.long_context_switch))  # vLLM's env switch
         # the step model reads CUDA graphs for every engine (eager steps wait on launches);
         # some memory rules also count the graphs' memory
         self.form.show("serving.cuda_graphs", True)
