@@ -55,7 +55,9 @@ def test_only_cdna3_walks() -> None:
         assert (r.decode_walk > 0) == (key == ("vendor", "cdna3")), key
 
 
-def _step(gpu: str, model: str, tensor: int, kv: str = "fp8") -> StepModel:
+def _step(
+    gpu: str, model: str, tensor: int, kv: str = "fp8", backend: str | None = "TRITON_ATTN"
+) -> StepModel:
     sc: dict[str, Any] = {
         "model": {"preset": model},
         "framework": "vllm",
@@ -63,6 +65,7 @@ def _step(gpu: str, model: str, tensor: int, kv: str = "fp8") -> StepModel:
         "parallelism": {"tensor": tensor},
         "precision": {"weights": "fp8", "kv_cache": kv},
         "workload": {"kind": "inference", "batch_size": 4},
+        "serving": {"attention_backend": backend},
     }
     s = parse_scenario(sc)
     g = scenario_gpu(s)
@@ -111,3 +114,16 @@ def test_no_walk_off_cdna3_or_for_mla(gpu: str, model: str) -> None:
     m = _step(gpu, model, 8)
     assert m._walk == 0.0
     assert walk_per_position(m.shape, CDNA3, mla=True) == 0.0
+
+
+def test_only_a_stated_triton_backend_walks() -> None:
+    """The floor is the Triton kernel's: unstated (AITER's and V0's HIP kernels split the context
+    their own ways, unmeasured here), the step reads no walk."""
+    m, bare = (
+        _step("mi325x-256gb", "qwen3-235b-a22b", 8),
+        _step("mi325x-256gb", "qwen3-235b-a22b", 8, backend=None),
+    )
+    assert m._walk > 0 and bare._walk == 0.0
+    assert bare.rates.decode_walk == 0.0
+    ctx = 4 * bare.positions(16500)
+    assert bare._gpu(4, ctx, 0, 0, 0, 0, None) != m._gpu(4, ctx, 0, 0, 0, 0, None)
