@@ -70,6 +70,7 @@ def scenario(config: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
             "max_sequences": ENGINE["decode_max_sequences"],
             "prefill_chunk_tokens": ENGINE["prefill_chunk_tokens"],
             "routing_simulation": ENGINE["routing_simulation"],
+            "attention_backend": ENGINE["attention_backend"],
             "disaggregated": split,
         },
     }

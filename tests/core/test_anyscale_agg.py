@@ -110,8 +110,10 @@ def test_every_stored_hr0_aggregated_file_is_replayed_or_says_why() -> None:
         # (figures, first tokens within 25 %, times per token within 25 %)
         # 2 times per token until block FP8 counted 4 quant kernels a Qwen3-MoE layer, not 6 (the
         # 2/s sweep's 0.77 -> 0.73 of the published), 1 until CDNA3's block-FP8 GEMMs walked K at
-        # their measured floor (core/speed/block_walk.py: the same sweep 0.73 -> 0.81)
-        ("2x-tp8ep8-isl16k-osl1k", (6, 3, 2)),
+        # their measured floor (core/speed/block_walk.py: the same sweep 0.73 -> 0.81), 2 until
+        # the runs stated the Triton attention they ran (serving.attention_backend) and its decode
+        # walked each context (core/speed/decode_walk.py: the 1.5/s sweep 0.71 -> 0.77)
+        ("2x-tp8ep8-isl16k-osl1k", (6, 3, 3)),
         ("3x-tp8ep8-isl16k-osl1k", (20, 2, 1)),
         ("3x-tp8ep8-isl8k-osl1k", (10, 0, 0)),
         ("4x-tp8ep8-isl16k-osl1k", (4, 2, 0)),
@@ -147,13 +149,16 @@ def test_which_of_pd_and_aggregated_is_faster() -> None:
     per token while block FP8 counted DeepSeek's 6 quant kernels a layer, 4 for Qwen3-MoE since:
     the 3-replica 16k sweep at 0.5/s against 1P2D, where P/D's was published lower, now reads so).
     Since CDNA3's block-FP8 GEMMs walk K at their measured floor (core/speed/block_walk.py), that
-    pair reads aggregated lower again (a near tie: ours 10.4 against 10.7 ms): 14 and 8 of 16."""
+    pair reads aggregated lower again (a near tie: ours 10.4 against 10.7 ms): 14 and 8 of 16.
+    Since the P/D and 2-replica runs state the Triton attention they ran without AITER and its
+    decode walks each context (core/speed/decode_walk.py), one more P/D time per token reads lower
+    than the aggregated, as published: ours aggregated lower in 16 and 13, reproduced 12 and 9."""
     w = winners()
     assert len(w) == 16
     assert [x[0] for x in w].count("agg") == 12
     assert [x[2] for x in w].count("agg") == 8
-    assert ([x[1] for x in w].count("agg"), [x[3] for x in w].count("agg")) == (16, 14)
-    assert (sum(x[0] == x[1] for x in w), sum(x[2] == x[3] for x in w)) == (12, 8)
+    assert ([x[1] for x in w].count("agg"), [x[3] for x in w].count("agg")) == (16, 13)
+    assert (sum(x[0] == x[1] for x in w), sum(x[2] == x[3] for x in w)) == (12, 9)
 
 
 def _meets(ttft_ms: float, tpot_ms: float) -> bool:

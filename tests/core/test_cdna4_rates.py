@@ -96,12 +96,16 @@ def test_sglang_on_mi355x_is_not_priced_from_vllms_times() -> None:
 def test_cdna4_keeps_cdna3s_shares() -> None:
     """gfx950's published kernel rates (AITER's tuned GEMM tables: 5.8-6.1 TB/s, FP8 2,850-3,000
     TFLOPS) are of kernels the replayed vLLM builds do not run; CDNA4 keeps CDNA3's shares, less
-    the MXFP4 upcast gfx950 does not need and the block-FP8 GEMMs' walk along K, measured on gfx942
-    only (core/speed/block_walk.py)."""
+    the MXFP4 upcast gfx950 does not need, the block-FP8 GEMMs' walk along K and decode
+    attention's walk along the context, measured on gfx942 only (core/speed/block_walk.py,
+    core/speed/decode_walk.py)."""
     c3, c4 = RATES[("vendor", "cdna3")], RATES[("vendor", "cdna4")]
-    kept = replace(c4, sources=(), mx_upcast_ops=c3.mx_upcast_ops, block_walk=c3.block_walk)
+    kept = replace(
+        c4, sources=(), mx_upcast_ops=c3.mx_upcast_ops, block_walk=c3.block_walk, decode_walk=c3.decode_walk
+    )
     assert kept == replace(c3, sources=())
     assert c4.block_walk == (0.0, 0.0)
+    assert c4.decode_walk == 0.0
     assert c4.mx_upcast_ops == 0.0
 
 

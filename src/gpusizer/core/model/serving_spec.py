@@ -125,6 +125,11 @@ class ServingSpec(Strict):
     # (vLLM ``VLLM_MOE_ROUTING_SIMULATION_STRATEGY=uniform_random``, its "Simulating Balanced
     # Routing" benchmark setting). Null: the router's own skew (core/speed/expert_reads.py).
     routing_simulation: Literal["uniform_random"] | None = None
+    # Additive: vLLM's attention backend as the deployment ran it (``--attention-backend``,
+    # ``VLLM_ATTENTION_BACKEND``; a ROCm V1 build before 0.19 without AITER runs "TRITON_ATTN").
+    # "TRITON_ATTN": its decode walks each sequence's context at the measured floor where one is
+    # measured (CDNA3, core/speed/decode_walk.py). Null: the attention's bytes and FLOPs, as before.
+    attention_backend: Literal["TRITON_ATTN"] | None = None
     # Additive: redundant expert replicas an expert-parallel deployment adds (SGLang
     # --ep-num-redundant-experts, vLLM --num-redundant-experts with EPLB): the EP ranks hold the
     # routed experts plus these, evenly (core/model/redundant.py). Null / 0: none, as before.

@@ -66,4 +66,7 @@ class Rates:
     # a block-scaled FP8 GEMM at few tokens, one wave of tiles walking K: (seconds a GEMM,
     # seconds per element of K) at least (core/speed/block_walk.py; (0, 0): none measured)
     block_walk: tuple[float, float] = (0.0, 0.0)
+    # bytes per second one decode-attention program streams at most, walking its context a tile
+    # at a time (core/speed/decode_walk.py; 0: none measured)
+    decode_walk: float = 0.0
     sources: tuple[str, ...] = ()

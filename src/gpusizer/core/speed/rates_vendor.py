@@ -48,6 +48,14 @@ _AITER_GFX942_BLOCKSCALE = (
     "M 16: CK block-scale FP8 GEMMs take 3.7 us at K 256 to 18.4-20.1 us at K 7,168 whatever N "
     "(512-7,168): one wave walking K, 3.25 us + 2.21 ns x K (core/speed/block_walk.py)"
 )
+# one program of vLLM's Triton decode attention on gfx942 streams at most 9.7 GB/s walking its
+# context (core/speed/decode_walk.py): (59.87 - 2 x 3) us for 512 tokens of 1,024 B
+_GFX942_DECODE_WALK = 1024 / ((59.87 - 2 * 3.0) * us / 512)
+_AITER_GFX942_UNIFIED = (
+    "ROCm/aiter PR #5415 (MI325X): vLLM v0.28's Triton unified attention, 16 KV heads of 256 dims, "
+    "BF16 cache, 1,024-token window at 8K, 59.87 / 63.89 us at batch 1 / 8: 32-256 programs each "
+    "walking 512 tokens, 9.7 GB/s a program (core/speed/decode_walk.py)"
+)
 VENDOR_RATES: dict[tuple[str, str], Rates] = {
     ("vendor", "hopper"): Rates(
         matmul=0.70,
@@ -110,6 +118,7 @@ VENDOR_RATES: dict[tuple[str, str], Rates] = {
         grouped_bandwidth=0.62,
         mx_upcast_ops=MX_UPCAST_OPS,
         block_walk=_GFX942_BLOCK_WALK,
+        decode_walk=_GFX942_DECODE_WALK,
         sources=(
             f"{_ORACLE}: batch 1, 3.530 s for 128 + 128 tokens: 43 % of HBM with the vendor entries' "
             "3 us kernel floor and 8 us all-reduce (it absorbs what the ROCm build of then lost to "
@@ -123,6 +132,7 @@ VENDOR_RATES: dict[tuple[str, str], Rates] = {
             "upcast to BF16, counted in Triton's third_party/amd UpcastMXFPToLLVM.cpp (gfx9 has no MX "
             "or BF16 VALU ops); tiles of opt_flags.py make_default_opt_flags_amd",
             _AITER_GFX942_BLOCKSCALE,
+            _AITER_GFX942_UNIFIED,
         ),
     ),
     ("vendor", ""): Rates(
@@ -156,6 +166,7 @@ CDNA4[("vendor", "cdna4")] = replace(
     _CDNA3,
     mx_upcast_ops=0.0,  # gfx950 multiplies MXFP4 natively (scaled MFMA)
     block_walk=(0.0, 0.0),  # gfx950's own block-scale rows (cu_num 256) not read: none taken
+    decode_walk=0.0,  # gfx942's decode-attention walk; gfx950's own not read
     sources=(
         *_CDNA3.sources,
         "CDNA4: no measurement of its own vLLM build's kernels, CDNA3's shares",

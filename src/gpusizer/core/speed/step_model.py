@@ -165,6 +165,8 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
         r = replace(r, serial_weight_loads=0.0)
     if r.mx_upcast_ops and not _upcast_mxfp4(s, gpu, costs.library):
         r = replace(r, mx_upcast_ops=0.0)
+    if r.decode_walk and s.serving.attention_backend != "TRITON_ATTN":  # that kernel's walk only
+        r = replace(r, decode_walk=0.0)
     rate, mm_dtype = op_rate(s, gpu, r, costs.library)
     own_share = c.flops_efficiency == _DEFAULT.flops_efficiency
     r = replace(r, mma_rows=_tile_rows(r, gpu, costs.library, mm_dtype, prec.weights, own_share))
@@ -284,6 +286,7 @@ def step_model(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload =
         offload,
         s.serving.expert_balance,
         s.serving.routing_simulation,
+        s.serving.attention_backend,
         redundant(s),
         s.serving.moe_a2a_backend,
         s.hardware.network_gb_per_s,

@@ -30,6 +30,7 @@ from .collectives import (
     all_to_all_seconds,
     send_seconds,
 )
+from .decode_walk import walk_per_position
 from .expert_load import busiest_rank_factor, eplb_node_factor
 from .ggml_graph import NONE, GgmlExtra
 from .moe_measured import Points
@@ -111,6 +112,7 @@ class StepTerms(ExpertTerms):
         )
         self._floor = self.kernels * rates.kernel_floor
         self._attention_terms(bw)
+        self._walk = walk_per_position(sh, rates, mla)  # CDNA3's decode walk (decode_walk.py)
         self._collective_terms(block_fp8)
         # the terms that depend on the step's token count alone (projections, experts,
         # collectives), kept per count: a run asks for the same few counts again and again
@@ -187,7 +189,8 @@ class StepTerms(ExpertTerms):
             comm = low
         if decodes:  # attention over the cache, then the prefill chunks' causal attention
             t_c, t_m = self._dec_f * decode_ctx, self._dec_b * decode_ctx + self._dec_tok * decodes
-            total += t_c if t_c > t_m else t_m
+            t, t_w = (t_c if t_c > t_m else t_m), self._walk * decode_ctx / decodes
+            total += t if t > t_w else t_w
         if prefill:
             t_c = self._pre_f * prefill_attn
             t_m = self._dec_b * prefill_read + self._pre_tok * prefill

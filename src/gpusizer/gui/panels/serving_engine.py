@@ -8,10 +8,12 @@ replicas they hold (``serving.redundant_experts``) and the MoE token exchange
 (``serving.moe_a2a_backend``, its choices the registry's: core/registry/moe_a2a.py; the tokens a
 rank its low-latency buffer holds, ``serving.moe_a2a_dispatch_tokens``) and SGLang's
 two-batch overlap beside it (``serving.two_batch_overlap``) show where a MoE model's experts
-span more than one rank (or a value is held)."""
+span more than one rank (or a value is held). vLLM's attention backend
+(``serving.attention_backend``) shows for an engine with vLLM releases (or a value held)."""
 
 from __future__ import annotations
 
+from ...core.registry.engine_knobs import NO_VLLM
 from ...core.registry.engines import EngineRelease, release
 from ...core.registry.frameworks import FrameworkProfile
 from ...core.registry.moe_a2a import MOE_A2A_BACKENDS
@@ -28,6 +30,7 @@ ROUTING = "serving.routing_simulation"
 A2A = "serving.moe_a2a_backend"
 TBO = "serving.two_batch_overlap"
 DISPATCH = "serving.moe_a2a_dispatch_tokens"
+ATTENTION = "serving.attention_backend"
 
 ENGINE_TIPS = {
     SIZES: "Batch sizes the engine captures CUDA graphs for, with padding on: a decode step runs "
@@ -61,6 +64,11 @@ ENGINE_TIPS = {
     "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK, vLLM VLLM_MOE_DP_CHUNK_SIZE): the "
     "low-latency buffer each GPU holds grows with it (288 experts, hidden 7,168: 2 GiB at 128, "
     "16 GiB at 1,024). Default: the engine's (SGLang 128, vLLM 256).",
+    ATTENTION: "vLLM's attention backend as your deployment runs it (--attention-backend, "
+    "VLLM_ATTENTION_BACKEND). A ROCm build before 0.19 without AITER (VLLM_ROCM_USE_AITER unset) runs "
+    "TRITON_ATTN: on MI300X / MI325X its decode walks each sequence's context a tile at a time, "
+    "at least 1.65 ns a context token a layer for Qwen3-235B's FP8 cache at TP 8, flat in the batch "
+    "(measured on MI325X). Default: the attention's bytes and FLOPs.",
     TBO: "SGLang --enable-two-batch-overlap: the MoE layers run as two micro-batches, each one's "
     "DeepEP dispatch and combine beside the other's computation; each micro-batch launches the "
     "layers' kernels and reads their weights again, so small batches can run slower. Needs a "
@@ -81,6 +89,8 @@ _TBO_ITEMS = (
 
 _ROUTING_ITEMS = (("router's own", None), ("uniform at random (simulated)", "uniform_random"))
 
+_ATTENTION_ITEMS = (("engine default (bytes and FLOPs)", None), ("Triton (TRITON_ATTN)", "TRITON_ATTN"))
+
 _A2A_ITEMS = (
     ("engine default (all-to-all)", None),
     *((b.label, b.id) for b in MOE_A2A_BACKENDS.values()),
@@ -99,6 +109,7 @@ def add_engine_rows(f: Form) -> None:
     balance = QuantityField("number", BALANCE, step=0.05, none_text="router's own")
     f.add("EP balance", balance, BALANCE, name="spin_serving_expert_balance")
     f.add("Expert routing", combo(_ROUTING_ITEMS), ROUTING, name="combo_serving_routing_simulation")
+    f.add("Attention backend", combo(_ATTENTION_ITEMS), ATTENTION, name="combo_serving_attention_backend")
     spare = QuantityField("count", REDUNDANT, none_text="none")
     f.add("Redundant experts", spare, REDUNDANT, name="spin_serving_redundant_experts")
     f.add("MoE exchange", combo(_A2A_ITEMS), A2A, name="combo_serving_moe_a2a_backend")
@@ -136,6 +147,8 @@ def refresh_engine_rows(f: Form, state: ScenarioState, profile: FrameworkProfile
     f.show(BALANCE, (moe and spans) or state.value(BALANCE) is not None)
     f.show(REDUNDANT, (moe and spans) or state.value(REDUNDANT) is not None)
     f.show(ROUTING, moe or state.value(ROUTING) is not None)  # the experts read, on one GPU too
+    vllm = any(r.vllm != NO_VLLM for r in profile.releases)
+    f.show(ATTENTION, vllm or state.value(ATTENTION) is not None)
     f.show(A2A, (moe and spans) or state.value(A2A) is not None)
     low_latency = state.value(A2A) in ("deepep_low_latency", "deepep_auto")
     f.show(DISPATCH, (moe and spans and low_latency) or state.value(DISPATCH) is not None)
