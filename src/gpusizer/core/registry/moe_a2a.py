@@ -230,3 +230,15 @@ register(
         "deepep_auto", "DeepEP auto (normal with prompts, else low-latency)", "auto", ("sglang",), SOURCE
     )
 )
+
+
+@dataclass(frozen=True)
+class MoeA2A:
+    """The exchange backend a serving scenario states (``serving.moe_a2a_backend``,
+    core/registry/moe_a2a.py) and what it reads of the links: a node's GPUs, its scale-up link's
+    rate (bytes/s; inf without one) and the network's rate over the reference NIC's."""
+
+    backend: A2ABackend
+    node_ranks: int
+    nvlink_beta: float
+    network_scale: float

@@ -24,7 +24,7 @@ from ..model.module_bytes import group_bytes, modules_key, rule_id
 from ..model.redundant import physical_experts, redundant
 from ..model.specs import ComputeSpec, GPUSpec, Scenario
 from ..registry.dtypes import DTYPES
-from ..registry.moe_a2a import MOE_A2A_BACKENDS
+from ..registry.moe_a2a import MOE_A2A_BACKENDS, MoeA2A
 from . import eplb_hierarchical, triton_moe
 from .allreduce_measured import measured_all_reduce
 from .collectives import NETWORK_BETA, Link, host_shared, link
@@ -49,7 +49,6 @@ from .step import (
     StepModel,
 )
 from .step_tbo import tbo_for
-from .step_terms import MoeA2A
 from .train_rates import NIC_GB_PER_S, network_gb_per_s
 
 _LOW = ("fp8", "int8", "fp4")

@@ -16,9 +16,8 @@ bandwidth (core/speed/rates.py), summed over
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
-from ..registry.moe_a2a import A2ABackend, Exchange
+from ..registry.moe_a2a import Exchange, MoeA2A
 from .allreduce_measured import Points as ArPoints
 from .allreduce_measured import all_reduce_seconds_measured
 from .block_walk import expert_walk, linear_walks
@@ -44,18 +43,6 @@ from .step_tbo import Tbo
 
 # bytes a token's routing takes per chosen expert: an int32 id and a float32 weight
 ROUTING_BYTES = 8
-
-
-@dataclass(frozen=True)
-class MoeA2A:
-    """The exchange backend a serving scenario states (``serving.moe_a2a_backend``,
-    core/registry/moe_a2a.py) and what it reads of the links: a node's GPUs, its scale-up link's
-    rate (bytes/s; inf without one) and the network's rate over the reference NIC's."""
-
-    backend: A2ABackend
-    node_ranks: int
-    nvlink_beta: float
-    network_scale: float
 
 
 class StepTerms(ExpertTerms):
