@@ -143,7 +143,7 @@ def test_the_gb200_gap_is_mostly_the_twins(pair) -> None:
     # pipeline broadcast, rl.md section 43: the twin's refit shrank more than the row's; under 20
     # before). Since the H100 twins' BF16 experts read vLLM's Triton MoE at its measured time
     # (docs/evidence/speed.md section 93; the GB200 rows keep the grouped rates: no Blackwell
-    # table of that kernel is read) the Qwen3-235B twins miss 15-21 s fewer: the GB200 rows
+    # table of that kernel is read) the Qwen3-235B twins miss 14-21 s fewer: the GB200 rows
     # miss up to 1.9x the twin's seconds, 34.1 s more (v0.7 Qwen3-235B on 64 GB200)
     twin, row, t, g = _pair(pair)
     missing = (row.measured - g["step"], twin.measured - t["step"])
