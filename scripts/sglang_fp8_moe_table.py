@@ -7,8 +7,9 @@ aiconfigurator 0.12.0 (PyPI ``aiconfigurator-core``, Apache-2.0) ships
 ``kernel_source`` ``sglang_flashinfer_trtllm_moe``, ``moe_dtype`` fp8_block time one MoE module
 call (routing and the experts, no router GEMM, no shared experts) on one GPU holding the experts'
 intermediate split over ``moe_tp_size``, ``num_tokens`` hidden states, 1-16,384. This script
-keeps DeepSeek-V3/R1's expert shape (hidden 7,168, intermediate 2,048, 256 experts, top-8) at EP 1
-for every TP on the B200, B300, GB200 and GB300, under the two power-law routings core/speed/step_moe.py
+keeps every expert shape the table holds (DeepSeek-V3/R1's hidden 7,168, intermediate 2,048, 256
+experts, top-8 among them) at EP 1 for every TP on the B200, B300, GB200 and GB300, under the two
+power-law routings core/speed/step_moe.py
 assumes; where the table holds a token count twice, the median. core/speed/moe_measured.py reads
 them (docs/evidence/speed.md, the section on the Blackwell block-FP8 prompt step).
 
@@ -27,24 +28,22 @@ KERNEL = "sglang_flashinfer_trtllm_moe"
 NAME = "sglang-flashinfer-trtllm-fp8-block"  # core/speed/moe_measured.py SGLANG_FLASHINFER_FP8
 GPUS = {"b200_sxm": "b200-192gb", "b300_sxm": "b300-288gb", "gb200": "gb200-186gb", "gb300": "gb300-288gb"}
 ROUTINGS = ("power_law_1.2", "power_law_1.01")
-SHAPE = {"num_experts": 256, "hidden_size": 7168, "inter_size": 2048, "topk": 8}
+SHAPE = ["num_experts", "hidden_size", "inter_size", "topk", "moe_tp_size", "distribution"]
 
 
 def series(gpu: str) -> list[dict[str, object]]:
     df = pd.read_parquet(DATA / gpu / "moe" / "sglang" / "0.5.14" / "moe_perf.parquet")
     keep = (df.kernel_source == KERNEL) & (df.moe_dtype == "fp8_block") & (df.moe_ep_size == 1)
     keep &= df.distribution.isin(ROUTINGS)
-    for col, value in SHAPE.items():
-        keep &= df[col] == value
     out: list[dict[str, object]] = []
-    for (tp, dist), g in df[keep].groupby(["moe_tp_size", "distribution"]):
+    for (experts, hidden, inter, topk, tp, dist), g in df[keep].groupby(SHAPE):
         out.append(
             {
                 "gpu": GPUS[gpu],
-                "experts": SHAPE["num_experts"],
-                "hidden": SHAPE["hidden_size"],
-                "intermediate": SHAPE["inter_size"],
-                "top_k": SHAPE["topk"],
+                "experts": int(experts),
+                "hidden": int(hidden),
+                "intermediate": int(inter),
+                "top_k": int(topk),
                 "tp": int(tp),
                 "routing": dist,
                 **median_ms(g),
@@ -62,7 +61,8 @@ def main() -> None:
             "aiconfigurator 0.12.0 wheel (PyPI aiconfigurator-core 0.12.0, NVIDIA, Apache-2.0): "
             "aiconfigurator_core/systems/data/{b200_sxm,b300_sxm,gb200,gb300}/moe/sglang/0.5.14/"
             "moe_perf.parquet, "
-            f"kernel_source {KERNEL}, moe_dtype fp8_block, moe_ep_size 1, DeepSeek-V3 expert shape"
+            f"kernel_source {KERNEL}, moe_dtype fp8_block, moe_ep_size 1, every expert shape, "
+            "collector/sglang/collect_moe.py"
         ),
     )
 

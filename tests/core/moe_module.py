@@ -26,3 +26,11 @@ def routed_step(raw: dict[str, Any]) -> StepModel:
     st.shape = replace(st.shape, shared_w=0.0)
     st._by_tokens = {}
     return st
+
+
+def rates_only(st: StepModel) -> StepModel:
+    """``st`` priced by its grouped-GEMM rates, as a shape no measured module holds is
+    (core/speed/moe_measured_lanes.py reads the module itself where the table holds the shape)."""
+    st.moe_points = ()
+    st._by_tokens = {}
+    return st

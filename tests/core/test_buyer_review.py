@@ -125,14 +125,18 @@ def test_moe_rl_deadline_inside_the_band_is_said() -> None:
     # Since packed rows' attention runs per response (rl.md section 39) the band is 1.21-2.65x and
     # such runs 4.06-8.9 days: its fast edge now lies just past the deadline, and the note says so;
     # 4.0-8.3 days since the v0.4-v0.7 replays stated the refit gather's pipeline broadcast (the
-    # band 1.20-2.48x, rl.md section 43)
+    # band 1.20-2.48x, rl.md section 43). Since vLLM's BF16 Triton MoE is read at its measured
+    # time on Hopper (speed.md section 93) the band is 1.14-2.48x and such runs 3.8-8.3 days: the
+    # fast edge lies inside the deadline again, and the note says how long such runs took; 3.9-8.4
+    # days with TE's per-expert GEMM launches on the host too (core/speed/train_host.py: the
+    # median moved, 1.57 -> 1.51x, and with it the band's edges in days)
     o = row("rl-qwen3-30b-a3b-colocated", "a40-48gb")
     assert o["targets_met"] is True
     low, high = (x / o["effective_time_share"] / DAY for x in o["rl_run_seconds_range"])
-    assert 3.9 < low < 4.1 and high > 4
+    assert 3.7 < low < 4.0 and high > 4
     note = next(n for n in o["notes"] if "deadline" in n)
     assert "meets the 4-day deadline at the estimate (3.4 days)" in note
-    assert "the RL run band, 4.0 days to 8.3 days, is past the deadline" in note
+    assert "runs like it have taken up to 8.4 days (the RL run band, 3.9 days to 8.4 days)" in note
 
 
 def test_deadline_band_note_only_where_the_band_passes_it() -> None:

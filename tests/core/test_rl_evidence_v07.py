@@ -36,10 +36,12 @@ RECORDED = {
     # 0.813 before the recipe's sequence parallelism (rl.md section 27)
     # 0.790 before the packed rows' padding under PP (rl.md section 27)
     # 0.803 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
-    "v0.7 Qwen3-235B, 128 H100": 0.832,  # 0.839 with prev_logprobs
+    # 0.832 before vLLM's / SGLang's Triton MoE read at its measured time (speed.md section 93)
+    "v0.7 Qwen3-235B, 128 H100": 0.869,  # 0.839 with prev_logprobs
     # 0.801 before the recipe's sequence parallelism (rl.md section 27)
     # 0.781 before the packed rows' padding under PP (rl.md section 27)
-    "v0.7 Qwen3-235B, 256 H100": 0.792,  # 0.822 with prev_logprobs
+    # 0.792 before vLLM's / SGLang's Triton MoE read at its measured time (speed.md section 93)
+    "v0.7 Qwen3-235B, 256 H100": 0.873,  # 0.822 with prev_logprobs
     "v0.7 Qwen3-30B-A3B, 32 H100": 0.694,  # 0.743 with prev_logprobs
     # 0.904 before the recipe's sequence parallelism (rl.md section 27)
     # 0.888 before the packed rows' padding under PP (rl.md section 27)
@@ -49,7 +51,8 @@ RECORDED = {
     # 0.488 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     # 0.489 before the replays stated the recipe's expert TP 1 (rl.md section 33): its EP 8 at
     # TP 4 CP 8 strode TP x CP (one rank a node), now eight neighbouring GPUs
-    "v0.7 Qwen3-30B-A3B 40K, 32 H100": 0.354,  # 0.403 before attention per response (rl.md section 39)
+    # 0.354 before vLLM's / SGLang's Triton MoE read at its measured time (speed.md section 93)
+    "v0.7 Qwen3-30B-A3B 40K, 32 H100": 0.370,  # 0.403 before attention per response (rl.md section 39)
     # 0.377 before vLLM's Triton MoE streamed at Blackwell's share and a GB200's two GPUs shared
     # their Grace's C2C (rl.md section 28)
     # 0.394 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
@@ -74,14 +77,17 @@ RECORDED = {
     # 0.725 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
     "v0.7 DeepSeek V3 1-off, 256+256 H100": 0.792,  # 1.675 no MTP
     # 0.827 before NeMo RL's collective refit (rl.md section 22)
-    "v0.7 Qwen3-235B 1-off, 128+128 H100": 0.770,
+    # 0.770 before vLLM's / SGLang's Triton MoE read at its measured time (speed.md section 93)
+    "v0.7 Qwen3-235B 1-off, 128+128 H100": 0.886,
     # 0.754 before NeMo RL's collective refit (rl.md section 22)
     # 0.743 before the async engines' max_num_seqs default (rl.md section 31)
-    "v0.7 Qwen3-30B-A3B 1-off, 16+16 H100": 1.057,
+    # 1.057 before vLLM's / SGLang's Triton MoE read at its measured time (speed.md section 93)
+    "v0.7 Qwen3-30B-A3B 1-off, 16+16 H100": 1.019,
     # 0.913 before NeMo RL's collective refit (rl.md section 22)
     # 0.867 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     # 0.871 before the async engines' max_num_seqs default (rl.md section 31)
-    "v0.7 Qwen3-30B-A3B 8-off, 128+64 H100": 1.074,
+    # 1.074 before vLLM's / SGLang's Triton MoE read at its measured time (speed.md section 93)
+    "v0.7 Qwen3-30B-A3B 8-off, 128+64 H100": 1.015,
     # 1.017 before NeMo RL's collective refit (rl.md section 22)
     # 1.007 before the recipe's sequence parallelism (rl.md section 27)
     # 0.975 before the packed rows' padding under PP (rl.md section 27)

@@ -82,10 +82,12 @@ def test_the_moves_carry_the_deepseek_v3_excess(pair) -> None:
 @pytest.mark.parametrize("pair", [p for p in PAIRS if "235B" in p[1]], ids=lambda p: p[1])
 def test_the_qwen3_235b_rollout_gain_is_the_twins_cross_host_engine(pair) -> None:
     # the twin's vLLM TP 16 spans two DGX hosts (all-reduces on InfiniBand), the GB200 row's TP 8
-    # stays in the NVL72 domain: the model's rollout gain a GPU exceeds HBM's 2.39 (3.1)
+    # stays in the NVL72 domain: the model's rollout gain a GPU exceeds HBM's 2.39 (3.27-3.44;
+    # 3.1 before the twin's BF16 experts read vLLM's Triton MoE at its measured time on the H100,
+    # docs/evidence/speed.md section 93: dearer than the grouped rates at TP 16's narrow slices)
     twin, row, t, g = _pair(pair)
     gain = t["rollout"] * twin.gpus / (g["rollout"] * row.gpus)
-    assert gain == pytest.approx(3.1, abs=0.1) and gain > BANDWIDTH
+    assert 3.2 < gain < 3.5 and gain > BANDWIDTH
 
 
 # seconds the model misses (published less modelled step), GB200 row and twin, as
@@ -93,15 +95,18 @@ def test_the_qwen3_235b_rollout_gain_is_the_twins_cross_host_engine(pair) -> Non
 # DeepSeek V3 twins' seconds 1.2-4.7 s fewer since their EP 16 all-to-all across nodes runs at one
 # NIC a GPU (core/speed/alltoall_network.py): were 91.6, 62.1, 72.2, 59.4, 32.9 and 36.1
 MISSING = {
-    # (75.7, 64.5) and (65.2, 52.4) before the 8 local experts' GEMM launches joined the host's
-    # work (core/speed/train_host.py ``expert_gemm_ops``)
-    "v0.6 Qwen3-30B-A3B, 16 GB200": (70.2, 64.5),
+    # (75.7, 64.5) before the twins' BF16 experts read vLLM's Triton MoE at its measured time on
+    # the H100 (docs/evidence/speed.md section 93; the GB200 rows keep the grouped rates) and the
+    # 8 local experts' GEMM launches joined the GB200 host's work (core/speed/train_host.py
+    # ``expert_gemm_ops``; 76.0 with the measured MoE alone)
+    "v0.6 Qwen3-30B-A3B, 16 GB200": (70.2, 66.7),
     # 98.2 before the replays stated the recipes' EP 16 at expert TP 1 (rl.md section 33)
     # (94.2, 89.6) before a full recompute reran the MoE dispatch and combine (speed.md section 78)
     # (89.7, 79.1) before packed rows' attention per response (rl.md section 39)
     # (90.7, 80.7) before the GB200 row stated its recipe's sequence parallelism and PP padding
     # (rl.md section 41)
-    "v0.6 Qwen3-235B, 64 GB200": (94.2, 80.7),  # twin 87.7 before its sequence parallelism
+    # (94.2, 80.7) before the twin's experts read the measured module (speed.md section 93)
+    "v0.6 Qwen3-235B, 64 GB200": (94.2, 65.7),  # twin 87.7 before its sequence parallelism
     # the DeepSeek V3 pairs at the pinned settings since vLLM's ranks hold MLA's down-projections
     # and the router whole (rl.md section 36); (66.1, 60.3), (61.4, 56.0), (47.6, 31.5) and
     # (44.1, 34.1) at the recorded release before it
@@ -110,17 +115,20 @@ MISSING = {
     "v0.6 DeepSeek V3, 128 GB200": (64.2, 55.3),
     # (61.5, 57.9) before a full recompute reran the MoE dispatch and combine (speed.md section 78)
     "v0.6 DeepSeek V3, 256 GB200": (58.9, 52.4),
-    "v0.7 Qwen3-30B-A3B, 16 GB200": (61.6, 52.4),
+    # (65.2, 52.4) before speed.md section 93 and the experts' GEMM launches (65.5 without them)
+    "v0.7 Qwen3-30B-A3B, 16 GB200": (61.6, 54.7),
     # 85.7 before the recipes' EP 16 at expert TP 1; the twin's 54.7 before its EP 16 group
     # strode expert TP 1, two nodes where it had eight (rl.md section 33)
     # (82.3, 70.5) and (68.6, 61.2) before a full recompute reran the MoE dispatch and combine
     # (speed.md section 78)
     # (78.6, 61.8) before the GB200 row stated its recipe's sequence parallelism and PP padding
     # (rl.md section 41)
-    "v0.7 Qwen3-235B, 64 GB200": (81.3, 61.8),  # twin 68.8 before (rl.md section 27)
+    # (81.3, 61.8) before the twin's experts read the measured module (speed.md section 93)
+    "v0.7 Qwen3-235B, 64 GB200": (82.3, 48.1),  # twin 68.8 before (rl.md section 27)
     # 66.8 before the GB200 row stated its recipe's sequence parallelism and PP padding (rl.md
     # section 41)
-    "v0.7 Qwen3-235B, 128 GB200": (68.7, 57.2),  # twin 56.7 before (rl.md section 27)
+    # (68.7, 57.2) before the twin's experts read the measured module (speed.md section 93)
+    "v0.7 Qwen3-235B, 128 GB200": (68.2, 36.1),  # twin 56.7 before (rl.md section 27)
     # (47.3, 10.7) and (44.0, 27.3) before the v0.4-v0.7 replays stated the refit gather's
     # pipeline broadcast (rl.md section 43)
     "v0.7 DeepSeek V3, 128 GB200": (45.6, 7.6),
@@ -136,7 +144,10 @@ def test_the_gb200_gap_is_mostly_the_twins(pair) -> None:
     # at most 1.45x before the twins' all-to-all across nodes ran at one NIC a GPU), the excess
     # under 21 s (20.1 s, v0.7 Qwen3-235B on 64 GB200, since the replays stated the refit gather's
     # pipeline broadcast, rl.md section 43: the twin's refit shrank more than the row's; under 20
-    # before)
+    # before). Since the H100 twins' BF16 experts read vLLM's Triton MoE at its measured time
+    # (docs/evidence/speed.md section 93; the GB200 rows keep the grouped rates: no Blackwell
+    # table of that kernel is read) the Qwen3-235B twins miss 14-21 s fewer: the GB200 rows
+    # miss up to 1.9x the twin's seconds, 34.1 s more (v0.7 Qwen3-235B on 64 GB200)
     twin, row, t, g = _pair(pair)
     missing = (row.measured - g["step"], twin.measured - t["step"])
     assert missing == pytest.approx(MISSING[row.name], abs=1.5)
@@ -144,4 +155,4 @@ def test_the_gb200_gap_is_mostly_the_twins(pair) -> None:
         # the H100 twins' 0.6 pools now preempt (rl.md section 36): the twin's miss falls to 10.7
         # / 27.3 s, the GB200 rows' does not; left to the GB200 pass
         return
-    assert missing[0] - missing[1] < 21 and missing[0] < 1.6 * missing[1]
+    assert missing[0] - missing[1] < 35 and missing[0] < 1.9 * missing[1]

@@ -45,8 +45,10 @@ NEEDED_PER_REMOTE_HOST = {
     # 0.0087 before the EP 16 all-to-all across nodes ran at one NIC a GPU (speed.md, EP across
     # nodes: the model's part that does not shrink grew); 0.0083 before the H100 recipes'
     # sequence parallelism and padded packed rows (rl.md section 27); 0.0075 before the replays
-    # stated the recipes' EP 16 at expert TP 1 (rl.md section 33: the model's B fell, 168.4 -> 151.2)
-    ("v0.6 Qwen3-235B, 128 H100", "v0.6 Qwen3-235B, 256 H100"): 0.0096,
+    # stated the recipes' EP 16 at expert TP 1 (rl.md section 33: the model's B fell, 168.4 -> 151.2);
+    # 0.0096 before vLLM's BF16 Triton MoE was read at its measured time (docs/evidence/speed.md
+    # section 93: the rollout's decode steps, a part of B, grew, 151.8 -> 180.4)
+    ("v0.6 Qwen3-235B, 128 H100", "v0.6 Qwen3-235B, 256 H100"): 0.0060,
 }
 
 

@@ -22,7 +22,12 @@ from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.pipeline.work import model_of
 from gpusizer.core.serving import load
 from gpusizer.core.serving.engine_memory import engine_memory
-from gpusizer.core.speed.moe_measured import SGLANG_FLASHINFER_FP8, measured_module, module_seconds
+from gpusizer.core.speed.moe_measured import (
+    SGLANG_FLASHINFER_FP8,
+    SGLANG_TRITON_FP8_BLOCK,
+    measured_module,
+    module_seconds,
+)
 from gpusizer.core.speed.step import StepModel
 
 DATA = Path(__file__).parent / "data"
@@ -78,13 +83,18 @@ def test_tensorrt_llm_keeps_its_own_rates() -> None:
     assert not _step(_b200("controls", "1.2.0rc6.post3")).moe_points
 
 
-@pytest.mark.parametrize("change", ["h200", "ep8"])
-def test_elsewhere_the_module_is_not_taken(change: str) -> None:
-    """Hopper keeps the Triton fused MoE's rates (rates_sglang_moe.py); the table is EP 1."""
+def test_elsewhere_the_module_is_not_taken() -> None:
+    """The table is EP 1."""
     d = _b200()
-    if change == "h200":
-        d["hardware"]["gpu"] = "h200-141gb"
-    else:
-        d["parallelism"].update(expert=8, data=8, tensor=1)
-        d["serving"]["concurrency"] = 8
+    d["parallelism"].update(expert=8, data=8, tensor=1)
+    d["serving"]["concurrency"] = 8
     assert not _step(d).moe_points
+
+
+def test_hopper_reads_the_triton_module_instead() -> None:
+    """On an H200 SGLang runs these experts through its Triton fused MoE, whose own table is read
+    (core/speed/moe_measured_lanes.py), not FlashInfer's Blackwell one."""
+    d = _b200()
+    d["hardware"]["gpu"] = "h200-141gb"
+    st = _step(d)
+    assert st.costs.moe_module == SGLANG_TRITON_FP8_BLOCK and st.moe_points

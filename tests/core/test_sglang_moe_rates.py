@@ -22,7 +22,7 @@ import pytest
 from gpusizer.core.speed.rates_sglang_moe import HOPPER_BF16, SGLANG_TRITON_MOE, era_for_experts
 from gpusizer.core.speed.step import StepModel
 from gpusizer.core.speed.step_kernels import VENDOR_MOE
-from tests.core.moe_module import routed_step
+from tests.core.moe_module import rates_only, routed_step
 
 DATA: dict[str, Any] = json.loads((Path(__file__).parent / "data" / "sglang-moe-measured.json").read_text())
 PRESET = {"Qwen3-235B-A22B": "qwen3-235b-a22b", "DeepSeek-R1": "deepseek-r1"}
@@ -47,7 +47,7 @@ def _step(s: dict[str, Any], version: str = "0.5.7") -> StepModel:
     }
     if s["model"] != "DeepSeek-R1":
         raw["precision"] = PRECISION[s["dtype"]]
-    return routed_step(raw)
+    return rates_only(routed_step(raw))
 
 
 def _model_ms(st: StepModel, tokens: int, shares: tuple[float, float] | None = None) -> float:

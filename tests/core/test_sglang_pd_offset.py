@@ -65,20 +65,21 @@ def test_disagg_gap_grows_with_the_prompt() -> None:
 
 def test_aggregated_short_prompts_miss_without_the_split() -> None:
     """SGLang 0.5.9 aggregated, DeepSeek-V3 FP8 on one 8 x H200 worker, 4 users: at 1,024
-    prompt tokens measured 259.9 / 259.4 ms, ours 129.6 (-50 %); at 8,192, 446.9 against
-    630.0 (+41 %; 504.5 and +13 % before SGLang's routed experts took the Triton fused MoE's
-    measured rates, core/speed/rates_sglang_moe.py). The short-prompt gap appears with no P/D path
-    at all. (At exact lengths our four 8K prompts queue in lock step, each behind the others'
-    whole prefills, so the dearer MoE prompt step counts four times; replayed with the client that
-    ran them the 8K row reads 0.62: the next test.)"""
+    prompt tokens measured 259.9 / 259.4 ms, ours 140.8 (-46 %); at 8,192, 446.9 against
+    681.1 (+52 %; 504.5 and +13 % before SGLang's routed experts took the Triton fused MoE's
+    measured rates, core/speed/rates_sglang_moe.py; 129.6 and 630.0 before the module was read
+    at its measured time at DeepSeek-V3's own shape, docs/evidence/speed.md section 93). The
+    short-prompt gap appears with no P/D path at all. (At exact lengths our four 8K prompts queue
+    in lock step, each behind the others' whole prefills, so the dearer MoE prompt step counts
+    four times; replayed with the client that ran them the 8K row reads 0.67: the next test.)"""
     rows = _rows("agg", 4)
     short = [r for r in rows if r["isl"] == "1024"]
     long = [r for r in rows if r["isl"] == "8192"]
     assert len(short) == 2 and len(long) == 1
     for r in short:
-        assert _gap(r) > 120, r["id"]
+        assert _gap(r) > 110, r["id"]
     ours = offsets.ours_ttft_ms(long[0])
-    assert ours / float(long[0]["silicon_ttft_ms"]) == pytest.approx(1.41, abs=0.05)
+    assert ours / float(long[0]["silicon_ttft_ms"]) == pytest.approx(1.52, abs=0.05)
 
 
 def test_dynamo_single_request_needs_no_offset() -> None:
@@ -109,9 +110,10 @@ def test_aggregated_gap_scales_with_the_prompt_as_inferencex_ran_it() -> None:
     """The same aggregated DeepSeek-V3 rows replayed with the client InferenceX ran (prompt and
     output lengths drawn over 0.8-1.0 of the stated ones, 10 requests a user:
     scripts/silicon_replay.py ``client``, as docs/evidence/speed.md §50 replays every
-    InferenceX row), not at exact lengths in lock step: at 4 users ours is 0.39 of measured at
-    1,024 tokens (101.9 against 259.9 ms) and 0.62 at 8,192 (278.1 against 446.9; 0.50 before the
-    routed experts took SGLang's measured Triton MoE rates, core/speed/rates_sglang_moe.py). The
+    InferenceX row), not at exact lengths in lock step: at 4 users ours is 0.41 of measured at
+    1,024 tokens (106.4 against 259.9 ms) and 0.67 at 8,192 (300.6 against 446.9; 0.50 before the
+    routed experts took SGLang's measured Triton MoE rates, core/speed/rates_sglang_moe.py, 0.39
+    and 0.62 before the module was read at its measured time, docs/evidence/speed.md section 93). The
     exact-length replay above serialises four 8K prompts that arrive together, which is what
     puts 8,192 over; as run, the gap grows with the prompt, so it is the prefill's
     GPU work, not a fixed host cost (our 8K prompt is GPU-bound: 195 ms of kernels against
@@ -126,5 +128,5 @@ def test_aggregated_gap_scales_with_the_prompt_as_inferencex_ran_it() -> None:
         assert not isinstance(times, str), times
         ratio[r["isl"]] = times[0] * 1e3 / float(r["silicon_ttft_ms"])
     assert set(ratio) == {"1024", "8192"}
-    assert ratio["1024"] == pytest.approx(0.39, abs=0.03)
-    assert ratio["8192"] == pytest.approx(0.62, abs=0.03)
+    assert ratio["1024"] == pytest.approx(0.41, abs=0.03)
+    assert ratio["8192"] == pytest.approx(0.67, abs=0.03)

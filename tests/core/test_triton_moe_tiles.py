@@ -21,7 +21,7 @@ import pytest
 from gpusizer.core.speed import triton_moe
 from gpusizer.core.speed.step import StepModel
 from gpusizer.core.speed.step_kernels import VENDOR_MOE
-from tests.core.moe_module import routed_step
+from tests.core.moe_module import rates_only, routed_step
 
 DATA: dict[str, Any] = json.loads((Path(__file__).parent / "data" / "vllm-moe-tp-sliced.json").read_text())
 
@@ -36,7 +36,7 @@ def _step(s: dict[str, Any], grid: bool = True) -> StepModel:
         "precision": {"weights": "bf16"},
         "serving": {"concurrency": 64},
     }
-    st = routed_step(raw)
+    st = rates_only(routed_step(raw))
     if not grid:
         st.costs = replace(st.costs, moe_w2_grid=False)
     return st

@@ -37,6 +37,7 @@ from gpusizer.core.serving.engine_settings import engine_settings
 from gpusizer.core.speed.step import StepModel
 from gpusizer.core.speed.step_kernels import VENDOR_MOE
 from gpusizer.core.speed.step_model import step_model
+from tests.core.moe_module import rates_only
 
 DATA: dict[str, Any] = json.loads((Path(__file__).parent / "data" / "vllm-moe-measured.json").read_text())
 # the table's expert format -> the scenario's weights ("" keeps the checkpoint's: 16-bit for Qwen3
@@ -63,8 +64,7 @@ def _step(s: dict[str, Any]) -> StepModel:
     # a copy: step models are cached per scenario, and this one loses its shared experts
     st = copy.copy(step_model(sc, gpu, load.engine_costs(sc, gpu, engine_settings(sc, gpu))))
     st.shape = replace(st.shape, shared_w=0.0)
-    st._by_tokens = {}
-    return st
+    return rates_only(st)
 
 
 def _model_ms(st: StepModel, tokens: int) -> float:

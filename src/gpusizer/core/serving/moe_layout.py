@@ -31,13 +31,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model.architecture import Arch, ceil_div, resolve
-from ..model.module_bytes import group_bytes, stage_weight_bytes
+from ..model.module_bytes import group_bytes, rule_id, stage_weight_bytes
 from ..model.params import ParamCounts
 from ..model.redundant import physical_experts
 from ..model.sharding import StageParams
 from ..model.specs import GPUSpec, Scenario
 from ..registry.engines import Capability, EngineRelease
 from ..speed.moe_measured import SGLANG_FLASHINFER_FP8, TRTLLM_CUTLASS_MOE_MODULE, VLLM_OAI_TRITON_MXFP4
+from ..speed.moe_measured_lanes import lane_module
 
 
 @dataclass(frozen=True)
@@ -120,17 +121,22 @@ def measured_moe_kernel(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec) ->
     DeepSeek runs name (``--moe-runner-backend flashinfer_trtllm``), measured for block-FP8
     experts only (step_model.py checks the format). TensorRT-LLM's releases of the CUTLASS fused
     MoE (``kernel_era`` ``trtllm-cutlass-moe``) for their other experts: that module's own table,
-    per format, shape and EP (step_model.py ``_group_measured``)."""
+    per format, shape and EP (step_model.py ``_group_measured``). vLLM's and SGLang's Triton
+    fused MoE on Hopper for the formats core/speed/moe_measured_lanes.py lists."""
     if s.serving.lora is not None:
         return ""
     lay = mxfp4_layout(rel, gpu)
     sglang = rel is not None and rel.sglang is not None
     cc = capability(gpu.compute_capability)
     hopper = cc == (9, 0)
+    experts = group_bytes(s, resolve(s.model)).dtypes.get("experts", "") if s.model.moe else ""
     cutlass = rel is not None and rel.kernel_era == TRTLLM_CUTLASS_MOE_MODULE and s.model.moe is not None
-    if cutlass and group_bytes(s, resolve(s.model)).dtypes.get("experts", "") != "mxfp4":
+    if cutlass and experts != "mxfp4":
         return TRTLLM_CUTLASS_MOE_MODULE
     if rel is not None and cc is not None:
+        lane = lane_module(s.profile.id, rel.kernel_era, cc, experts, rule_id(s, s.precision.weights))
+        if lane:
+            return lane
         for low, below, module in rel.mxfp4_module:
             if low <= cc < below:
                 return module

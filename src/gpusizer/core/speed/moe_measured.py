@@ -59,6 +59,13 @@ H200's Llama 4 rows nor GB200's table, which docs/evidence/speed.md section 49 f
 The release gap (1.3.0rc20 against 1.0): where aiconfigurator measured one GPU under both (L40S,
 BF16, the same shapes) the module's time is the same within a few per cent
 (tests/core/data/trtllm-moe-measured.json ``release_gap``).
+
+vLLM's and SGLang's Triton fused MoE on Hopper (BF16 experts; SGLang's block-FP8 ones too), at
+every expert shape, TP and routing aiconfigurator 0.12.0 timed at EP 1 on the H100 SXM and H200
+(vLLM 0.24.0 ``vllm_unquantizedfusedmoe_triton_tritonexperts``, SGLang 0.5.14
+``sglang_fused_moe_triton``; scripts/triton_moe_module_table.py): which engine, release and
+experts' format reads each, and the kernel each engine runs for that format, are
+core/speed/moe_measured_lanes.py's.
 """
 
 from __future__ import annotations
@@ -101,6 +108,13 @@ register(ModuleTable(VLLM_OAI_TRITON_MXFP4, "vllm"))
 register(ModuleTable(TRTLLM_OAI_TRITON_MXFP4, "tensorrt-llm", fallback=VLLM_OAI_TRITON_MXFP4))
 register(ModuleTable(SGLANG_FLASHINFER_FP8, "sglang"))
 register(ModuleTable(TRTLLM_CUTLASS_MOE_MODULE, "tensorrt-llm", group_tokens=True))
+# the Triton fused MoE on Hopper (core/speed/moe_measured_lanes.py)
+VLLM_TRITON_BF16 = "vllm-triton-bf16"
+SGLANG_TRITON_BF16 = "sglang-triton-bf16"
+SGLANG_TRITON_FP8_BLOCK = "sglang-triton-fp8-block"
+register(ModuleTable(VLLM_TRITON_BF16, "vllm"))
+register(ModuleTable(SGLANG_TRITON_BF16, "sglang"))
+register(ModuleTable(SGLANG_TRITON_FP8_BLOCK, "sglang"))
 
 # the experts' (dtype, weights rule) each measured module multiplies: another format runs
 # another kernel, so the table does not apply to it
@@ -108,6 +122,9 @@ FORMATS = {
     VLLM_OAI_TRITON_MXFP4: ("mxfp4", ""),
     TRTLLM_OAI_TRITON_MXFP4: ("mxfp4", ""),
     SGLANG_FLASHINFER_FP8: ("fp8", "fp8-block"),
+    VLLM_TRITON_BF16: ("bf16", ""),
+    SGLANG_TRITON_BF16: ("bf16", ""),
+    SGLANG_TRITON_FP8_BLOCK: ("fp8", "fp8-block"),
 }
 _PATH = resources.files("gpusizer.presets").joinpath("moe-module-times.json")
 # a measured call holds its kernels' own ramp and tail: the step's floors for those kernels

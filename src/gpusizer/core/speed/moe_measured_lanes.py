@@ -1,0 +1,71 @@
+"""Which measured MoE module (core/speed/moe_measured.py) an engine's experts read, by the
+experts' format and the GPU: the engine's own kernel for that format, as its source selects it,
+timed by NVIDIA aiconfigurator 0.12.0 at the model's expert shape.
+
+- vLLM, BF16 experts, Hopper (compute capability 9.x): the unquantized method's TRITON backend
+  (vllm/model_executor/layers/fused_moe/oracle/unquantized.py; FlashInfer's MoE only with
+  ``VLLM_USE_FLASHINFER_MOE_FP16``, off by default; before the oracle,
+  ``UnquantizedFusedMoEMethod.forward_cuda`` called the same ``fused_experts``): two
+  ``fused_moe_kernel`` calls and ``moe_sum`` (fused_moe.py ``TritonExperts``). aiconfigurator's
+  vLLM collector (collector/vllm/collect_moe.py) builds vLLM's ``FusedMoE`` and lets vLLM
+  select the backend "exactly as it does for model execution", recording the selection in
+  ``kernel_source``: ``vllm_unquantizedfusedmoe_triton_tritonexperts`` on the H100 SXM and H200
+  under vLLM 0.24.0. On datacentre Blackwell the same release selected FlashInfer's TRT-LLM BF16
+  MoE (``..._flashinfer_trtllm_trtllmbf16experts``), another kernel: not read there.
+- SGLang, BF16 and block-FP8 experts, Hopper, the releases of the ``sglang-triton-moe`` kernel
+  era (0.5 on, core/speed/rates_sglang_moe.py): a tensor-parallel MoE layer without DeepEP runs
+  the Triton runner, ``fused_experts`` of sglang/srt/layers/moe/fused_moe_triton/fused_moe.py
+  (W8A8 with ``block_shape`` [128, 128] for block FP8); the ``deep_gemm`` runner serves
+  DeepEP's expert-parallel layers only and ``flashinfer_trtllm`` is SM100's
+  (``MoeRunnerBackend``, sglang/srt/layers/moe/utils.py). Timed as ``sglang_fused_moe_triton``
+  (collector/sglang/collect_moe.py, SGLang 0.5.14).
+
+The tables are EP 1, the experts' intermediate split over TP (core/speed/step_model.py reads them
+only there). Not read: vLLM's block-FP8 experts on Hopper (the 0.24.0 table's kernel at EP 1 is
+``TritonExperts``, where a release with DeepGEMM installed may run ``TritonOrDeepGemmExperts``:
+which of the two the measured image ran is not recorded), the tables' Blackwell rows of either
+engine beyond SGLang's FlashInfer block-FP8 module (core/serving/moe_layout.py), and LoRA-served
+experts (another kernel).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .moe_measured import SGLANG_TRITON_BF16, SGLANG_TRITON_FP8_BLOCK, VLLM_TRITON_BF16
+from .rates_sglang_moe import SGLANG_TRITON_MOE
+
+Capability = tuple[int, int]  # CUDA compute capability (major, minor)
+
+
+@dataclass(frozen=True)
+class Lane:
+    """One engine's measured module for one experts' format on a range of GPUs."""
+
+    module: str  # a core/speed/moe_measured.py id
+    engine: str  # the serving framework's id
+    low: Capability  # from this compute capability on ...
+    below: Capability  # ... below this one
+    experts: str  # the experts' dtype
+    rule: str = ""  # the checkpoint's quantisation rule, "" any
+    kernel_era: str | None = None  # the release's ``kernel_era`` it needs; None any release
+
+
+LANES: tuple[Lane, ...] = (
+    Lane(VLLM_TRITON_BF16, "vllm", (9, 0), (10, 0), "bf16"),
+    Lane(SGLANG_TRITON_BF16, "sglang", (9, 0), (10, 0), "bf16", kernel_era=SGLANG_TRITON_MOE),
+    Lane(SGLANG_TRITON_FP8_BLOCK, "sglang", (9, 0), (10, 0), "fp8", "fp8-block", SGLANG_TRITON_MOE),
+)
+
+
+def lane_module(engine: str, kernel_era: str, cc: Capability, experts: str, rule: str) -> str:
+    """The measured module ``engine`` (a framework id) runs ``experts`` (the experts' dtype,
+    ``rule`` the checkpoint's quantisation rule) through on a GPU of compute capability ``cc``
+    under a release of ``kernel_era``; "" where no lane holds it (module docstring)."""
+    for lane in LANES:
+        if lane.engine != engine or not lane.low <= cc < lane.below or lane.experts != experts:
+            continue
+        if (lane.rule and lane.rule != rule) or lane.kernel_era not in (None, kernel_era):
+            continue
+        return lane.module
+    return ""
