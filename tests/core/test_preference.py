@@ -97,6 +97,17 @@ def test_adapter_off_adds_the_reference_logits_at_the_forward_end() -> None:
     assert with_ref.totals["backward"] == without.totals["backward"]
 
 
+def test_kto_reference_runs_its_two_batches_apart() -> None:
+    # kto_trainer.py forward: the reference's KL batch and completion batch are two forwards,
+    # one row an example each: the logits of one of them at the forward's end
+    s = parse_scenario(_s("lora", {"method": "kto"}, 4))
+    plain = parse_scenario(_s("lora", None, 4))
+    arch, counts = resolve(s.model), count_parameters(s.model)
+    with_ref, without = stage_phases(s, arch, counts, True), stage_phases(plain, arch, counts, True)
+    logits = LOGIT_BYTES * (4 + 1) * 2048 * arch.vocab
+    assert with_ref.totals["forward"] - without.totals["forward"] == pytest.approx(logits)
+
+
 def test_reference_forward_adds_its_flops_and_time() -> None:
     # DPO: the reference's forward on the same rows (2N a token, attention too); KTO: the
     # reference on the completion and KL batches, and the policy's own KL batch (3 forwards a row)

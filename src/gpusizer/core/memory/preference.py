@@ -14,7 +14,9 @@ reference's weights are held, and its no-grad forward runs on the same rows afte
   ``torch.no_grad()`` each layer's output is freed as the next runs, so what it adds at the
   forward's end is the reference's logits for its rows (16-bit, the model's output dtype) and
   one row's 16-bit log-softmax (``selective_log_softmax`` loops over rows), on the GPU of the
-  last pipeline stage. KTO's own no-grad KL forward holds the same for its rows, before.
+  last pipeline stage. KTO's reference runs its completion and KL batches as two forwards
+  (one row an example each); KTO's own no-grad KL forward runs before the policy's, its graph
+  not yet built (below the forward's end: not a peak).
 """
 
 from __future__ import annotations
@@ -52,16 +54,17 @@ def _view(s: Scenario) -> Scenario:
 
 
 def _transient(s: Scenario, arch: Arch) -> float:
-    """The reference's (or KTO's KL) logits and one row's log-softmax at the forward's end."""
+    """The reference's logits (its largest single forward) and one row's log-softmax at the
+    forward's end."""
     w = s.workload
     pref, ref = w.preference, w.reference_info
     if pref is None or ref is None:
         return 0.0
     m = pref.info
     examples = w.micro_batch_size // m.rows if w.rows_view else w.micro_batch_size
-    rows = max(m.reference_rows if ref.forward else 0, m.nograd_rows) * examples
-    if rows == 0:
+    if not (ref.forward and m.has_reference):
         return 0.0
+    rows = m.forward_batch * examples
     return LOGIT_BYTES * (rows + 1) * w.sequence_length * arch.vocab / s.parallelism.tensor
 
 

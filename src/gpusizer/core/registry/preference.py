@@ -37,6 +37,9 @@ class PreferenceMethod:
     rows: int  # rows the policy's forward runs with gradients (chosen + rejected: 2)
     reference_rows: int  # rows the reference's no-grad forward runs (0: no reference)
     nograd_rows: int = 0  # rows of the policy's own no-grad forward (KTO's KL batch)
+    # rows of the largest single no-grad forward (its logits alive at once): DPO's reference
+    # runs its 2 rows in one concatenated_forward, KTO's its completion and KL batches apart
+    forward_batch: int = 2
     sources: tuple[str, ...] = ()
 
     @property
@@ -66,7 +69,13 @@ for _m in (
     PreferenceMethod("dpo", "DPO", 2, 2, sources=(_DPO,)),
     PreferenceMethod("ipo", "IPO", 2, 2, sources=(_DPO, "dpo_config.py loss_type")),
     PreferenceMethod(
-        "kto", "KTO", 1, 2, nograd_rows=1, sources=("trl/trainer/kto_trainer.py v0.24.0 forward",)
+        "kto",
+        "KTO",
+        1,
+        2,
+        nograd_rows=1,
+        forward_batch=1,
+        sources=("trl/trainer/kto_trainer.py v0.24.0 forward",),
     ),
     PreferenceMethod("orpo", "ORPO", 2, 0, sources=("trl/trainer/orpo_trainer.py v0.24.0",)),
     PreferenceMethod("simpo", "SimPO / CPO", 2, 0, sources=("trl/trainer/cpo_trainer.py v0.24.0",)),
