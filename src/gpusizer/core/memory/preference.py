@@ -83,20 +83,6 @@ def with_reference(s: Scenario, arch: Arch, ph: Phases, last_stage: bool) -> Pha
     return ph._replace(weights=ph.weights + weights, totals=totals, temporaries=temps)
 
 
-def reference_note(s: Scenario) -> str | None:
-    """The assumption line of a preference fine-tune; None without one."""
-    w = s.workload
-    pref, ref = w.preference, w.reference_info
-    if pref is None or ref is None:
-        return None
-    m = pref.info
-    return (
-        f"{m.label}: {m.rows} row{'s' if m.rows > 1 else ''} per example with gradients"
-        f"{', a no-grad KL batch' if m.nograd_rows else ''}; reference: {ref.note}"
-        + (f", its forward on {m.reference_rows} rows per example" if ref.forward else "")
-    )
-
-
 def preference_block(s: Scenario) -> dict[str, object] | None:
     """The report's ``preference`` block (scenario-format.md "workload.preference"): the method,
     the reference in force, rows a micro-batch's example runs with gradients and without

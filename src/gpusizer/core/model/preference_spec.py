@@ -8,7 +8,7 @@ step runs on them is core/memory/preference.py's.
 
 from __future__ import annotations
 
-from typing import Self
+from typing import Protocol, Self
 
 from pydantic import field_validator, model_validator
 
@@ -68,3 +68,26 @@ def forward_share(spec: PreferenceSpec | None, ref: Reference | None) -> float:
         return 0.0
     m = spec.info
     return ((m.reference_rows if ref.forward else 0) + m.nograd_rows) / m.rows
+
+
+class Preferring(Protocol):
+    """What :func:`preference_note` reads of the workload block (which holds this one)."""
+
+    @property
+    def preference(self) -> PreferenceSpec | None: ...
+
+    @property
+    def reference_info(self) -> Reference | None: ...
+
+
+def preference_note(w: Preferring) -> str | None:
+    """The estimate's assumption line of a preference fine-tune; None without one."""
+    spec, ref = w.preference, w.reference_info
+    if spec is None or ref is None:
+        return None
+    m = spec.info
+    return (
+        f"{m.label}: {m.rows} row{'s' if m.rows > 1 else ''} per example with gradients"
+        f"{', a no-grad KL batch' if m.nograd_rows else ''}; reference: {ref.note}"
+        + (f", its forward on {m.reference_rows} rows per example" if ref.forward else "")
+    )

@@ -26,10 +26,11 @@ from typing import ClassVar
 from ..memory.optimizer_states import state_format
 from ..memory.overhead import scenario_overhead
 from ..memory.phases import memory_at
-from ..memory.preference import reference_note, rows_view
+from ..memory.preference import rows_view
 from ..memory.stage_activations import kernel_assumptions
 from ..memory.techniques import host_note, technique_assumptions
 from ..memory.training import heavier_stage
+from ..model.preference_spec import preference_note
 from ..model.result import Memory
 from ..model.specs import Scenario
 from ..registry.workloads import WorkloadKind
@@ -112,7 +113,7 @@ class TrainingWork(WorkBuilder):
             if prec.master_weights_remainders and master == "fp32" and prec.weights == "bf16":
                 master += " (16-bit remainders)"  # the memory model's condition (training.py)
             out = [f"{prec.optimizer} states {states}", f"master weights {master}"]
-        note = reference_note(job.s)
+        note = preference_note(w)
         return [
             *out,
             f"micro-batch {w.micro_batch_size} x {w.sequence_length} tokens",
