@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from gpusizer.core.errors import ScenarioError
-from gpusizer.core.memory.preference import LOGIT_BYTES
+from gpusizer.core.memory.preference import LOGIT_BYTES, logit_bytes
 from gpusizer.core.memory.training import stage_phases
 from gpusizer.core.model.architecture import resolve
 from gpusizer.core.model.params import count_parameters
@@ -95,6 +95,15 @@ def test_adapter_off_adds_the_reference_logits_at_the_forward_end() -> None:
     assert with_ref.weights == without.weights
     assert with_ref.totals["forward"] - without.totals["forward"] == pytest.approx(logits)
     assert with_ref.totals["backward"] == without.totals["backward"]
+
+
+def test_fp32_model_returns_fp32_logits() -> None:
+    # no autocast over an fp32 model (TRL's quick start, trl issue #3168): 4 B a logit
+    s = parse_scenario(
+        {**_s("full_finetune", {"method": "dpo"}), "precision": {"weights": "fp32", "activations": "fp32"}}
+    )
+    assert logit_bytes(s) == 4.0
+    assert logit_bytes(parse_scenario(_s("full_finetune", {"method": "dpo"}))) == LOGIT_BYTES == 2.0
 
 
 def test_kto_reference_runs_its_two_batches_apart() -> None:

@@ -77,3 +77,30 @@ def test_qwen_lora_dpo_peak_is_bounded() -> None:
         }
     )
     assert 19.08e9 <= est.memory.total <= 19.08e9 / 0.6
+
+
+def test_trl_quick_start_dpo_ooms_on_an_a100() -> None:
+    # huggingface/trl issue #3168 (2025-03-28, TRL ~0.16): the DPO quick start, Qwen2.5-0.5B
+    # loaded without torch_dtype (fp32, no autocast: DPOConfig v0.16.0 sets no bf16),
+    # DPOConfig's defaults (per_device_train_batch_size 8 pairs, max_length 1024, no gradient
+    # checkpointing), a frozen fp32 copy as reference, one A100 80GB: "OOM" (the maintainer:
+    # the lm_head's full-vocabulary fp32 logits over the batch). Blind: 79.0 GiB, "fits" at the
+    # edge (a miss): the reference's logits were priced 16-bit. After (core/memory/preference.py
+    # ``logit_bytes``: the compute dtype's, fp32 here): 79.6 GiB, does not fit. Asserted: it
+    # does not fit.
+    est = estimate(
+        {
+            "model": {"preset": "qwen2.5-0.5b"},
+            "framework": "huggingface",
+            "workload": {
+                "kind": "full_finetune",
+                "micro_batch_size": 8,
+                "sequence_length": 1024,
+                "preference": {"method": "dpo"},
+            },
+            "precision": {"weights": "fp32", "activations": "fp32"},
+            "parallelism": {"recompute": "none"},
+            "hardware": {"gpu": "a100-sxm-80gb"},
+        }
+    )
+    assert not est.fits

@@ -12,11 +12,11 @@ reference's weights are held, and its no-grad forward runs on the same rows afte
   bytes on the GPU again. The base with the adapters off, precomputed log-probs, or none: 0.
 - Transient: ``compute_ref_log_probs`` runs after the policy's forward, its graph alive; under
   ``torch.no_grad()`` each layer's output is freed as the next runs, so what it adds at the
-  forward's end is the reference's logits for its rows (16-bit, the model's output dtype) and
-  one row's 16-bit log-softmax (``selective_log_softmax`` loops over rows), on the GPU of the
-  last pipeline stage. KTO's reference runs its completion and KL batches as two forwards
-  (one row an example each); KTO's own no-grad KL forward runs before the policy's, its graph
-  not yet built (below the forward's end: not a peak).
+  forward's end is the reference's logits for its rows (the compute dtype's: 16-bit under
+  autocast, fp32 for an fp32 model) and one row's log-softmax (``selective_log_softmax``
+  loops over rows), on the GPU of the last pipeline stage. KTO's reference runs its completion
+  and KL batches as two forwards (one row an example each); KTO's own no-grad KL forward runs
+  before the policy's, its graph not yet built (below the forward's end: not a peak).
 """
 
 from __future__ import annotations
@@ -24,9 +24,17 @@ from __future__ import annotations
 from ..memo import Memo
 from ..model.architecture import Arch
 from ..model.specs import Scenario
+from ..registry.dtypes import nbytes
 from .phases import Phases
 
-LOGIT_BYTES = 2.0  # the model's 16-bit logits (transformers' *ForCausalLM output dtype)
+LOGIT_BYTES = 2.0  # the fewest bytes of a logit: 16-bit (an 8-bit compute dtype's head runs 16-bit)
+
+
+def logit_bytes(s: Scenario) -> float:
+    """Bytes of one logit the reference's forward returns: its compute dtype's (16-bit under
+    autocast or a 16-bit model; fp32 for a model loaded in fp32 without autocast, as TRL's
+    quick start loads it: ``from_pretrained`` without ``torch_dtype``, trl issue #3168)."""
+    return max(LOGIT_BYTES, nbytes(s.precision.activations))
 
 
 _VIEWS: Memo[Scenario] = Memo(1024)
@@ -65,7 +73,7 @@ def _transient(s: Scenario, arch: Arch) -> float:
     if not (ref.forward and m.has_reference):
         return 0.0
     rows = m.forward_batch * examples
-    return LOGIT_BYTES * (rows + 1) * w.sequence_length * arch.vocab / s.parallelism.tensor
+    return logit_bytes(s) * (rows + 1) * w.sequence_length * arch.vocab / s.parallelism.tensor
 
 
 def with_reference(s: Scenario, arch: Arch, ph: Phases, last_stage: bool) -> Phases:
