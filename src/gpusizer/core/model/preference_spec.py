@@ -44,7 +44,7 @@ class PreferenceSpec(Strict):
         if self.reference is None:
             return self
         m = PREFERENCE_METHODS[self.method]
-        if not m.has_reference and self.reference != "none":
+        if not m.has_reference and REFERENCES[self.reference].supplies:
             raise ValueError(
                 f"reference: {self.method} keeps no reference model; must be none or null; "
                 f"got {self.reference}"

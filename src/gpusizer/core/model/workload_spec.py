@@ -141,9 +141,10 @@ class WorkloadSpec(Strict):
         pref = self.preference
         if pref is None:
             return self
-        if pref.reference == "adapter_off" and not self.is_adapter:
+        ref = reference_of(pref, self.is_adapter)
+        if ref.adapter and not self.is_adapter:
             raise ValueError(
-                "preference.reference: adapter_off needs workload.kind lora or qlora (the base "
+                f"preference.reference: {ref.id} needs workload.kind lora or qlora (the base "
                 f"with the adapters disabled); got kind {self.kind}; use copy or precomputed"
             )
         return self

@@ -60,6 +60,11 @@ class Reference:
     note: str = ""  # the estimate's assumption line says it so
     sources: tuple[str, ...] = ()
 
+    @property
+    def supplies(self) -> bool:
+        """It gives reference log-probs at all (a copy, a forward or a pass before training)."""
+        return self.copy or self.forward or self.precomputed
+
 
 PREFERENCE_METHODS: dict[str, PreferenceMethod] = {}
 REFERENCES: dict[str, Reference] = {}
