@@ -31,7 +31,7 @@ def _run(tmp_path: Path, scenario: dict[str, Any]) -> int:
 @pytest.mark.parametrize(
     ("block", "field", "words"),
     [
-        ({"workload": {**TRAIN["workload"], "kind": "dpo"}}, "workload.kind", "micro_batch_size 2 x pairs"),
+        ({"workload": {**TRAIN["workload"], "kind": "dpo"}}, "workload.kind", "state workload.preference"),
         (
             {"parallelism": {**TRAIN["parallelism"], "data_shard": 4}},
             "parallelism.data_shard",

@@ -145,13 +145,14 @@ def test_accepted(name: str) -> None:
 @pytest.mark.parametrize(
     ("field", "value", "words"),
     [
-        # TRL DPOTrainer: LoRA's reference is the base with adapters off; full FT copies the model
-        ("kind", "dpo", "precompute_ref_log_probs"),
-        ("loss", "dpo", "micro_batch_size 2 x pairs"),
-        ("kind", "kto", "a live reference copy beside a full fine-tune"),
+        # TRL DPOTrainer / KTOTrainer: now a fine-tune's workload.preference block, its
+        # reference copy, adapter_off (PEFT), precomputed or none (core/registry/preference.py)
+        ("kind", "dpo", "state workload.preference"),
+        ("loss", "dpo", "reference: copy, adapter_off, precomputed, none"),
+        ("kind", "kto", "micro_batch_size: pairs"),
         # TRL ORPOTrainer / CPOTrainer (SimPO): no reference model
-        ("kind", "orpo", "state workload.kind full_finetune, lora or qlora"),
-        ("loss", "simpo", "concatenated_forward"),
+        ("kind", "orpo", "with workload.kind full_finetune, lora or qlora (no reference"),
+        ("loss", "simpo", "workload.preference"),
         ("kind", "grpo", "workload.kind rl with rl.algorithm"),
         ("kind", "SFT", "full_finetune, lora or qlora"),
         ("kind", "reward_modeling", "upper bound"),

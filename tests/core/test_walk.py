@@ -52,6 +52,13 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "workload": {"kind": "lora"},
         "parallelism": {"recompute": "full", "activation_offload": "checkpoints"},
     },
+    # a preference fine-tune: its rows view and its assumption line, each asked once
+    "dpo-full-finetune": {
+        "model": {"preset": "llama-3.1-8b"},
+        "workload": {"kind": "full_finetune", "preference": {"method": "dpo"}},
+        "framework": "deepspeed",
+        "parallelism": {"data": 8, "zero_stage": 3},
+    },
     "serve-vllm": {
         "model": {"preset": "llama-3.1-8b"},
         "workload": {"kind": "inference"},

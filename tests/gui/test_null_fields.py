@@ -59,6 +59,7 @@ MOE_TRAIN = {  # Qwen3-30B-A3B at NeMo RL v0.4.0's training layout: TP 2, EP 8 o
     "parallelism": {"tensor": 2, "expert": 8, "data": 8, "sequence_parallel": True},
 }
 DEEPSPEED = {**LORA, "framework": "deepspeed", "workload": {"kind": "pretraining"}}
+LORA_DPO = {**LORA, "workload": {"kind": "lora", "preference": {"method": "dpo"}}}
 MOE_EP = vllm_serving("qwen3-30b-a3b", parallelism={"tensor": 2, "attention_data": 2})  # experts over 2
 SGLANG_DEEPEP = {
     **vllm_serving("qwen3-30b-a3b", parallelism={"tensor": 2, "attention_data": 2, "expert": 2}),
@@ -146,6 +147,9 @@ TRAINING = (
     Case("workload.training_tokens", LORA, 10**9),
     Case("workload.lora_layers", LORA, 16),
     Case("workload.loss_chunks", LORA, 8),
+    # a preference fine-tune: off is null; its reference's null is TRL's default
+    Case("workload.preference", LORA, "dpo"),
+    Case("workload.preference.reference", LORA_DPO, "precomputed"),
     Case("hardware.host_memory_bytes", LORA, 512 * _GIB),
     Case("hardware.gpu.price_per_hour", LORA, 2.5),
     Case("targets.max_training_days", LORA, 30.0),

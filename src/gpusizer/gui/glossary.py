@@ -122,6 +122,12 @@ GLOSSARY: dict[str, str] = {
     "workload.kbit_prepare": "PEFT's prepare_model_for_kbit_training: embedding, norms and the "
     "output layer in fp32, so activations are fp32 too (costs "
     "memory; for QLoRA stability). Applies to a 4-bit or 8-bit base only.",
+    "workload.preference": "A preference fine-tune (TRL DPO, KTO, ORPO, SimPO): chosen and "
+    "rejected run as one batch, so the micro-batch counts pairs and the step runs twice the "
+    "rows; DPO and KTO also run a frozen reference's forward (a third more compute).",
+    "workload.preference.reference": "Where the reference log-probs come from: a frozen copy "
+    "(its weights held, sharded as the policy), the base with the adapters off (LoRA, no "
+    "copy), computed before training, or none (ORPO, SimPO).",
     "parallelism.optimizer_in_backward": "Step each weight as soon as its gradient is ready "
     "(torchtune): no full set of gradients is ever kept; "
     "needs no gradient accumulation.",

@@ -30,6 +30,7 @@ _TECHNIQUES = (
     "workload.compile_loss",
     "workload.lora_dropout",
     "workload.kbit_prepare",
+    "workload.preference",  # a preference fine-tune (DPO, KTO, ORPO...): its kind's own
     # Serving loads the checkpoint as stored, training dequantises it (core/model/checkpoint.py):
     # Q4_K_M weights served from a GGUF are no training precision.
     "precision.weights",

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..core.model.result import COMPONENTS
 from .evidence_text import how_sure, peak_band
+from .preference_text import preference_line
 from .rl_text import rl_lines
 from .serving_text import serving_lines, training_line
 from .units import to_unit
@@ -44,6 +45,9 @@ def text_report(rep: dict[str, Any]) -> str:
     train = None if sv is not None else training_line(rep["compute"], rep["cluster"]["gpus"])
     if train:
         lines += ["", train]
+    pref = preference_line(rep.get("preference"))  # io/preference_text.py
+    if pref:
+        lines.append(pref)
     if rep.get("rl") is not None:
         lines += ["", *rl_lines(rep["rl"])]
     lines += ["", "  " + how_sure(rep)]

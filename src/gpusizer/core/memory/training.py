@@ -23,6 +23,7 @@ from .fsdp2_buffers import rs_held
 from .last_step import last_step_bytes
 from .loading import load_peak
 from .phases import Phases, in_flight, peak_of
+from .preference import rows_view, with_reference
 from .stage_activations import StageActivations, stage_activations
 from .techniques import StepExtras, step_phases
 from .training_stage import StageStates, base_weight_dtype, stage_states
@@ -95,7 +96,11 @@ def stage_phases(
 ) -> Phases:
     """Bytes alive in each phase on one GPU of the first or last pipeline stage; ``data``: the
     DP degree to take instead of the scenario's (the layout search varies only that, so what
-    does not depend on it is kept per scenario then)."""
+    does not depend on it is kept per scenario then). A preference fine-tune's step is its rows
+    view's with the reference added (core/memory/preference.py)."""
+    if s.workload.preference is not None and not s.workload.rows_view:
+        ph = stage_phases(rows_view(s), arch, counts, first, data)
+        return with_reference(s, arch, ph, not first or s.parallelism.pipeline == 1)
     st = stage_states(s, arch, counts, first, data)
     par = s.parallelism
     lay = layout(s, data)

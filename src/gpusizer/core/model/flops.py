@@ -158,4 +158,6 @@ def training_flops_per_token(
     if recompute == "selective":
         every_other = FRAMEWORKS[s.framework].selective_recompute == "every_other_matmul"
         extra = 2.0 * m * every_other_matmul_share(arch) if every_other else a
+    # a preference fine-tune's no-grad forwards (reference, KTO's KL batch) per trained token
+    extra += s.workload.extra_forward_share * (2.0 * m + a)
     return TrainingFlops(model, model + extra, a, m)

@@ -12,16 +12,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Literal
 
-from pydantic import Field, PrivateAttr, field_validator
+from pydantic import (
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from ..errors import check_id, excerpt
 from ..limits import Batch, Degree, Layers, SomeTokens, Strict, Tokens, TrainingTokens, Whole, Width
 from ..registry.expert_kernels import check_expert_kernel
 from ..registry.fused_kernels import check_kernels
 from ..registry.loss_kinds import LOSS_KINDS
+from ..registry.preference import Reference
 from ..registry.recompute_modules import check_recompute_modules
 from ..registry.training_flags import kind_hint
 from ..registry.workloads import WORKLOAD_KINDS, WorkloadKind
+from .preference_spec import PreferenceSpec, forward_share, reference_of
 
 LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down", "lm_head")
 
@@ -66,10 +75,26 @@ class WorkloadSpec(Strict):
     # how the routed experts run (core/registry/expert_kernels.py EXPERT_KERNELS): what a
     # per-expert loop keeps beyond a grouped GEMM (core/memory/expert_loop.py)
     expert_kernel: str = "grouped"
+    # a preference fine-tune (DPO, KTO, ORPO, SimPO; core/model/preference_spec.py): null, a
+    # plain fine-tune; left out of the echo when null (scenarios without it read as before)
+    preference: PreferenceSpec | None = None
     # not a field: the tokens each causal attention spans where a row packs several sequences
     # masked apart (RL's packed responses, core/pipeline/rl_packed_attention.py); None: the
     # row's own ``sequence_length``
     _attention_span: float | None = PrivateAttr(default=None)
+    # not a field: the batch counts the policy's rows, not a preference fine-tune's examples
+    # (core/memory/preference.py ``rows_view``)
+    _rows: bool = PrivateAttr(default=False)
+
+    @property
+    def rows_view(self) -> bool:
+        """The batch counts the policy's rows (a preference fine-tune's step as priced)."""
+        return self._rows
+
+    def as_rows(self) -> WorkloadSpec:
+        """This workload, its batch read as rows; set once, on a workload just copied."""
+        self._rows = True
+        return self
 
     @property
     def attention_span(self) -> float:
@@ -110,6 +135,37 @@ class WorkloadSpec(Strict):
     @classmethod
     def _loss(cls, v: object) -> str:
         return _with_hint(v, LOSS_KINDS, "loss")
+
+    @model_validator(mode="after")
+    def _preference_fits(self) -> WorkloadSpec:
+        pref = self.preference
+        if pref is None:
+            return self
+        ref = reference_of(pref, self.is_adapter)
+        if ref.adapter and not self.is_adapter:
+            raise ValueError(
+                f"preference.reference: {ref.id} needs workload.kind lora or qlora (the base "
+                f"with the adapters disabled); got kind {self.kind}; use copy or precomputed"
+            )
+        return self
+
+    @model_serializer(mode="wrap")
+    def _echo(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        data = handler(self)
+        if self.preference is None:
+            data.pop("preference", None)
+        return data
+
+    @property
+    def reference_info(self) -> Reference | None:
+        """The reference in force (core/registry/preference.py REFERENCES); None: no preference."""
+        p = self.preference
+        return None if p is None else reference_of(p, self.is_adapter)
+
+    @property
+    def extra_forward_share(self) -> float:
+        """No-grad forward rows a preference step runs per row with gradients (0: none)."""
+        return forward_share(self.preference, self.reference_info)
 
     @property
     def info(self) -> WorkloadKind:

@@ -8,6 +8,7 @@ from typing import Any, cast
 from ..evidence.ranges import add_ranges
 from ..memo import Memo
 from ..memory.inference import cache_block
+from ..memory.preference import preference_block
 from ..memory.techniques import host_block
 from ..model.architecture import resolve
 from ..model.params import count_parameters
@@ -112,6 +113,9 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
         report["serving"] = serving_block(est.serving)
     if est.rl is not None:
         report["rl"] = est.rl
+    preference = preference_block(est.scenario)  # a preference fine-tune's (DPO, KTO, ORPO...)
+    if preference is not None:
+        report["preference"] = preference
     if roofline or (roofline is None and est.scenario.workload.serves):
         report["roofline"] = _roofline(est)
     add_ranges(report, est)

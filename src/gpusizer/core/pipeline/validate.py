@@ -62,6 +62,7 @@ def check_workload(s: Scenario) -> None:
             raise ScenarioError(
                 "workload.lora_layers", "applies to one pipeline stage; set parallelism.pipeline 1"
             )
+    _check_preference(s)
     if w.global_batch_size is not None and w.trains:
         unit = w.micro_batch_size * p.data
         if w.global_batch_size % unit:
@@ -69,6 +70,25 @@ def check_workload(s: Scenario) -> None:
                 "workload.global_batch_size",
                 f"must be a multiple of micro_batch_size x data ({unit})",
             )
+
+
+def _check_preference(s: Scenario) -> None:
+    """A preference fine-tune is one training stage's step (not RL's roles, not serving); TRL
+    refuses precomputed reference log-probs under DeepSpeed ZeRO-3 (dpo_trainer.py v0.24.0:
+    "You cannot use `precompute_ref_log_probs=True` with Deepspeed ZeRO-3")."""
+    w = s.workload
+    if w.preference is None:
+        return
+    if not w.trains or w.info.phased:
+        raise ScenarioError(
+            "workload.preference",
+            f"applies to a fine-tune (full_finetune, lora, qlora); not to kind {w.kind}",
+        )
+    if w.reference_info is not None and w.reference_info.precomputed and s.parallelism.zero_stage == 3:
+        raise ScenarioError(
+            "workload.preference.reference",
+            "precomputed is refused by TRL under ZeRO-3; use copy, or zero_stage 0-2",
+        )
 
 
 _VALID_MODELS: Memo[bool] = Memo(256)  # models that passed check_model, by identity

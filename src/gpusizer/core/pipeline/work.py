@@ -26,9 +26,11 @@ from typing import ClassVar
 from ..memory.optimizer_states import state_format
 from ..memory.overhead import scenario_overhead
 from ..memory.phases import memory_at
+from ..memory.preference import rows_view
 from ..memory.stage_activations import kernel_assumptions
 from ..memory.techniques import host_note, technique_assumptions
 from ..memory.training import heavier_stage
+from ..model.preference_spec import preference_note
 from ..model.result import Memory
 from ..model.specs import Scenario
 from ..registry.workloads import WorkloadKind
@@ -111,9 +113,11 @@ class TrainingWork(WorkBuilder):
             if prec.master_weights_remainders and master == "fp32" and prec.weights == "bf16":
                 master += " (16-bit remainders)"  # the memory model's condition (training.py)
             out = [f"{prec.optimizer} states {states}", f"master weights {master}"]
+        note = preference_note(w)
         return [
             *out,
             f"micro-batch {w.micro_batch_size} x {w.sequence_length} tokens",
+            *((note,) if note else ()),
             f"recompute {p.recompute}",
             f"{p.attention} attention",
             f"ZeRO {p.zero_stage}",
@@ -125,3 +129,10 @@ class TrainingWork(WorkBuilder):
 
     def context(self, job: Job) -> tuple[int, str]:
         return job.s.workload.sequence_length, "sequence"
+
+    def timed(self, job: Job) -> Scenario:
+        """A preference fine-tune's step runs its rows (core/memory/preference.py)."""
+        return rows_view(job.s)
+
+    def paced(self, s: Scenario) -> Scenario:
+        return rows_view(s)

@@ -40,16 +40,17 @@ Each entry is a setting the stack runs; sources, by stack (at the tags named):
 from __future__ import annotations
 
 _PAIRS = "micro_batch_size 2 x pairs (chosen + rejected in one forward, TRL concatenated_forward)"
+_PREFERENCE = "state workload.preference {method: dpo, ipo, kto, orpo or simpo, reference: ...}"
 _REFERENCE = (
-    "TRL DPO / KTO (with a reference) is not a kind: state workload.kind lora or qlora "
-    "(reference: the base, adapters off) or full_finetune with precompute_ref_log_probs, at "
-    + _PAIRS
-    + "; not priced: the reference's forward (~1/3 more compute), a live reference copy beside "
-    "a full fine-tune"
+    "TRL DPO / KTO is not a kind: "
+    + _PREFERENCE
+    + " with workload.kind full_finetune, lora or qlora (reference: copy, adapter_off, "
+    "precomputed, none; micro_batch_size: pairs)"
 )
 _REFERENCE_FREE = (
-    "ORPO / CPO / SimPO (TRL, no reference model) is not a kind here: state workload.kind "
-    "full_finetune, lora or qlora with " + _PAIRS
+    "ORPO / CPO / SimPO is not a kind: "
+    + _PREFERENCE
+    + " with workload.kind full_finetune, lora or qlora (no reference; micro_batch_size: pairs)"
 )
 _REWARD = (
     "reward-model training (TRL RewardTrainer, a one-output score head) is not a kind here: state "
@@ -123,8 +124,10 @@ TRAINING_FIELDS: dict[str, str] = {
     "workload.teacher_model": _KD,
     "workload.kd_ratio": _KD,
     "workload.distillation": _KD,
-    "workload.ref_model": _REFERENCE,
-    "workload.beta": _REFERENCE,
+    "workload.ref_model": "state workload.preference.reference (copy, adapter_off, precomputed, none)",
+    "workload.precompute_ref_log_probs": "state workload.preference.reference precomputed",
+    "workload.loss_type": _PREFERENCE,
+    "workload.beta": "the loss's beta does not change memory or speed; " + _PREFERENCE,
     "rl.vllm_mode": _VLLM_MODE,
     "rl.rollout.vllm_mode": _VLLM_MODE,
     "rl.use_vllm": "the rollout engine: state rl.rollout.engine (vllm or sglang)",

@@ -98,9 +98,16 @@ def _build_layer(s: Scenario, gpu: GPUSpec) -> _Layer:
     k = backward_share(s, c.ts.layers)
     if k < 1.0:
         per_layer = per_layer.scaled(k).plus(frozen_layer(c, layer, moe_share).scaled(1.0 - k))
+    head = head_parts(s, c, head_rate)
+    # a preference fine-tune's no-grad forwards (its reference's, KTO's KL batch) on a share of
+    # the rows: each layer's forward and the head's (core/memory/preference.py)
+    more = s.workload.extra_forward_share
+    if more:
+        per_layer = per_layer.plus(frozen_layer(c, layer, moe_share).scaled(more))
+        head = head.plus(StepParts(matmul=2 * c.ts.head / c.tp * c.tokens / head_rate * more))
     return _Layer(
         per_layer,
-        head_parts(s, c, head_rate),
+        head,
         c.ts.layers,
         layer.forward,
         layer.backward * k,

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel
 from ...core.registry.expert_kernels import EXPERT_KERNELS
 from ...core.registry.fused_kernels import FUSED_KERNELS
 from ...core.registry.loss_kinds import LOSS_KINDS
+from ...core.registry.preference import PREFERENCE_METHODS, REFERENCES
 from ..binding import Binder
 from ..quantity_field import QuantityField
 from ..style import set_role
@@ -20,6 +21,12 @@ _OFFLOAD = (("None", "none"), ("Checkpoints (layer inputs)", "checkpoints"), ("A
 _GIB = 2**30
 
 
+def _method_of(block: Any) -> Any:
+    """The method id of ``workload.preference`` as the state holds it (a block, a pending
+    edit's dict, or null)."""
+    return block.get("method") if isinstance(block, dict) else getattr(block, "method", None)
+
+
 class TrainingPanel(Panel):
     """Builds the Training group; shown for training kinds, adapter rows for LoRA/QLoRA."""
 
@@ -28,6 +35,7 @@ class TrainingPanel(Panel):
     def __init__(self, binder: Binder) -> None:
         super().__init__(binder)
         self._add_kernel_fields()
+        self._add_preference_fields()
         self._add_adapter_fields()
         self._add_memory_fields()
         self.state.changed.connect(self.refresh)
@@ -75,6 +83,25 @@ class TrainingPanel(Panel):
             combo(tuple((k.label, k.id) for k in EXPERT_KERNELS.values())),
             "workload.expert_kernel",
             name="combo_expert_kernel",
+        )
+
+    def _add_preference_fields(self) -> None:
+        """A preference fine-tune's method (off: a plain fine-tune) and its reference
+        (core/registry/preference.py); the micro-batch then counts pairs."""
+        f = self.form
+        f.add(
+            "Preference",
+            combo([("Off (SFT)", None), *((m.label, m.id) for m in PREFERENCE_METHODS.values())]),
+            "workload.preference",
+            name="combo_preference",
+            to_state=lambda m: None if m is None else {"method": m},
+            from_state=_method_of,
+        )
+        f.add(
+            "Reference",
+            combo([("Trainer default", None), *((r.label, r.id) for r in REFERENCES.values())]),
+            "workload.preference.reference",
+            name="combo_preference_reference",
         )
 
     def _add_adapter_fields(self) -> None:
@@ -127,6 +154,9 @@ class TrainingPanel(Panel):
         self.form.show("workload.lora_dropout", kind is not None and kind.is_adapter)
         # QLoRA, or LoRA over an 8-bit base (core/memory/peft.py kbit_prepared)
         self.form.show("workload.kbit_prepare", kind is not None and kind.is_adapter)
+        preference = self.state.value("workload.preference")
+        self.form.show("workload.preference", training and kind is not None and not kind.phased)
+        self.form.show("workload.preference.reference", training and preference is not None)
         loss_kind = LOSS_KINDS.get(str(self.state.value("workload.loss")))
         self.form.enable(
             "workload.loss_chunks",
