@@ -1,0 +1,61 @@
+"""The count of published RL step and phase time figures within 25 % (estimate / published within
+0.75-1.25, docs/evidence/rl.md's convention) and of verl's memory counters within 15 %, computed
+from the figures themselves (scripts/rl_figures.py imports each RL test module's replay), so the
+count in docs/evidence/rl.md cannot drift from the figures. Tolerance: issue 35's 25 % on every
+time figure and 15 % on memory; the bar is 70 % of them."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parents[2] / "scripts"))
+import rl_figures
+
+TIMES = rl_figures.time_figures()
+MEMORY = rl_figures.memory_figures()
+
+
+def test_totals() -> None:
+    """66 of 124 time figures within 25 % (53 %), the issue's 70 % not met. rl.md section 52's
+    hand count, 63 of 124, is what this list gives at main 5805a323 (figure for figure); the three
+    since are the NeMo RL v0.4 Qwen3-30B-A3B 1-off on 16+16 H100 (0.740 -> 0.763) and the v0.4
+    and v0.6 Qwen3-235B 1-off rows on 128+128 H100 (0.724 -> 0.817, 0.738 -> 0.837), in when
+    vLLM's BF16 Triton MoE was read at its measured time on Hopper (docs/evidence/speed.md
+    section 93)."""
+    assert rl_figures.count(TIMES) == (66, 124)
+
+
+def test_each_group_as_its_modules_count_it() -> None:
+    """(within, counted) per group, as the modules' own pins read them: NeMo RL 40 of 79
+    (test_rl_evidence.py 23 of 50, test_rl_evidence_v07.py 12 of 23, test_rl_phase_logs.py's blog
+    and #959 steps 5 of 6), verl 21 of 24 (test_rl_verl_time_evidence.py 20 of 20,
+    test_rl_blind_round3.py 1 of 4), the other sources 5 of 21 (test_rl_time_others.py 4 of 18,
+    test_rl_time_papers.py 0 of 2, test_rl_time_logs.py 1 of 1)."""
+    assert rl_figures.by_group(TIMES) == {"NeMo RL": (40, 79), "verl": (21, 24), "others": (5, 21)}
+    within = Counter(f.source for f in TIMES if f.within)
+    counted = Counter(f.source for f in TIMES)
+    assert {s: (within[s], n) for s, n in counted.items()} == {
+        "summary v0.4-v0.6": (23, 50),
+        "summary v0.7": (12, 23),
+        "v0.3 blog / #959 logs": (5, 6),
+        "rl-memory.json": (20, 20),
+        "rl-time-blind3.json": (1, 4),
+        "rl-time-others.json": (4, 18),
+        "rl-time-papers.json": (0, 2),
+        "rl-time-logs.json": (1, 1),
+    }
+
+
+def test_memory_apart() -> None:
+    """verl's perf/max_memory_allocated_gb: 16 of 20 within 15 % (test_rl_memory_evidence.py:
+    the 2-GPU 0.5B and 1.5B counters of the GSM8K + MATH and MATH-only logs read 16-21 % over)."""
+    assert rl_figures.count(MEMORY) == (16, 20)
+    assert all(f.group == "memory" and f.phase == "allocated" for f in MEMORY)
+
+
+def test_whole_steps_and_phases() -> None:
+    """107 whole steps and 17 phase timers (rl-time-others.json's and UniRL's); the whole steps
+    are the ones scripts/evidence_bands.py ``_rl_steps`` puts in the speed bands."""
+    assert Counter(f.phase == "step" for f in TIMES) == {True: 107, False: 17}
