@@ -107,3 +107,36 @@ def test_pool_labels_never_lie_across_the_bar(qtbot):
     assert all(label.isVisible() for label in big.pool.labels())
     small.resize(1000, 620)  # a label left out comes back when the chart grows
     qtbot.waitUntil(lambda: all(x.isVisible() for x in small.pool.labels()), timeout=5000)
+
+
+def test_a_typed_word_is_quoted_as_typed(qtbot):
+    """The step latency field (unit s) read "lots" as "lot" and refused "lot"; "2.5 s" and
+    "2.5s" still read as 2.5."""
+    from gpusizer.gui.quantity_field import QuantityField
+
+    field = QuantityField("number", "serving.step_latency_seconds", unit="s", none_text="default")
+    qtbot.addWidget(field)
+    for text in ("lots", "seconds"):
+        field.lineEdit().setText(text)
+        field.interpretText()
+        assert f"cannot read {text!r} as a number" in field.error
+    for text in ("2.5 s", "2.5s"):
+        assert field.parse(text) == 2.5
+
+
+def test_bounds_read_as_words(qtbot):
+    """Training tokens' bound was "at most 1,000,000,000,000,000,000 tokens" and a prompt's
+    "at least 1 tokens": now 1e18 tokens (which the field reads back) and 1 token."""
+    from gpusizer.gui.quantity_field import QuantityField
+
+    tokens = QuantityField("tokens", "workload.training_tokens", unit="tokens", minimum=0, maximum=10**18)
+    prompt = QuantityField("context", "workload.prompt_tokens", unit="tokens", minimum=1, maximum=2**26)
+    for field in (tokens, prompt):
+        qtbot.addWidget(field)
+    tokens.lineEdit().setText("1e19")
+    tokens.interpretText()
+    assert "at most 1e18 tokens" in tokens.error
+    assert tokens.parse("1e18") == 10**18
+    prompt.lineEdit().setText("0")
+    prompt.interpretText()
+    assert "at least 1 token and at most 64M tokens" in prompt.error
