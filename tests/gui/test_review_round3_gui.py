@@ -140,3 +140,34 @@ def test_bounds_read_as_words(qtbot):
     prompt.lineEdit().setText("0")
     prompt.interpretText()
     assert "at least 1 token and at most 64M tokens" in prompt.error
+
+
+def _sweep(qtbot, name: str, size: tuple[int, int]):
+    from gpusizer.core.pipeline.estimate import estimate
+    from gpusizer.core.pipeline.scenario import parse_scenario
+    from gpusizer.gui.charts.sweep import SweepChart
+
+    chart = SweepChart()
+    qtbot.addWidget(chart)
+    chart.resize(*size)
+    chart.show()
+    qtbot.waitExposed(chart)
+    s = parse_scenario(_buyer(name))
+    chart.update_from(s, estimate(s))
+    chart.relayout()
+    return chart
+
+
+def test_off_the_scale_words_clear_of_the_peak(qtbot):
+    """qlora-qwen3-32b-workstation and pretrain-8b-control at a 1,400 px window's chart size:
+    the peak curve ran through "↑ peak above the scale from 7,372: ..." on its way out of the
+    top."""
+    from gpusizer.gui.charts.labels import crosses, scene_rect
+
+    for name in ("qlora-qwen3-32b-workstation", "pretrain-8b-control"):
+        for size in ((880, 420), (1000, 620)):
+            chart = _sweep(qtbot, name, size)
+            assert chart.off_label.isVisible(), name  # the peak leaves the top
+            rect = scene_rect(chart.off_label)
+            assert chart.plot.vb.sceneBoundingRect().adjusted(-1, -1, 1, 1).contains(rect)
+            assert not any(crosses(seg, rect) for seg in chart._peak_segments()), (name, size)
