@@ -171,3 +171,12 @@ def test_off_the_scale_words_clear_of_the_peak(qtbot):
             rect = scene_rect(chart.off_label)
             assert chart.plot.vb.sceneBoundingRect().adjusted(-1, -1, 1, 1).contains(rect)
             assert not any(crosses(seg, rect) for seg in chart._peak_segments()), (name, size)
+
+
+def test_features_axis_groups_thousands(qtbot):
+    """gpt-oss-120b on MI300X: the tokens/s axis read "2000" beside charts that say "2,000"."""
+    data = {**_buyer("serve-gpt-oss-120b-amd-vllm"), "hardware": {"gpu": "mi300x-192gb"}}
+    chart = make(qtbot, "features", data)
+    axis = chart.plot.getAxis("left")
+    assert axis.tickStrings([1000.0, 2000.0, 2500.0], 1.0, 500.0) == ["1,000", "2,000", "2,500"]
+    assert axis.tickStrings([0.5, 1.0], 1.0, 0.5) == ["0.5", "1.0"]  # small values as before
