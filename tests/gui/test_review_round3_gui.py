@@ -180,3 +180,33 @@ def test_features_axis_groups_thousands(qtbot):
     axis = chart.plot.getAxis("left")
     assert axis.tickStrings([1000.0, 2000.0, 2500.0], 1.0, 500.0) == ["1,000", "2,000", "2,500"]
     assert axis.tickStrings([0.5, 1.0], 1.0, 0.5) == ["0.5", "1.0"]  # small values as before
+
+
+def test_no_price_note_only_where_options_lack_prices(qtbot):
+    """The Hardware tab while DeepSeek-V3's comparison still ran: "Comparing…" above a plot
+    saying "No price on this basis: enter prices in the table", with an empty table."""
+    from gpusizer.gui.charts.cost_speed import NO_PRICE
+    from gpusizer.gui.charts.hardware import HardwareChart
+
+    chart = HardwareChart()
+    qtbot.addWidget(chart)
+    chart.options = []  # nothing compared yet
+    chart._redraw()
+    assert chart.note.toPlainText() == ""
+    priced_out = [{**o, "cost_per_million_tokens": None} for o in _searched_options(qtbot)]
+    chart.options = priced_out
+    chart._redraw()
+    assert chart.note.toPlainText() == NO_PRICE
+
+
+def _searched_options(qtbot) -> list[dict]:
+    from gpusizer.core.pipeline.estimate import estimate
+    from gpusizer.core.pipeline.scenario import parse_scenario
+    from gpusizer.gui.charts.hardware import HardwareChart
+
+    chart = HardwareChart()
+    qtbot.addWidget(chart)
+    s = parse_scenario(_buyer("serve-70b-chat"))
+    chart.update_from(s, estimate(s))
+    assert chart.options
+    return chart.options
