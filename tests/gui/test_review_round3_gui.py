@@ -210,3 +210,35 @@ def _searched_options(qtbot) -> list[dict]:
     chart.update_from(s, estimate(s))
     assert chart.options
     return chart.options
+
+
+def _whisker_column(qtbot, data: dict, width: int = 860) -> tuple[int, int]:
+    """(dark pixels in the usage bar's column at the band's low end, the bar's height)."""
+    from PySide6.QtGui import QColor
+
+    from gpusizer.core.pipeline.estimate import estimate
+    from gpusizer.core.pipeline.scenario import parse_scenario
+    from gpusizer.gui.summary import UsageBar
+
+    bar = UsageBar()
+    qtbot.addWidget(bar)
+    bar.resize(width, 16)
+    est = estimate(parse_scenario(data))
+    bar.set_estimate(est)
+    img = bar.grab().toImage()
+    total = max(sum(b for _c, b in bar._parts), bar._capacity)
+    x = round(0.5 + bar._band[0] * (width - 1) / total)
+    dark = max(
+        sum(QColor(img.pixel(cx, y)).lightness() < 80 for y in range(img.height()))
+        for cx in (x - 1, x, x + 1)
+    )  # the cap's antialiased line lies within a pixel of the band's end
+    return dark, img.height()
+
+
+def test_a_narrow_band_is_no_letter_h(qtbot):
+    """Llama 3.1 8B 4-bit on an M4 Max: the 4.6-5.3 GiB band of 96 GiB drew as an "H" after
+    the bar; a wide band (pre-training, 181-208 GiB) keeps its end caps."""
+    narrow, _h = _whisker_column(qtbot, _buyer("local-llama-8b-mlx"))
+    wide, height = _whisker_column(qtbot, _buyer("pretrain-8b-control"))
+    assert narrow <= 3  # the horizontal line only
+    assert wide >= height - 8  # a cap from top + 3 to bottom - 3
