@@ -227,6 +227,7 @@ def _whisker_column(qtbot, data: dict, width: int = 860) -> tuple[int, int]:
     bar.set_estimate(est)
     img = bar.grab().toImage()
     total = max(sum(b for _c, b in bar._parts), bar._capacity)
+    assert bar._band is not None  # both regimes have a memory band
     x = round(0.5 + bar._band[0] * (width - 1) / total)
     dark = max(
         sum(QColor(img.pixel(cx, y)).lightness() < 80 for y in range(img.height()))
