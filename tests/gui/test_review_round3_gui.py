@@ -61,11 +61,18 @@ def test_rl_phases_and_host_ram_follow_the_unit(window):
 
 
 def test_gpu_info_follows_the_unit(window):
+    """The Hardware panel's line under the GPU and its dropdown said GiB with GB chosen."""
     set_scenario(window, _buyer("pretrain-8b-control"))
     info = window.panels[[type(p).__name__ for p in window.panels].index("HardwarePanel")].info
     assert "79.6 GiB usable" in info.text()  # H100 SXM 80GB
+    combo = find(window, "combo_gpu")
+    chosen = combo.currentData()
     _gb_window(window)
     assert "85.5 GB usable" in info.text() and "GiB" not in info.text()
+    # the dropdown's entries too, the choice kept
+    assert combo.currentData() == chosen and combo.currentText().endswith("85.5 GB usable")
+    assert not any(combo.itemText(i).endswith("GiB usable") for i in range(combo.count()))
+    assert window.state.scenario.hardware.gpu == chosen
 
 
 PD_H200 = {

@@ -14,7 +14,7 @@ from ...io.units import fmt_bytes
 from ...io.user_gpus import remove_user_gpu, save_user_gpu
 from ...io.wording import count
 from ..binding import Binder
-from ..gpu_list import CUSTOM, custom_spec, fill_gpu_combo
+from ..gpu_list import CUSTOM, custom_spec, fill_gpu_combo, relabel_gpu_combo
 from ..quantity_field import QuantityField
 from ..style import set_role
 from ..widgets import ComboBox, combo
@@ -163,7 +163,11 @@ class HardwarePanel(Panel):
 
     def _gpus_changed(self) -> None:
         clear_cache()  # validated scenarios may name the GPU that came or went
-        self.skipped = fill_gpu_combo(self.gpu)
+        self.skipped = fill_gpu_combo(self.gpu, self.unit)
+
+    def set_units(self, unit: str) -> None:
+        super().set_units(unit)
+        relabel_gpu_combo(self.gpu, unit)
 
     def refresh(self) -> None:
         gpu = self.state.value("hardware.gpu")
