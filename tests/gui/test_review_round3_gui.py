@@ -250,3 +250,15 @@ def test_a_narrow_band_is_no_letter_h(qtbot):
     wide, height = _whisker_column(qtbot, _buyer("pretrain-8b-control"))
     assert narrow <= 3  # the horizontal line only
     assert wide >= height - 8  # a cap from top + 3 to bottom - 3
+
+
+def test_node_line_never_usable_above_as_sold(qtbot):
+    """Training vs inference of Qwen3 32B QLoRA on an 8-GPU H100 node: in GB the legend read
+    "1 node, 8 GPUs: 684 GB (640 GB as sold)", more usable than sold (the names' GB are
+    binary); in GiB it stays "637 GiB (640 GB as sold)"."""
+    chart = make(qtbot, "variants", _buyer("qlora-qwen3-32b-workstation"))
+    node = next(t for t in chart.legend.texts if t.startswith("1 node"))
+    assert "637 GiB" in node and "(640 GB as sold)" in node
+    chart.set_units("GB")
+    node = next(t for t in chart.legend.texts if t.startswith("1 node"))
+    assert "684 GB" in node and "as sold" not in node
