@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 from ..core.evidence.bands import Band
 from ..core.evidence.ranges import estimate_evidence
 from ..core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
-from ..io.evidence_text import TOOK, banded
+from ..io.evidence_text import TOOK, band_words, banded
 from ..io.serving_text import gpu_hours
 from ..io.units import fmt_bytes, to_unit
 from ..io.wording import count, duration
@@ -176,6 +176,17 @@ def _rl_rows(rl: dict[str, Any], band: Band) -> list[tuple[str, str]]:
     return rows
 
 
+def _training_time(est: Estimate) -> str:
+    """``10.2 h (8.2 h to 11.9 h) at 39% MFU (10 GPU-hours)``: the time with its regime's band,
+    the one the CLI's ``training`` line gives (core/evidence/ranges.py ``time_seconds_range``;
+    io/serving_text.py ``training_line``)."""
+    c = est.compute
+    t = c.time_seconds
+    rng = estimate_evidence(est)[1].band.time_range(t)
+    band = f" ({band_words(rng, duration, t, TOOK, ' to ')})" if rng else ""
+    return f"{duration(t)}{band} at {c.mfu:.0%} MFU ({gpu_hours(c.gpu_hours)})"
+
+
 class FiguresView(QWidget):
     """Key figures of the estimate as label rows (selectable, so they can be copied)."""
 
@@ -222,12 +233,7 @@ class FiguresView(QWidget):
             if est.rl is not None:  # a step of phases: the policy's training is one of them
                 rows += _rl_rows(est.rl, estimate_evidence(est)[1].band)
             elif c.time_seconds:
-                rows.append(
-                    (
-                        "Training time",
-                        f"{duration(c.time_seconds)} at {c.mfu:.0%} MFU ({gpu_hours(c.gpu_hours)})",
-                    )
-                )
+                rows.append(("Training time", _training_time(est)))
                 share = c.effective_time_share or 1.0  # restarts and lost work
                 rows.append(("Wall time", f"{duration(c.time_seconds / share)} at {share:.2%} effective"))
         elif est.serving is not None:  # as the engine runs it (the step costs included)

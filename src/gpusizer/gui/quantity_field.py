@@ -24,6 +24,18 @@ from .wheel import NoWheelMixin
 Number = int | float
 
 
+_SINGULAR = {"tokens": "token", "GPUs": "GPU", "days": "day"}  # a bound of one, in words
+
+
+def _ends_with_unit(text: str, unit: str) -> bool:
+    """``text`` ends with the field's ``unit`` as a word of its own (``2.5 s``, ``2.5s``), not
+    as the end of one: "lots" in a seconds field was read as "lot" and refused as "lot"."""
+    if not unit or not text.lower().endswith(unit.lower()):
+        return False
+    before = text[: -len(unit)]
+    return not before or not (before[-1].isalpha() and unit[0].isalpha())
+
+
 class QuantityField(TextErrorMixin, NoWheelMixin, QAbstractSpinBox):
     """``value()`` is an int or float in the scenario's own unit (tokens, bytes, a fraction),
     or None for the ``none_text`` choice ("auto"). ``valueChanged(object)`` after a change
@@ -100,7 +112,8 @@ class QuantityField(TextErrorMixin, NoWheelMixin, QAbstractSpinBox):
         if self.kind == "percent":
             return format_quantity(value, self.kind)
         text = compact_quantity(value, self.kind)
-        return f"{text} {self.unit}" if self.unit and not text.endswith(self.unit) else text
+        unit = _SINGULAR.get(self.unit, self.unit) if value == 1 else self.unit  # "at least 1 token"
+        return f"{text} {unit}" if unit and not text.endswith(unit) else text
 
     def _show(self) -> None:
         self._shown = self.text_for(self._value)
@@ -113,7 +126,7 @@ class QuantityField(TextErrorMixin, NoWheelMixin, QAbstractSpinBox):
         raw = text.strip()
         if self.none_text and raw.lower() in ("", self.none_text.lower()):
             return None
-        if self.unit and raw.lower().endswith(self.unit.lower()):
+        if _ends_with_unit(raw, self.unit):
             raw = raw[: -len(self.unit)].strip()
         value = parse_quantity(raw, self.kind, self.path or self.objectName())
         if not self.limits.contains(value):

@@ -51,6 +51,9 @@ def context_line(est: Estimate) -> str:
     )
 
 
+MIN_CAPPED_PX = 16  # the usage bar's whisker has end caps from this width (its height)
+
+
 class UsageBar(QWidget):
     """A horizontal bar: the components alive at the peak, stacked, against the capacity."""
 
@@ -96,8 +99,11 @@ class UsageBar(QWidget):
             y = rect.center().y()
             p.setPen(QPen(QColor("#202020"), 1.5))
             p.drawLine(QPointF(x0, y), QPointF(x1, y))
-            for x in (x0, x1):
-                p.drawLine(QPointF(x, rect.top() + 3), QPointF(x, rect.bottom() - 3))
+            # end caps only on a band wider than they are tall: an 8 px band (an MLX 8B's
+            # 4.6-5.3 GiB of 96 GiB) drawn with them read as a letter "H" after the bar
+            if x1 - x0 >= MIN_CAPPED_PX:
+                for x in (x0, x1):
+                    p.drawLine(QPointF(x, rect.top() + 3), QPointF(x, rect.bottom() - 3))
         p.end()
 
 

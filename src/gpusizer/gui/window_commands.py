@@ -62,10 +62,12 @@ class WindowCommands(_Window):
             self.notify(problem)
 
     def set_units(self, unit: str) -> None:
-        """GiB or GB everywhere (summary, table, figures, charts); remembered."""
+        """GiB or GB everywhere (summary, table, figures, charts, panels); remembered."""
         self.unit = unit
         for view in (self.summary, self.table, self.figures, self.tabs):
             view.set_units(unit)
+        for panel in self.panels:  # the sizes they write themselves (host RAM, usable memory)
+            panel.set_units(unit)
         if self.fit_models is not None:
             self.fit_models.set_units(unit)
         for act in self.findChildren(QAction):

@@ -197,6 +197,11 @@ def _compact(value: int, kind: QuantityKind) -> str:
             whole, frac = divmod(hundredths, 100)
             shown = f"{'-' if value < 0 else ''}{whole}" + (f".{frac:02d}".rstrip("0") if frac else "")
             return f"{shown}{_suffix_text(suffix, kind)}"
+    if abs(value) >= 10**15 and kind.id != "bytes":  # "1e18", not 19 digits and 6 commas
+        mantissa, exponent = f"{value:e}".split("e")
+        short = f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
+        if Decimal(short) == value:  # exact only: parse_quantity reads it back to value
+            return short
     return f"{value:,} B" if kind.id == "bytes" else f"{value:,}"
 
 

@@ -72,6 +72,9 @@ def _axis_measures(
     return (lambda v: -vb.mapViewToScene(QPointF(0, v)).y()), (lambda _t: metrics.height())
 
 
+NO_PRICE = 'No price on\nthis basis:\nenter prices in\nthe table or\nswitch "Cost\nwhen".'
+
+
 class CostSpeedChart(ChartBase):
     """The cost-speed plot of :attr:`options` (shown: filtered, priced, ranked)."""
 
@@ -131,8 +134,10 @@ class CostSpeedChart(ChartBase):
             # range drawn, measured in pixels by the view box.
             self.plot.setRange(xRange=(min(xs), max(xs)), yRange=(min(ys), max(ys)), padding=0.05)
         else:
-            # short lines: the chart beside the table is narrow at 1280 px
-            self.note.setText('No price on\nthis basis:\nenter prices in\nthe table or\nswitch "Cost\nwhen".')
+            # short lines: the chart beside the table is narrow at 1280 px. No option at all
+            # (the comparison still runs, or nothing passes the filters) is not a missing
+            # price: the title says which; "No price on this basis" under "Comparing…" misled.
+            self.note.setText(NO_PRICE if self.options else "")
             self.note.setPos(0, 0)
             self.plot.setRange(xRange=(-1, 1), yRange=(-1, 1))
         self._mark()

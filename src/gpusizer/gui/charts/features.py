@@ -20,7 +20,7 @@ from ..elide import labelled
 from .background import WorkerChart
 from .base import ChartBase
 from .sweep import log2_ticks
-from .ticks import thinned
+from .ticks import group_thousands, thinned
 
 # Tableau 10's orange (the categorical palette of gui/colors.py): apart from "with" (the theme's
 # green) and "without" (its grey) in light and dark mode
@@ -40,6 +40,7 @@ class FeaturesChart(WorkerChart, ChartBase):
         self.without_curve = self.plot.plot([], [], symbol="o", symbolSize=5)
         self.split_curve = self.plot.plot([], [], symbol="s", symbolSize=6)
         self.plot.setMouseEnabled(x=False, y=False)
+        group_thousands(self.plot.getAxis("left"))
         self.engine = ""
         self.model_name = ""
         self.gpus = 1

@@ -117,15 +117,28 @@ class MemoryLabels(_Base):
             axis.setHeight(height)
 
     def _place_pool(self) -> None:
-        """The engine's budget and users' labels, clear of the bar and capacity labels."""
+        """The engine's budget and users' labels, clear of the bar and capacity labels; one
+        that finds no room is left out (its line and mark stay, the KV part's tooltip says
+        what it would): at 1,024 x 700 a P/D headline left the plot 250 px square and both
+        labels lay across the bar they describe."""
         if not self.pool.reserved:
             return
         vb = self.plot.vb
+        wanted = self.pool.wanted()
+        for label in self.pool.labels():
+            label.setVisible(label in wanted)  # again: the chart may have grown since
         self.pool.anchor_labels(vb.viewRange()[0][1])
         top = self.bars[-1].total / self.stack.scale
         bar = vb.mapViewToScene(QRectF(-HALF, 0, 2 * HALF, top)).boundingRect()
         taken = [*self._bar_rects(), scene_rect(self.cap_label), bar]
         place(self.pool.labels(), vb, taken)
+        area = vb.sceneBoundingRect().adjusted(-1, -1, 1, 1)
+        for label in self.pool.labels():
+            rect = scene_rect(label)
+            if label.isVisible() and (not area.contains(rect) or any(rect.intersects(r) for r in taken)):
+                label.setVisible(False)
+            elif label.isVisible():
+                taken.append(rect)
 
     def _fit_labels(self, band: float) -> bool:
         """Set the y range so each bar's label (and a ``band`` of pixels above all of them)

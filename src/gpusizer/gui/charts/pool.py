@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt
 
 from ...core.model.result import Estimate, PoolLine
 from ...io.units import fmt_bytes
+from ...io.wording import count
 from ..glossary import engine_name
 from .palette import LABEL_PX, Theme, font
 from .stack import style_line
@@ -81,11 +82,18 @@ class PoolView:
             f"KV pool {sv.kv_capacity_tokens:,} tokens"
         )
 
+    def wanted(self) -> list[pg.TextItem]:
+        """The labels this pool shows, room permitting (memory_labels.py hides one that finds
+        none and shows it again when the chart grows)."""
+        show = self.reserved and self.sv is not None and self.sv.starts
+        return [x for x, on in ((self.label, show), (self.budget_label, show and self.budget > 0)) if on]
+
     def redraw(self, parts: dict[str, int], scale: float, unit: str) -> None:
         show = self.reserved and self.sv is not None and self.sv.starts
         self.budget_line.setVisible(show and self.budget > 0)
-        self.budget_label.setVisible(show and self.budget > 0)
-        self.label.setVisible(show)
+        wanted = self.wanted()
+        for label in self.labels():
+            label.setVisible(label in wanted)
         if not show:
             self.mark.setData([], [])
             return
@@ -99,7 +107,7 @@ class PoolView:
         y = (base + self.used_kv) / scale
         self.mark.setData([-HALF, HALF], [y, y])
         pct = 100 * self.used_kv / sv.kv_pool_bytes if sv.kv_pool_bytes else 0.0
-        self.label.setText(f"your {sv.concurrency:,} users: {pct:.0f}% of the KV pool")
+        self.label.setText(f"your {count(sv.concurrency, 'user')}: {pct:.0f}% of the KV pool")
         self.mark_y = y
 
     def labels(self) -> list[pg.TextItem]:

@@ -53,6 +53,7 @@ class RLTimelineChart(WorkerChart, ChartBase):
             self.plot.addItem(item)
             self.bars[group] = item
         self.labels: list[pg.TextItem] = []  # made as segments need them, reused after
+        self._named: list[tuple[pg.TextItem, float]] = []  # (label, its segment's seconds)
         self._end = 1.0  # seconds: the time axis's span
         self.plot.setMouseEnabled(x=False, y=False)
 
@@ -96,11 +97,12 @@ class RLTimelineChart(WorkerChart, ChartBase):
             )
             item.setVisible(bool(segs))
         wide = [s for s in d.segments if d.step_seconds and s.seconds >= MIN_LABEL_SHARE * d.step_seconds]
+        self._named = []
         for i, s in enumerate(wide):
             label = self._label(i)
             label.setText(s.name.replace("_", " "))
             label.setPos(s.start + s.seconds / 2, self._lane(s.lane))
-            label.setVisible(True)
+            self._named.append((label, s.seconds))
         for label in self.labels[len(wide) :]:
             label.setVisible(False)
         end = max((s.end for s in d.segments), default=1.0) or 1.0
@@ -126,6 +128,16 @@ class RLTimelineChart(WorkerChart, ChartBase):
         ticks = time_ticks(self.plot, self._end, QFontMetricsF(axis.style["tickFont"] or font(FONT_PX)))
         if axis._tickLevels != [ticks]:
             axis.setTicks([ticks])
+        self._fit_names()
+
+    def _fit_names(self) -> None:
+        """A segment's name only where it fits inside its bar at this width: at 1,400 px a 14 %
+        "log probs" segment was narrower than its words, which ran over both neighbours (the
+        legend and the tooltip still name it)."""
+        px = self.plot.vb.viewPixelSize()[0]  # seconds per pixel
+        for label, seconds in self._named:
+            wide = label.textItem.boundingRect().width() + 4 <= seconds / px if px > 0 else False
+            label.setVisible(wide)
 
     def _restyle_items(self) -> None:
         for group, item in self.bars.items():

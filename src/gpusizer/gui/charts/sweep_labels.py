@@ -5,16 +5,20 @@ curves; the words are sweep_words.py)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QLineF, QPointF, QRectF
 
 from ...core.views.sweep import current_value
 from ...io.units import fmt_bytes
-from .labels import place, scene_rect
+from .labels import crosses, place, scene_rect
 from .sweep_words import SweepWords
 from .ticks import thinned
+
+SEGMENT_PX = 4.0  # the peak curve as an obstacle: one segment per this many pixels of it
 
 
 class SweepLabels(SweepWords):
@@ -24,6 +28,8 @@ class SweepLabels(SweepWords):
     boundary: pg.InfiniteLine
     current: pg.InfiniteLine
     off_label: pg.TextItem
+    total_curve: pg.PlotDataItem
+    _off_at: tuple[float, float] = (0.0, 0.0)  # where the peak leaves the top (view units)
     _scale: float
     _ticks: list[list[tuple[float, str]]] | None
     _all_ticks: list[tuple[float, str]] | None
@@ -58,6 +64,7 @@ class SweepLabels(SweepWords):
                 f"↑ peak above the scale from {int(first):,}: up to "
                 f"{fmt_bytes(int(top * self._scale), self.unit, 1)}"
             )
+            self._off_at = (xpos, ymax)
             self.off_label.setPos(xpos, ymax)
 
     def _layout_labels(self) -> None:
@@ -78,13 +85,49 @@ class SweepLabels(SweepWords):
                 if area.contains(scene_rect(self.boundary.label)):
                     break
         if self.off_label.isVisible():
-            # Wrapped to the plot's width where it is wider (at 1024 px "↑ peak above the
-            # scale from 20,133: up to 362.4 GiB" was cut after "up to")
-            self.off_label.setTextWidth(-1)
-            if scene_rect(self.off_label).width() > area.width() - 8:
-                self.off_label.setTextWidth(area.width() - 8)
-            fixed = [scene_rect(x.label) for x in (self.boundary, self.capacity_line) if x.isVisible()]
-            place([self.off_label], self.plot.vb, fixed)
+            self._place_off_label(area)
+
+    def _place_off_label(self, area: QRectF) -> None:
+        """Where the peak leaves the top, clear of the lines' labels and of the peak curve;
+        on two lines where one line finds no room off the curve. Wrapped to the plot's width
+        where it is wider (at 1024 px "↑ peak above the scale from 20,133: up to 362.4 GiB"
+        was cut after "up to")."""
+        label, segments = self.off_label, self._peak_segments()
+        fixed = [scene_rect(x.label) for x in (self.boundary, self.capacity_line) if x.isVisible()]
+        label.setTextWidth(-1)
+        one_line = scene_rect(label).width()
+        widths = (min(one_line, area.width() - 8), min(0.55 * one_line, area.width() - 8))
+        for width in (*widths, widths[0]):  # one line, else two, else one line across the curve
+            self._off_try(width, one_line)
+            place([label], self.plot.vb, fixed, lines=segments)
+            if not any(crosses(seg, scene_rect(label)) for seg in segments):
+                return
+
+    def _off_try(self, width: float, one_line: float) -> None:
+        self.off_label.setPos(*self._off_at)
+        self.off_label.setTextWidth(width if width < one_line else -1)
+
+    def _peak_segments(self) -> list[QLineF]:
+        """The peak curve in scene pixels, the off-the-scale words placed where it does not
+        cross them (at 1,400 x 900 the curve ran through "scale from 7,372" on its way out)."""
+        x, y = self.total_curve.getData()  # as drawn: log10 of x on a log axis
+        if x is None or y is None:
+            return []
+        vb = self.plot.vb
+        area = vb.sceneBoundingRect()
+        points: list[QPointF | None] = []
+        for a, b in zip(x, y, strict=False):
+            p = vb.mapViewToScene(QPointF(float(a), float(b))) if np.isfinite(a) and np.isfinite(b) else None
+            last = points[-1] if points else None
+            if p is None or last is None or (p - last).manhattanLength() >= SEGMENT_PX:
+                points.append(p)  # a 1,000-point curve in segments of a few pixels: enough
+        return [
+            QLineF(p, q)
+            for p, q in itertools.pairwise(points)
+            if p is not None
+            and q is not None
+            and QRectF(p, q).normalized().adjusted(-1, -1, 1, 1).intersects(area)
+        ]
 
     def _place_markers(self, log_x: bool) -> None:
         def pos(v: float) -> float:

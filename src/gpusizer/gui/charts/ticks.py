@@ -5,7 +5,9 @@ chart at 1024 x 700, about 150 px wide)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
+import pyqtgraph as pg
 from PySide6.QtGui import QFontMetricsF
 
 from .palette import FONT_PX, font
@@ -25,3 +27,23 @@ def thinned(ticks: list[tuple[float, str]], px_per_unit: float) -> list[tuple[fl
     step = max(1, math.ceil(widest / max(spacing, 1e-9)))
     last = len(ticks) - 1
     return [t for i, t in enumerate(ticks) if (last - i) % step == 0]
+
+
+def _grouped(text: str) -> str:
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    return f"{value:,.0f}" if abs(value) >= 1000 and value.is_integer() else text
+
+
+def group_thousands(axis: pg.AxisItem) -> None:
+    """The axis's own tick texts with thousands grouped, as every other number in the window
+    ("2,000", not pyqtgraph's "2000": the Serving-features chart's tokens/s beside the
+    Users-vs-context chart's "2,000")."""
+    plain = axis.tickStrings
+
+    def strings(values: Sequence[float], scale: float, spacing: float) -> list[str]:
+        return [_grouped(t) for t in plain(values, scale, spacing)]
+
+    axis.tickStrings = strings

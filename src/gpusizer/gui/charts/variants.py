@@ -134,12 +134,13 @@ class VariantsChart(VariantLabels, WorkerChart, ChartBase):
         gpu = "GPU's share of unified memory" if cmp.unified else "1 GPU"
         entries.append((self.gpu_sample, f"{gpu}: {short_bytes(cmp.capacity_bytes, self.unit)}"))
         if self.node_line.isVisible():
+            # The cards' names' "80GB" beside GiB usable; in GB the usable 684 GB of an
+            # 8 x H100 node read as more than its "640 GB as sold" (the names' GB are binary)
+            sold_text = f"<br>({sold:,.0f} GB as sold)" if self.unit == "GiB" else ""
             entries.append(
                 (
                     self.node_sample,
-                    f"1 node, {count(cmp.gpus_per_node, 'GPU')}: "
-                    f"{short_bytes(node, self.unit)}<br>"
-                    f"({sold:,.0f} GB as sold)",
+                    f"1 node, {count(cmp.gpus_per_node, 'GPU')}: {short_bytes(node, self.unit)}{sold_text}",
                 )
             )
         self.set_legend(entries)

@@ -11,6 +11,7 @@ class Panel:
     """A group box of fields (``form``) editing the state's scenario; ``box`` is the widget."""
 
     title = ""
+    unit = "GiB"  # the sizes a panel writes itself, in the unit the View menu chose
 
     def __init__(self, binder: Binder) -> None:
         self.state = binder.state
@@ -27,6 +28,17 @@ class Panel:
         if shown and self.box.parent() is None:
             return
         self.box.setVisible(shown)
+
+    def set_units(self, unit: str) -> None:
+        """``"GiB"`` or ``"GB"``, as the View menu chose (gui/window_commands.py): the panels
+        that write sizes in their own words (host RAM, usable memory, an RL phase's peak)
+        write them again."""
+        self.unit = unit
+        if self.state.estimate is not None:
+            self.show_sizes(self.state.estimate)
+
+    def show_sizes(self, est: object) -> None:
+        """Write the sizes this panel shows of the estimate (none here)."""
 
     def kind(self) -> WorkloadKind | None:
         """The scenario's kind of work (core/registry/workloads.py), or None while the field holds an

@@ -10,10 +10,11 @@ from ...core.errors import ScenarioError
 from ...core.model.presets import host_cpu, resolve_gpu_id, user_gpus
 from ...core.pipeline.scenario import clear_cache
 from ...core.registry.host_cpus import HOST_CPUS
+from ...io.units import fmt_bytes
 from ...io.user_gpus import remove_user_gpu, save_user_gpu
 from ...io.wording import count
 from ..binding import Binder
-from ..gpu_list import CUSTOM, custom_spec, fill_gpu_combo
+from ..gpu_list import CUSTOM, custom_spec, fill_gpu_combo, relabel_gpu_combo
 from ..quantity_field import QuantityField
 from ..style import set_role
 from ..widgets import ComboBox, combo
@@ -46,9 +47,9 @@ class HardwarePanel(Panel):
         self._add_my_gpu_buttons()
         self._add_info()
         self.state.changed.connect(self.refresh)
-        self.state.estimateChanged.connect(self._show_info)
+        self.state.estimateChanged.connect(self.show_sizes)
         self.refresh()
-        self._show_info(self.state.estimate)
+        self.show_sizes(self.state.estimate)
 
     def _add_custom_gpu_fields(self) -> None:
         """A custom GPU's name, memory, bandwidth, BF16 FLOPS and price."""
@@ -162,7 +163,11 @@ class HardwarePanel(Panel):
 
     def _gpus_changed(self) -> None:
         clear_cache()  # validated scenarios may name the GPU that came or went
-        self.skipped = fill_gpu_combo(self.gpu)
+        self.skipped = fill_gpu_combo(self.gpu, self.unit)
+
+    def set_units(self, unit: str) -> None:
+        super().set_units(unit)
+        relabel_gpu_combo(self.gpu, unit)
 
     def refresh(self) -> None:
         gpu = self.state.value("hardware.gpu")
@@ -180,12 +185,12 @@ class HardwarePanel(Panel):
         self.remove_gpu.setVisible(mine)
         self.form.show("my_gpus", custom or mine)
 
-    def _show_info(self, est: Any) -> None:
+    def show_sizes(self, est: Any) -> None:
         g = est.gpu
         bf16 = g.dense_tflops.get("bf16") or max(g.dense_tflops.values(), default=0)
         nodes = -(-est.gpus // est.scenario.hardware.gpus_per_node)
         self.info.setText(
-            f"{g.capacity_bytes / _GIB:,.1f} GiB usable · {g.hbm_bandwidth_gb_per_s:,.0f} GB/s"
+            f"{fmt_bytes(g.capacity_bytes, self.unit, 1)} usable · {g.hbm_bandwidth_gb_per_s:,.0f} GB/s"
             f" · {bf16:,.0f} BF16 TFLOPS · {g.interconnect_gb_per_s:,.0f} GB/s link"
             f"<br>{count(est.gpus, 'GPU')} on {count(nodes, 'node')}"
             f" · host {host_cpu(est.scenario.hardware).short}"

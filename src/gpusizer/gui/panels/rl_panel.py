@@ -15,6 +15,7 @@ from ...core.pipeline.work import RL_KEY
 from ...core.registry.frameworks import FRAMEWORKS
 from ...core.registry.rl_algorithms import RL_ALGORITHMS
 from ...core.registry.rl_frameworks import RL_FRAMEWORKS, RLRelease
+from ...io.units import fmt_bytes
 from ..binding import Binder
 from ..quantity_field import QuantityField
 from ..widgets import combo
@@ -87,9 +88,9 @@ class RLPanel(Panel):
         self.phases.setWordWrap(True)
         f.add_widget(self.phases, "rl_phases")
         self.state.changed.connect(self.refresh)
-        self.state.estimateChanged.connect(self._show_phases)
+        self.state.estimateChanged.connect(self.show_sizes)
         self.refresh()
-        self._show_phases(self.state.estimate)
+        self.show_sizes(self.state.estimate)
 
     def _add_framework_fields(self) -> None:
         """The RL framework and its release (their knob defaults come with them)."""
@@ -265,7 +266,7 @@ class RLPanel(Panel):
     def _held(self, path: str) -> bool:
         return self.state.value(path) is not None
 
-    def _show_phases(self, est: Any) -> None:
+    def show_sizes(self, est: Any) -> None:
         """The step's timeline in words: each phase's seconds, share and memory per GPU."""
         rl = getattr(est, "rl", None)
         if rl is None:
@@ -273,7 +274,7 @@ class RLPanel(Panel):
             return
         parts = [
             f"{p['name'].replace('_', ' ')} {p['seconds']:,.1f} s ({p['share']:.0%}, "
-            f"{p['memory']['total'] / 2**30:,.1f} GiB)"
+            f"{fmt_bytes(p['memory']['total'], self.unit, 1)})"
             for p in rl["phases"]
         ]
         moves = sum(m["seconds"] for m in rl.get("transitions", ()))

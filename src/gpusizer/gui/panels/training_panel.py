@@ -11,6 +11,7 @@ from ...core.registry.expert_kernels import EXPERT_KERNELS
 from ...core.registry.fused_kernels import FUSED_KERNELS
 from ...core.registry.loss_kinds import LOSS_KINDS
 from ...core.registry.preference import PREFERENCE_METHODS, REFERENCES
+from ...io.units import fmt_bytes
 from ..binding import Binder
 from ..quantity_field import QuantityField
 from ..style import set_role
@@ -39,9 +40,9 @@ class TrainingPanel(Panel):
         self._add_adapter_fields()
         self._add_memory_fields()
         self.state.changed.connect(self.refresh)
-        self.state.estimateChanged.connect(self._show_host)
+        self.state.estimateChanged.connect(self.show_sizes)
         self.refresh()
-        self._show_host(self.state.estimate)
+        self.show_sizes(self.state.estimate)
 
     def _add_kernel_fields(self) -> None:
         """The loss, its chunks, torch.compile and the fused kernels."""
@@ -168,9 +169,9 @@ class TrainingPanel(Panel):
             or bool(self.state.value("workload.compile_loss")),
         )
 
-    def _show_host(self, est: Any) -> None:
+    def show_sizes(self, est: Any) -> None:
         host = est.memory.host_memory
-        text = f"Host RAM used: {host / _GIB:,.1f} GiB per GPU" if host else ""
+        text = f"Host RAM used: {fmt_bytes(host, self.unit, 1)} per GPU" if host else ""
         notes = [n for n in est.notes if "host RAM" in n]
         self.host.setText("\n".join([text, *notes]).strip())
         self.form.show("host_memory", bool(text or notes))
