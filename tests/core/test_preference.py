@@ -171,3 +171,15 @@ def test_rl_kind_refused() -> None:
     s = _s("rl", {"method": "dpo"})
     err = _refusal(s)
     assert err.field == "workload.preference" and "not to kind rl" in str(err)
+
+
+def test_the_kind_names_its_preference_method() -> None:
+    # the window's summary, the chart title and the reports name the method beside the kind
+    from gpusizer.core.model.specs import Scenario
+
+    base = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}}
+    plain = Scenario.model_validate(base)
+    dpo = Scenario.model_validate({**base, "workload": {"kind": "lora", "preference": {"method": "dpo"}}})
+    assert plain.workload.label == plain.workload.info.label
+    assert dpo.workload.label == f"{plain.workload.info.label}, DPO"
+    assert dpo.workload.in_sentence.endswith(" DPO")

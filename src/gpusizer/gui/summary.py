@@ -45,7 +45,7 @@ def context_line(est: Estimate) -> str:
     parts = mem.sum_of_parts or 1
     share = 100 * getattr(mem, dom) / parts
     return (
-        f"{s.model.name} · {s.workload.info.label} · "
+        f"{s.model.name} · {s.workload.label} · "
         f"{est.gpus:,} × {est.gpu.name} ({count(nodes, 'node')}) · "
         f"peak in {mem.peak_phase} · dominated by {COMPONENT_LABELS[dom]} ({share:.0f}%)"
     )

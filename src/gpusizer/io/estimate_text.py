@@ -20,9 +20,10 @@ def _row(label: str, n: float) -> str:
 def text_report(rep: dict[str, Any]) -> str:
     """Components in GiB and GB, the peak and its phase, fits or not, headroom."""
     s, p, g = rep["scenario"], rep["parameters"], rep["gpu"]
+    pref = s["workload"].get("preference")  # a preference fine-tune names its method
+    kind = s["workload"]["kind"] + (f" {pref['method']}" if pref else "")
     lines = [
-        f"{s['model']['name']} · {s['workload']['kind']} · {s['framework']} · "
-        f"{rep['cluster']['gpus']} x {g['name']}",
+        f"{s['model']['name']} · {kind} · {s['framework']} · {rep['cluster']['gpus']} x {g['name']}",
         f"  parameters   {p['total'] / 1e9:,.3f} B total, {p['active'] / 1e9:,.3f} B active, "
         f"{p['trainable'] / 1e9:,.3f} B trainable",
         "",

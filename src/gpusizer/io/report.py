@@ -56,9 +56,7 @@ def report_facts(
     p = rep["parameters"]
     return ReportFacts(
         title=s.name or derived_name(s),
-        subject=(
-            f"{s.model.name} · {s.workload.info.label} · {s.profile.label} · {est.gpus:,} × {est.gpu.name}"
-        ),
+        subject=(f"{s.model.name} · {s.workload.label} · {s.profile.label} · {est.gpus:,} × {est.gpu.name}"),
         verdict=verdict_line(fit_of(est), unit) + ".",
         peak_phase=mem.peak_phase.replace("_", " "),
         unit=unit,

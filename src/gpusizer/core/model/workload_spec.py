@@ -173,6 +173,16 @@ class WorkloadSpec(Strict):
         return WORKLOAD_KINDS[self.kind]
 
     @property
+    def label(self) -> str:
+        """The kind's label, with a preference fine-tune's method ("LoRA fine-tune, DPO")."""
+        return self.info.label + (f", {self.preference.info.label}" if self.preference else "")
+
+    @property
+    def in_sentence(self) -> str:
+        """The kind as a sentence names it, with a preference fine-tune's method."""
+        return self.info.in_sentence + (f" {self.preference.info.label}" if self.preference else "")
+
+    @property
     def trains(self) -> bool:
         """Training applies (the kind's, core/registry/workloads.py)."""
         return WORKLOAD_KINDS[self.kind].trains

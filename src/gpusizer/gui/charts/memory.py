@@ -81,7 +81,7 @@ class MemoryChart(MemoryLabels, ChartBase):
         self.capacity = int(estimate.capacity_bytes)
         self.fit = fit_of(estimate)  # the stated headroom: the verdict's (io/wording.py)
         self.gpu_name = estimate.gpu.name
-        self.subject = f"{scenario.model.name}, {scenario.workload.info.in_sentence}"
+        self.subject = f"{scenario.model.name}, {scenario.workload.in_sentence}"
         self.pool.set_estimate(estimate)
         if self.pool.reserved or self.pool.offload:  # the engine's own view of the GPU
             self.bars = [Bar(self.pool.bar_label, alive)]
