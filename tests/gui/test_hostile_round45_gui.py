@@ -13,8 +13,7 @@ import pytest
 
 from tests.scenarios import RL_SPLIT
 
-from .helpers import open_rl_sections, set_scenario
-from .test_hostile_rl_gui import refused
+from .hostile_fields import each_refused_beside
 
 # llama.cpp on a MoE: "Experts in RAM" shows where the engine reads gpu_layers
 CPP_MOE = {
@@ -56,10 +55,4 @@ RL_IDS: tuple[Any, ...] = ("TRL", " trl", "trl ", "Trl", "trl2", "", True, 0, []
 def test_a_hostile_value_of_the_last_rounds_fields_is_refused_beside_it(
     window, start, path, widget, values
 ) -> None:
-    set_scenario(window, start)
-    open_rl_sections(window)
-    good = window.state.value(path)
-    for value in values:
-        refused(window, path, value, widget)
-    window.state.edit(path, good, immediate=True)
-    assert window.state.error is None, (path, window.state.error)
+    each_refused_beside(window, start, path, widget, values)
