@@ -11,31 +11,13 @@ from typing import Any
 
 import pytest
 
+# the CLI round's starting scenarios: llama.cpp on a MoE ("Experts in RAM" shows where the engine
+# reads gpu_layers) and DeepSpeed ZeRO-2 ("Overlap comm" is enabled under deepspeed)
+from tests.cli.test_buyer_review_round45 import CPP_MOE, DEEPSPEED
 from tests.scenarios import RL_SPLIT
 
 from .hostile_fields import each_refused_beside
 
-# llama.cpp on a MoE: "Experts in RAM" shows where the engine reads gpu_layers
-CPP_MOE = {
-    "model": {"preset": "qwen3-30b-a3b"},
-    "framework": "llama.cpp",
-    "precision": {"weights": "gguf_q4_k_m"},
-    "workload": {"kind": "inference", "prompt_tokens": 1024, "generated_tokens": 256},
-    "hardware": {"gpu": "rtx-4090-24gb"},
-}
-# DeepSpeed ZeRO-2: "Overlap comm" is enabled under deepspeed
-DEEPSPEED = {
-    "model": {"preset": "llama-3.2-1b"},
-    "framework": "deepspeed",
-    "workload": {
-        "kind": "full_finetune",
-        "sequence_length": 2048,
-        "micro_batch_size": 1,
-        "global_batch_size": 32,
-    },
-    "hardware": {"gpu": "h100-sxm-80gb"},
-    "parallelism": {"data": 8, "zero_stage": 2},
-}
 # a count or "all" only: "ALL", " all", "8" (a string), a boolean, a list, NaN, -1, 1.5, 10^12
 LAYERS: tuple[Any, ...] = ("ALL", " all", "8", True, [], {}, float("nan"), -1, 1.5, 10**12)
 # true, false or null only
