@@ -215,61 +215,43 @@ def _vendors() -> Iterator[Figure]:
 
     for name, r, e in ALL:
         ratio = speed_ratio(e, RATIOS[(name, r["id"], e["label"])])
-        regime, case = _regime("speed", e["scenario"])
-        release = e["scenario"].get("serving", {}).get("engine_version") or ""
-        key = f"speed-figures-{name}:{r['id']}:{e['label']}"
-        yield Figure(key, regime, ratio, case, release, gpu=_gpu(e["scenario"]))
+        yield _served(f"speed-figures-{name}:{r['id']}:{e['label']}", e, ratio)
     for rec in REPLAYED:
         yield _memory(f"mlx-memory:{rec['id']}", rec["scenario"], rec["published_gb"] * 1e9)
 
 
+def _served(key: str, entry: dict[str, Any], ratio: float) -> Figure:
+    """A replayed serving speed in its scenario's regime, filed under its engine release."""
+    regime, case = _regime("speed", entry["scenario"])
+    release = entry["scenario"].get("serving", {}).get("engine_version") or ""
+    return Figure(key, regime, ratio, case, release, gpu=_gpu(entry["scenario"]))
+
+
 def _heldout() -> Iterator[Figure]:
-    """Published serving speeds replayed blind (speed-figures-heldout.json, replayed by
-    tests/core/test_speed_figures_heldout.py; docs/evidence/speed.md section 79): each joins its
-    scenario's regime whatever its outcome."""
+    """Published serving speeds replayed blind, each joining its scenario's regime whatever its
+    outcome: speed-figures-heldout.json (tests/core/test_speed_figures_heldout.py;
+    docs/evidence/speed.md section 79); the second blind round, speed-figures-blind2.json
+    (tests/core/test_speed_figures_blind2.py; docs/evidence/speed.md, the section on the second
+    blind round of serving speeds), save a figure whose client reached the server through a cloud
+    proxy (``client_path``: its first token times the proxy, no estimate); the third,
+    speed-figures-blind3.json (tests/core/test_speed_figures_blind3.py; the section on the third
+    blind round), those beyond 4x included (their ``beyond_4x`` says why they are kept)."""
+    from tests.core import test_speed_figures_blind2, test_speed_figures_blind3, test_speed_figures_heldout
+
+    yield from _blind("heldout", test_speed_figures_heldout.SET)
+    yield from _blind("blind2", test_speed_figures_blind2.SET, skip="client_path")
+    yield from _blind("blind3", test_speed_figures_blind3.SET)
+
+
+def _blind(name: str, blind: Any, skip: str | None = None) -> Iterator[Figure]:
+    """One blind set's figures (tests/core/blind_speeds.py ``BlindSpeeds``), keyed by its file
+    speed-figures-``name``.json, less those whose entry states ``skip``."""
     from tests.core.test_speed_figures import speed_ratio
-    from tests.core.test_speed_figures_heldout import FIGURES, RATIOS
 
-    for r, e in FIGURES:
-        ratio = speed_ratio(e, RATIOS[(r["id"], e["label"])])
-        regime, case = _regime("speed", e["scenario"])
-        release = e["scenario"].get("serving", {}).get("engine_version") or ""
-        key = f"speed-figures-heldout:{r['id']}:{e['label']}"
-        yield Figure(key, regime, ratio, case, release, gpu=_gpu(e["scenario"]))
-    yield from _blind2()
-    yield from _blind3()
-
-
-def _blind2() -> Iterator[Figure]:
-    """The second blind round (speed-figures-blind2.json, tests/core/test_speed_figures_blind2.py;
-    docs/evidence/speed.md, the section on the second blind round of serving speeds): each figure
-    joins its scenario's regime whatever its outcome, save one whose client reached the server
-    through a cloud proxy (``client_path``: its first token times the proxy, no estimate)."""
-    from tests.core.test_speed_figures import speed_ratio
-    from tests.core.test_speed_figures_blind2 import FIGURES, RATIOS
-
-    for r, e in ((r, e) for r, e in FIGURES if "client_path" not in e):
-        ratio = speed_ratio(e, RATIOS[(r["id"], e["label"])])
-        regime, case = _regime("speed", e["scenario"])
-        release = e["scenario"].get("serving", {}).get("engine_version") or ""
-        key = f"speed-figures-blind2:{r['id']}:{e['label']}"
-        yield Figure(key, regime, ratio, case, release, gpu=_gpu(e["scenario"]))
-
-
-def _blind3() -> Iterator[Figure]:
-    """The third blind round (speed-figures-blind3.json, tests/core/test_speed_figures_blind3.py;
-    docs/evidence/speed.md, the section on the third blind round of serving speeds): every
-    replayed figure joins its scenario's regime whatever its outcome, those beyond 4x included
-    (their ``beyond_4x`` says why they are kept)."""
-    from tests.core.test_speed_figures import speed_ratio
-    from tests.core.test_speed_figures_blind3 import FIGURES, RATIOS
-
-    for r, e in FIGURES:
-        ratio = speed_ratio(e, RATIOS[(r["id"], e["label"])])
-        regime, case = _regime("speed", e["scenario"])
-        release = e["scenario"].get("serving", {}).get("engine_version") or ""
-        key = f"speed-figures-blind3:{r['id']}:{e['label']}"
-        yield Figure(key, regime, ratio, case, release, gpu=_gpu(e["scenario"]))
+    for r, e in blind.figures:
+        if skip is None or skip not in e:
+            ratio = speed_ratio(e, blind.ratios[(r["id"], e["label"])])
+            yield _served(f"speed-figures-{name}:{r['id']}:{e['label']}", e, ratio)
 
 
 def _rl_steps() -> Iterator[tuple[str, dict[str, Any], float]]:

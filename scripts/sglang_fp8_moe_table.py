@@ -20,36 +20,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-from moe_module_json import median_ms, write
+from moe_module_json import ep1_series, write
 
 DATA = Path("/tmp/aicvenv/lib/python3.11/site-packages/aiconfigurator_core/systems/data")
 KERNEL = "sglang_flashinfer_trtllm_moe"
 NAME = "sglang-flashinfer-trtllm-fp8-block"  # core/speed/moe_measured.py SGLANG_FLASHINFER_FP8
 GPUS = {"b200_sxm": "b200-192gb", "b300_sxm": "b300-288gb", "gb200": "gb200-186gb", "gb300": "gb300-288gb"}
-ROUTINGS = ("power_law_1.2", "power_law_1.01")
-SHAPE = ["num_experts", "hidden_size", "inter_size", "topk", "moe_tp_size", "distribution"]
 
 
 def series(gpu: str) -> list[dict[str, object]]:
-    df = pd.read_parquet(DATA / gpu / "moe" / "sglang" / "0.5.14" / "moe_perf.parquet")
-    keep = (df.kernel_source == KERNEL) & (df.moe_dtype == "fp8_block") & (df.moe_ep_size == 1)
-    keep &= df.distribution.isin(ROUTINGS)
-    out: list[dict[str, object]] = []
-    for (experts, hidden, inter, topk, tp, dist), g in df[keep].groupby(SHAPE):
-        out.append(
-            {
-                "gpu": GPUS[gpu],
-                "experts": int(experts),
-                "hidden": int(hidden),
-                "intermediate": int(inter),
-                "top_k": int(topk),
-                "tp": int(tp),
-                "routing": dist,
-                **median_ms(g),
-            }
-        )
-    return out
+    table = DATA / gpu / "moe" / "sglang" / "0.5.14" / "moe_perf.parquet"
+    return ep1_series(table, GPUS[gpu], KERNEL, "fp8_block")
 
 
 def main() -> None:

@@ -27,13 +27,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-from moe_module_json import median_ms, write
+from moe_module_json import ep1_series, write
 
 DATA = Path("/tmp/aicvenv/lib/python3.11/site-packages/aiconfigurator_core/systems/data")
 GPUS = {"h100_sxm": "h100-sxm-80gb", "h200_sxm": "h200-141gb"}
-ROUTINGS = ("power_law_1.2", "power_law_1.01")
-SHAPE = ["num_experts", "hidden_size", "inter_size", "topk", "moe_tp_size", "distribution"]
 # core/speed/moe_measured.py id: (backend, release, kernel_source, moe_dtype)
 TABLES = {
     "vllm-triton-bf16": ("vllm", "0.24.0", "vllm_unquantizedfusedmoe_triton_tritonexperts", "bfloat16"),
@@ -44,24 +41,7 @@ TABLES = {
 
 def series(gpu: str, backend: str, release: str, kernel: str, dtype: str) -> list[dict[str, object]]:
     """The table's series at EP 1, one per expert shape, TP and routing."""
-    df = pd.read_parquet(DATA / gpu / "moe" / backend / release / "moe_perf.parquet")
-    keep = (df.kernel_source == kernel) & (df.moe_dtype == dtype) & (df.moe_ep_size == 1)
-    keep &= df.distribution.isin(ROUTINGS)
-    out: list[dict[str, object]] = []
-    for (experts, hidden, inter, topk, tp, dist), g in df[keep].groupby(SHAPE):
-        out.append(
-            {
-                "gpu": GPUS[gpu],
-                "experts": int(experts),
-                "hidden": int(hidden),
-                "intermediate": int(inter),
-                "top_k": int(topk),
-                "tp": int(tp),
-                "routing": dist,
-                **median_ms(g),
-            }
-        )
-    return out
+    return ep1_series(DATA / gpu / "moe" / backend / release / "moe_perf.parquet", GPUS[gpu], kernel, dtype)
 
 
 def main() -> None:

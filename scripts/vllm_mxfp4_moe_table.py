@@ -29,12 +29,12 @@ import json
 from pathlib import Path
 
 import pandas as pd
+from moe_module_json import ROUTINGS, shape_row
 
 DATA = Path("/tmp/aicvenv/lib/python3.11/site-packages/aiconfigurator_core/systems/data")
 OUT = Path(__file__).parents[1] / "src" / "gpusizer" / "presets" / "moe-module-times.json"
 KERNEL = "vllm_gptossmxfp4moe_triton_oaitritonmxfp4expertsmonolithic"
 GPUS = {"h100_sxm": "h100-sxm-80gb", "h200_sxm": "h200-141gb"}
-ROUTINGS = ("power_law_1.2", "power_law_1.01")
 TRTLLM = ("1.3.0rc20", "moe_torch_flow")  # release, kernel_source
 GPT_OSS_HIDDEN = 2880
 
@@ -64,14 +64,7 @@ def _rows(gpu: str, df: pd.DataFrame, with_ep: bool) -> list[dict[str, object]]:
     for key, g in df.groupby(keys):
         g = g.sort_values("num_tokens")
         experts, hidden, inter, topk, tp, ep, dist = key
-        row: dict[str, object] = {
-            "gpu": GPUS[gpu],
-            "experts": int(experts),
-            "hidden": int(hidden),
-            "intermediate": int(inter),
-            "top_k": int(topk),
-            "tp": int(tp),
-        }
+        row = shape_row(GPUS[gpu], experts, hidden, inter, topk, tp)
         if with_ep:
             row["ep"] = int(ep)
         row |= {

@@ -23,7 +23,6 @@ hardware, a one-day Qwen3 32B LoRA, a 70B at INT4 for 10 users on a workstation,
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -31,9 +30,9 @@ from typing import Any
 import pytest
 
 import gpusizer
-from gpusizer.cli import main
 from gpusizer.io.compare_caveats import caveat_lines
 from tests.cli.refusal_suite import refusal_tests
+from tests.cli.scenario_file import nan_names_the_field
 from tests.core.hostile_inputs import RL, SERVE, at
 
 DATA = Path(__file__).parent / "data" / "buyer"
@@ -219,10 +218,4 @@ def test_a_nan_in_the_newest_fields_names_the_field(
 ) -> None:
     # the reader's walk to a refused number (round 42) covers these fields too
     for base, field in ((TURNS, ROUNDS), (MOE_SERVE, "serving.load"), (MOE_TRAIN, ETP)):
-        path = tmp_path / "s.gpusizer.json"
-        path.write_text(json.dumps(at(copy.deepcopy(base), field, "@@")).replace('"@@"', "NaN"))
-        assert main(["estimate", str(path)]) == 2
-        err = capsys.readouterr().err
-        assert (
-            err == f"error: file: s.gpusizer.json: {field}: NaN is not a JSON number; write a finite number\n"
-        )
+        nan_names_the_field(tmp_path, capsys, base, field)

@@ -19,7 +19,6 @@ Llama 3.3 70B Q4 for one user at home, DeepSeek-V3 with MTP for 500 users, QLoRA
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 import time
@@ -29,10 +28,10 @@ from typing import Any
 import pytest
 
 import gpusizer
-from gpusizer.cli import main
 from gpusizer.io.compare_table import need_lines
 from gpusizer.io.wording import duration
 from tests.cli.refusal_suite import refusal_tests
+from tests.cli.scenario_file import nan_names_the_field
 from tests.core.hostile_inputs import RL, SERVE, at
 
 DATA = Path(__file__).parent / "data" / "buyer"
@@ -229,10 +228,4 @@ def test_a_nan_in_the_last_rounds_fields_names_the_field(
 ) -> None:
     # the reader's walk to a refused number (round 42) covers these fields too
     for base, field in ((CPP_MOE, MOE), (DEEPSPEED, OVERLAP), (RL, RLFW)):
-        path = tmp_path / "s.gpusizer.json"
-        path.write_text(json.dumps(at(copy.deepcopy(base), field, "@@")).replace('"@@"', "NaN"))
-        assert main(["estimate", str(path)]) == 2
-        err = capsys.readouterr().err
-        assert (
-            err == f"error: file: s.gpusizer.json: {field}: NaN is not a JSON number; write a finite number\n"
-        )
+        nan_names_the_field(tmp_path, capsys, base, field)

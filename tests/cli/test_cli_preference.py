@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from gpusizer.cli import main
+from tests.cli.scenario_file import refused_naming, run_estimate
 
 DPO: dict[str, Any] = {
     "model": {"preset": "llama-3.1-8b"},
@@ -28,17 +28,11 @@ DPO: dict[str, Any] = {
 }
 
 
-def _run(tmp_path: Path, scenario: dict[str, Any], *flags: str) -> int:
-    path = tmp_path / "s.gpusizer.json"
-    path.write_text(json.dumps(scenario), encoding="utf-8")
-    return main(["estimate", str(path), *flags])
-
-
 def test_dpo_runs_and_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run(tmp_path, DPO) == 0
+    assert run_estimate(tmp_path, DPO) == 0
     out = capsys.readouterr().out
     assert "preference   DPO · reference: Base, adapters off · 2 rows an example" in out
-    assert _run(tmp_path, DPO, "--json") == 0
+    assert run_estimate(tmp_path, DPO, "--json") == 0
     rep = json.loads(capsys.readouterr().out)
     assert rep["preference"]["rows_per_micro_batch"] == 4
     assert rep["scenario"]["workload"]["preference"] == {"method": "dpo", "reference": None}
@@ -63,7 +57,4 @@ def test_hostile_exits_2(
     s["workload"]["preference"] = pref
     s["workload"]["kind"] = "full_finetune"
     s["parallelism"].update(par)
-    got = _run(tmp_path, s, "--json")
-    out, err = capsys.readouterr()
-    assert got == 2 and out == "" and len(err.splitlines()) == 1
-    assert field in err
+    refused_naming(run_estimate(tmp_path, s, "--json"), capsys, field)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from gpusizer.cli import main
+from tests.cli.scenario_file import refused_naming, run_estimate
 
 SERVE: dict[str, Any] = {
     "model": {"preset": "llama-3.3-70b"},
@@ -21,12 +21,6 @@ SERVE: dict[str, Any] = {
     "serving": {"max_context": 8192},
     "parallelism": {"tensor": 2},
 }
-
-
-def _run(tmp_path: Path, scenario: dict[str, Any]) -> int:
-    path = tmp_path / "s.gpusizer.json"
-    path.write_text(json.dumps(scenario), encoding="utf-8")
-    return main(["estimate", str(path), "--json"])
 
 
 @pytest.mark.parametrize(
@@ -44,15 +38,13 @@ def _run(tmp_path: Path, scenario: dict[str, Any]) -> int:
 def test_engine_flag_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], block: dict[str, Any], field: str, words: str
 ) -> None:
-    got = _run(tmp_path, {**SERVE, **block})
-    out, err = capsys.readouterr()
-    assert got == 2 and out == "" and len(err.splitlines()) == 1
-    assert field in err and words in err
+    got = run_estimate(tmp_path, {**SERVE, **block}, "--json")
+    refused_naming(got, capsys, field, words)
 
 
 def test_stated_field_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # --enforce-eager stated as the refusal names it: serving.cuda_graphs false
-    got = _run(tmp_path, {**SERVE, "serving": {"max_context": 8192, "cuda_graphs": False}})
+    got = run_estimate(tmp_path, {**SERVE, "serving": {"max_context": 8192, "cuda_graphs": False}}, "--json")
     out, err = capsys.readouterr()
     assert got == 0, err
     assert json.loads(out)["cluster"]["gpus"] == 2

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from gpusizer.cli import main
+from tests.cli.scenario_file import refused_naming, run_estimate
 
 TRAIN: dict[str, Any] = {
     "model": {"preset": "llama-3.1-8b"},
@@ -20,12 +20,6 @@ TRAIN: dict[str, Any] = {
     "parallelism": {"data": 8, "zero_stage": 2, "recompute": "full"},
     "hardware": {"gpu": "h100-sxm-80gb"},
 }
-
-
-def _run(tmp_path: Path, scenario: dict[str, Any]) -> int:
-    path = tmp_path / "s.gpusizer.json"
-    path.write_text(json.dumps(scenario), encoding="utf-8")
-    return main(["estimate", str(path), "--json"])
 
 
 @pytest.mark.parametrize(
@@ -42,15 +36,13 @@ def _run(tmp_path: Path, scenario: dict[str, Any]) -> int:
 def test_stack_name_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], block: dict[str, Any], field: str, words: str
 ) -> None:
-    got = _run(tmp_path, {**TRAIN, **block})
-    out, err = capsys.readouterr()
-    assert got == 2 and out == "" and len(err.splitlines()) == 1
-    assert field in err and words in err
+    got = run_estimate(tmp_path, {**TRAIN, **block}, "--json")
+    refused_naming(got, capsys, field, words)
 
 
 def test_stated_run_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # DPO with LoRA stated as the refusal names it: kind lora, 2 pairs = micro-batch 4
-    got = _run(tmp_path, TRAIN)
+    got = run_estimate(tmp_path, TRAIN, "--json")
     out, err = capsys.readouterr()
     assert got == 0, err
     assert json.loads(out)["cluster"]["gpus"] == 8

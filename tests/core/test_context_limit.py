@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from gpusizer import estimate_report
-from gpusizer.cli import main
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.registry.frameworks import FRAMEWORKS
 from gpusizer.core.serving.context_limit import derived_context
+from tests.cli.scenario_file import refused_by_api_and_cli
 
 FIELD = "serving.max_context"
 
@@ -117,14 +117,7 @@ def test_hostile_input_names_the_field(
     field: str,
 ) -> None:
     s = _qwen3(model=model, **serving)
-    with pytest.raises(ScenarioError) as err:
-        parse_scenario(s)
-    assert err.value.field == field
-    path = tmp_path / "s.json"
-    path.write_text(json.dumps(s), encoding="utf-8")
-    assert main(["estimate", str(path)]) == 2
-    out = capsys.readouterr()
-    assert out.out == "" and len(out.err.strip().splitlines()) == 1 and field in out.err
+    refused_by_api_and_cli(tmp_path, capsys, s, field)
 
 
 def test_an_rl_rollout_past_the_length_keeps_its_note() -> None:

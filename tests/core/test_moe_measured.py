@@ -15,15 +15,12 @@ from typing import Any
 
 import pytest
 
-from gpusizer.core.model.presets import scenario_gpu
 from gpusizer.core.pipeline.estimate import estimate
-from gpusizer.core.pipeline.scenario import parse_scenario
-from gpusizer.core.pipeline.work import model_of
 from gpusizer.core.serving import load
-from gpusizer.core.serving.engine_memory import engine_memory
 from gpusizer.core.speed.moe_measured import VLLM_OAI_TRITON_MXFP4, measured_module, module_seconds
 from gpusizer.core.speed.step import StepModel
 from gpusizer.core.speed.step_kernels import VENDOR_MOE
+from tests.core.serving_step import serving_step
 
 DATA = Path(__file__).parent / "data"
 GPT_OSS_120B = (128, 2880, 2880, 4)
@@ -38,10 +35,7 @@ def _step(gpu: str = "h200-141gb", tp: int = 1, version: str = "0.27.1", **servi
         "workload": {"kind": "inference", "prompt_tokens": 5000, "generated_tokens": 250},
         "serving": {"concurrency": 1, "load": "steady", "engine_version": version, **serving},
     }
-    s = parse_scenario(d)
-    g = scenario_gpu(s)
-    em, st = engine_memory(s, *model_of(s.model), g)
-    return load.serving_load(s, g, em, st).step
+    return serving_step(d)
 
 
 def _step_of(preset: str) -> StepModel:
@@ -52,10 +46,7 @@ def _step_of(preset: str) -> StepModel:
         "workload": {"kind": "inference", "prompt_tokens": 1000, "generated_tokens": 100},
         "serving": {"concurrency": 1, "load": "steady", "engine_version": "0.27.1"},
     }
-    s = parse_scenario(d)
-    g = scenario_gpu(s)
-    em, st = engine_memory(s, *model_of(s.model), g)
-    return load.serving_load(s, g, em, st).step
+    return serving_step(d)
 
 
 def test_the_table_names_its_source() -> None:

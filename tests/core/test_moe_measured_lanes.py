@@ -16,11 +16,6 @@ from typing import Any
 
 import pytest
 
-from gpusizer.core.model.presets import scenario_gpu
-from gpusizer.core.pipeline.scenario import parse_scenario
-from gpusizer.core.pipeline.work import model_of
-from gpusizer.core.serving import load
-from gpusizer.core.serving.engine_memory import engine_memory
 from gpusizer.core.speed.moe_measured import (
     MODULE_TABLES,
     SGLANG_TRITON_BF16,
@@ -32,6 +27,7 @@ from gpusizer.core.speed.moe_measured import (
 from gpusizer.core.speed.moe_measured_lanes import lane_module
 from gpusizer.core.speed.rates_sglang_moe import SGLANG_TRITON_MOE
 from gpusizer.core.speed.step import StepModel
+from tests.core.serving_step import serving_step
 
 DATA = Path(__file__).parent / "data"
 PRESETS = Path(__file__).parents[2] / "src" / "gpusizer" / "presets"
@@ -102,10 +98,7 @@ def _qwen3_30b_h200() -> dict[str, Any]:
 
 
 def _step(d: dict[str, Any]) -> StepModel:
-    s = parse_scenario(d)
-    g = scenario_gpu(s)
-    em, st = engine_memory(s, *model_of(s.model), g)
-    return load.serving_load(s, g, em, st).step
+    return serving_step(d)
 
 
 def test_vllm_bf16_experts_on_h200_take_the_module() -> None:

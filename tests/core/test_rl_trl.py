@@ -14,10 +14,9 @@ from typing import Any
 import pytest
 
 from gpusizer import estimate_report
-from gpusizer.cli import main
-from gpusizer.core.errors import ScenarioError
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.registry.rl_frameworks import RL_FRAMEWORKS
+from tests.cli.scenario_file import refused_by_api_and_cli
 
 RECORD: dict[str, Any] = json.loads(
     (Path(__file__).parent / "data" / "rl-time-logs.json").read_text(encoding="utf-8")
@@ -152,11 +151,4 @@ def test_hostile_input_names_the_field(
 ) -> None:
     s = copy.deepcopy(RECORD["scenario"])
     s["rl"] = {"framework_version": "0.14.0", **rl}
-    with pytest.raises(ScenarioError) as err:
-        parse_scenario(s)
-    assert err.value.field == field
-    path = tmp_path / "s.json"
-    path.write_text(json.dumps(s), encoding="utf-8")
-    assert main(["estimate", str(path)]) == 2
-    out = capsys.readouterr()
-    assert out.out == "" and len(out.err.strip().splitlines()) == 1 and field in out.err
+    refused_by_api_and_cli(tmp_path, capsys, s, field)

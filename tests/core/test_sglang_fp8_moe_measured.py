@@ -17,11 +17,6 @@ from typing import Any
 
 import pytest
 
-from gpusizer.core.model.presets import scenario_gpu
-from gpusizer.core.pipeline.scenario import parse_scenario
-from gpusizer.core.pipeline.work import model_of
-from gpusizer.core.serving import load
-from gpusizer.core.serving.engine_memory import engine_memory
 from gpusizer.core.speed.moe_measured import (
     SGLANG_FLASHINFER_FP8,
     SGLANG_TRITON_FP8_BLOCK,
@@ -29,6 +24,7 @@ from gpusizer.core.speed.moe_measured import (
     module_seconds,
 )
 from gpusizer.core.speed.step import StepModel
+from tests.core.serving_step import serving_step
 
 DATA = Path(__file__).parent / "data"
 DEEPSEEK = (256, 7168, 2048, 8)
@@ -43,10 +39,7 @@ def _b200(section: str = "groups", release: str = "0.5.9") -> dict[str, Any]:
 
 
 def _step(d: dict[str, Any]) -> StepModel:
-    s = parse_scenario(d)
-    g = scenario_gpu(s)
-    em, st = engine_memory(s, *model_of(s.model), g)
-    return load.serving_load(s, g, em, st).step
+    return serving_step(d)
 
 
 @pytest.mark.parametrize(

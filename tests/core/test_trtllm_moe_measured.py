@@ -17,12 +17,7 @@ from typing import Any
 
 import pytest
 
-from gpusizer.core.model.presets import scenario_gpu
 from gpusizer.core.pipeline.estimate import estimate
-from gpusizer.core.pipeline.scenario import parse_scenario
-from gpusizer.core.pipeline.work import model_of
-from gpusizer.core.serving import load
-from gpusizer.core.serving.engine_memory import engine_memory
 from gpusizer.core.speed.moe_measured import (
     MODULE_TABLES,
     TRTLLM_OAI_TRITON_MXFP4,
@@ -32,6 +27,7 @@ from gpusizer.core.speed.moe_measured import (
     register,
 )
 from gpusizer.core.speed.step import StepModel
+from tests.core.serving_step import serving_step
 
 RUNS = json.loads((Path(__file__).parent / "data" / "silicon-trtllm-gpt-oss.json").read_text())
 GPT_OSS_120B = (128, 2880, 2880, 4)
@@ -47,10 +43,7 @@ def _step(gpu: str, tp: int, framework: str = "tensorrt-llm") -> StepModel:
         "workload": {"kind": "inference", "prompt_tokens": 1024, "generated_tokens": 1024},
         "serving": {"concurrency": 4, "load": "steady"},
     }
-    s = parse_scenario(d)
-    g = scenario_gpu(s)
-    em, st = engine_memory(s, *model_of(s.model), g)
-    return load.serving_load(s, g, em, st).step
+    return serving_step(d)
 
 
 def test_one_table_per_module() -> None:

@@ -14,8 +14,8 @@ import pytest
 
 from tests.scenarios import RL_SPLIT, megatron_moe_pretraining
 
-from .helpers import open_rl_sections, set_scenario
-from .test_hostile_rl_gui import HOSTILE, refused
+from .hostile_fields import each_refused_beside
+from .test_hostile_rl_gui import HOSTILE
 
 # a MoE served on vLLM: "Expert routing" shows for a MoE model
 MOE_SERVE = {
@@ -34,6 +34,7 @@ NOT_IDS: tuple[Any, ...] = (0, 1.5, float("nan"), True, "Steady", "STEADY", "uni
     ("start", "path", "widget", "values"),
     [
         (RL_TURNS, "rl.rollout.generation_rounds", "spin_rl_rollout_generation_rounds", HOSTILE),
+        # 0 of expert_tensor is left out of HOSTILE[1:]: greater than or equal to 1, as -1 checks
         (MOE_TRAIN, "parallelism.expert_tensor", "spin_expert_tensor_parallel", (*HOSTILE[1:], 3)),
         (MOE_SERVE, "serving.load", "combo_serving_load", NOT_IDS),
         (MOE_SERVE, "serving.routing_simulation", "combo_serving_routing_simulation", NOT_IDS),
@@ -42,11 +43,4 @@ NOT_IDS: tuple[Any, ...] = (0, 1.5, float("nan"), True, "Steady", "STEADY", "uni
 def test_a_hostile_value_of_the_newest_fields_is_refused_beside_it(
     window, start, path, widget, values
 ) -> None:
-    set_scenario(window, start)
-    open_rl_sections(window)
-    good = window.state.value(path)
-    for value in values:
-        # 0 of expert_tensor is left out of HOSTILE[1:]: greater than or equal to 1, as -1 checks
-        refused(window, path, value, widget)
-    window.state.edit(path, good, immediate=True)
-    assert window.state.error is None, (path, window.state.error)
+    each_refused_beside(window, start, path, widget, values)

@@ -11,32 +11,13 @@ from typing import Any
 
 import pytest
 
+# the CLI round's starting scenarios: llama.cpp on a MoE ("Experts in RAM" shows where the engine
+# reads gpu_layers) and DeepSpeed ZeRO-2 ("Overlap comm" is enabled under deepspeed)
+from tests.cli.test_buyer_review_round45 import CPP_MOE, DEEPSPEED
 from tests.scenarios import RL_SPLIT
 
-from .helpers import open_rl_sections, set_scenario
-from .test_hostile_rl_gui import refused
+from .hostile_fields import each_refused_beside
 
-# llama.cpp on a MoE: "Experts in RAM" shows where the engine reads gpu_layers
-CPP_MOE = {
-    "model": {"preset": "qwen3-30b-a3b"},
-    "framework": "llama.cpp",
-    "precision": {"weights": "gguf_q4_k_m"},
-    "workload": {"kind": "inference", "prompt_tokens": 1024, "generated_tokens": 256},
-    "hardware": {"gpu": "rtx-4090-24gb"},
-}
-# DeepSpeed ZeRO-2: "Overlap comm" is enabled under deepspeed
-DEEPSPEED = {
-    "model": {"preset": "llama-3.2-1b"},
-    "framework": "deepspeed",
-    "workload": {
-        "kind": "full_finetune",
-        "sequence_length": 2048,
-        "micro_batch_size": 1,
-        "global_batch_size": 32,
-    },
-    "hardware": {"gpu": "h100-sxm-80gb"},
-    "parallelism": {"data": 8, "zero_stage": 2},
-}
 # a count or "all" only: "ALL", " all", "8" (a string), a boolean, a list, NaN, -1, 1.5, 10^12
 LAYERS: tuple[Any, ...] = ("ALL", " all", "8", True, [], {}, float("nan"), -1, 1.5, 10**12)
 # true, false or null only
@@ -56,10 +37,4 @@ RL_IDS: tuple[Any, ...] = ("TRL", " trl", "trl ", "Trl", "trl2", "", True, 0, []
 def test_a_hostile_value_of_the_last_rounds_fields_is_refused_beside_it(
     window, start, path, widget, values
 ) -> None:
-    set_scenario(window, start)
-    open_rl_sections(window)
-    good = window.state.value(path)
-    for value in values:
-        refused(window, path, value, widget)
-    window.state.edit(path, good, immediate=True)
-    assert window.state.error is None, (path, window.state.error)
+    each_refused_beside(window, start, path, widget, values)

@@ -219,6 +219,15 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
         "prompt_tokens": rl.prompt_tokens,
         "generated_tokens": longest_response(rl),
     }
+    data["serving"] = _rollout_serving(s, batch)
+    return parse_role(data, "rollout engine", parse_role_dict)
+
+
+def _rollout_serving(s: Scenario, batch: int) -> dict[str, Any]:
+    """The rollout engine's ``serving`` block: its memory share, ``batch`` sequences at once in a
+    burst at the rollout's longest length, its stated engine flags, drafts and LoRA slot."""
+    rl = rl_of(s)
+    ro = rl.rollout
     fraction = ro.memory_fraction
     if fraction is None and rl.placement == "colocated":
         fraction = engine_fraction(s, scenario_gpu(s)) or COLOCATED_MEMORY_FRACTION
@@ -238,18 +247,18 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
         "prefill_chunk_tokens": ro.max_batched_tokens,
         "async_output": serial_output(ro),
     }
-    data["serving"] = {k: v for k, v in serving.items() if v is not None}
+    out: dict[str, Any] = {k: v for k, v in serving.items() if v is not None}
     if ro.speculative is not None and ro.speculative.method is not None:  # drafts in every step
-        data["serving"]["speculative"] = ro.speculative.model_dump(exclude_none=True)
+        out["speculative"] = ro.speculative.model_dump(exclude_none=True)
     if serves_adapter(rl) and ro.engine == "vllm":
         w = s.workload  # one adapter, the policy's, in vLLM's one slot (verl: max_loras 1)
-        data["serving"]["lora"] = {
+        out["lora"] = {
             "adapters": 1,
             "max_loaded": 1,
             "rank": w.lora_rank,
             "targets": w.lora_targets,
         }
-    return parse_role(data, "rollout engine", parse_role_dict)
+    return out
 
 
 def serial_output(ro: RolloutSpec) -> bool | None:

@@ -1,7 +1,7 @@
 """Training step time from the layout: one micro-batch on the slowest pipeline stage (its
 layers from core/speed/train_layer.py, the LM head and loss on the last stage), the pipeline
 schedule around it, data-parallel collectives overlapped as the framework overlaps them and
-the optimizer step (core/speed/train_dp.py).
+the optimizer step (core/speed/train_optimizer.py over core/speed/train_dp.py).
 
 Per step: (m + (p - 1)/v) micro-batch times on the slowest stage for m micro-batches, p stages
 and v virtual stages (1F1B; interleaved 1F1B divides the bubble by v: Narayanan et al. 2021
@@ -24,8 +24,7 @@ from ..model.expert_tensor import expert_data_ranks, expert_data_stride, expert_
 from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
-from ..registry.optimizers import OPTIMIZER_KINDS
-from .train_dp import DataParallel, cpu_optimizer_seconds, data_parallel_seconds, optimizer_seconds
+from .train_dp import DataParallel, data_parallel_seconds
 from .train_layer import (
     StepParts,
     backward_share,
@@ -36,6 +35,7 @@ from .train_layer import (
     layer_context,
     network,
 )
+from .train_optimizer import grad_bytes, optimizer_step, stepped
 from .train_rates import group_link, replicated_compute_speedup
 from .zero2_reduce import early_reduce_seconds, exposed_host_copies
 
@@ -181,33 +181,6 @@ def layer_seconds(s: Scenario, gpu: GPUSpec) -> tuple[float, float, int]:
     return sum(ly.per_layer), sum(ly.head), ly.layers
 
 
-def _grad_bytes(s: Scenario) -> float:
-    prof = FRAMEWORKS[s.framework]
-    if prof.grad_reduce_bytes:
-        return float(prof.grad_reduce_bytes)
-    main = prof.gradients == "main_grad" and s.precision.master_weights is not None
-    return 4.0 if main else nbytes(s.precision.gradients)
-
-
-def _stepped(s: Scenario, trainable: float, ranks: int) -> float:
-    """Parameters one GPU's optimizer steps: its model-parallel share, split by ZeRO."""
-    p = s.parallelism
-    return trainable / (p.tensor * p.pipeline) / (ranks if p.zero_stage >= 1 else 1)
-
-
-def _optimizer(s: Scenario, trainable: float, ranks: int, bandwidth: float) -> float:
-    """Seconds of the optimizer step on one GPU (its share of the trainable parameters)."""
-    p, pr = s.parallelism, s.precision
-    kind = OPTIMIZER_KINDS[pr.optimizer]
-    stepped = _stepped(s, trainable, ranks)
-    if p.offload_optimizer:
-        return cpu_optimizer_seconds(stepped, _grad_bytes(s), nbytes(pr.weights))
-    master = nbytes(pr.master_weights or pr.weights)
-    states = kind.states * (kind.fixed_state_bytes or nbytes(pr.optimizer_states))
-    foreach = FRAMEWORKS[s.framework].foreach_scratch and kind.foreach
-    return optimizer_seconds(stepped, master, states, _grad_bytes(s), foreach, bandwidth)
-
-
 def _replicated(parts: StepParts, microbatches: float, ranks: int) -> StepParts:
     """A replicated layout's micro-batch: its matmuls and attention keep the SMs a collective
     would take beside them (core/speed/train_rates.py :func:`replicated_compute_speedup`)."""
@@ -225,7 +198,7 @@ def data_parallel_pricer(
     st = _stage(s, gpu)
     params = trainable if trainable is not None else st.parameters
     share = params / st.parameters if st.parameters else 1.0
-    grad_bytes = _grad_bytes(s)
+    grads = grad_bytes(s)
     weight_bytes = nbytes(base_weight_dtype(s))  # the stored base a ZeRO-3 gather moves (QLoRA: NF4)
     overlap = FRAMEWORKS[s.framework].param_gather_overlap
     net, node = network(s, gpu), s.hardware.gpus_per_node
@@ -249,7 +222,7 @@ def data_parallel_pricer(
             layers=st.layers,
             layer_weights=layer_weights,
             weight_bytes=weight_bytes,
-            grad_bytes=grad_bytes * share,
+            grad_bytes=grads * share,
             forward=st.forward,
             backward=st.backward,
             microbatches=round(m),
@@ -267,8 +240,8 @@ def data_parallel_pricer(
             # plus DeepSpeed ZeRO-2's reductions in the backwards before the boundary (0 elsewhere)
             dp_communication=data_parallel_seconds(dp) + early_reduce_seconds(s, dp),
             # plus ZeRO-1/2 offload's per-backward host accumulation (0 elsewhere)
-            optimizer=_optimizer(s, params, ranks, st.bandwidth)
-            + exposed_host_copies(s, _stepped(s, params, ranks), round(m), st.layers, st.backward),
+            optimizer=optimizer_step(s, params, ranks, st.bandwidth)
+            + exposed_host_copies(s, stepped(s, params, ranks), round(m), st.layers, st.backward),
         )
         alone = replicated and (p.zero_stage < 3 or ranks <= 1)  # FSDP gathers beside every layer
         parts = (_replicated(st.parts, m, ranks) if alone else st.parts).scaled(m).plus(extra)
