@@ -94,10 +94,10 @@ def test_the_rounds_are_the_micro_steps_before_v0_17() -> None:
     assert after.rl is not None and after.rl.rollout.generation_rounds == 1
     stated = _as_trl("0.14.0")
     stated["rl"]["rollout"]["generation_rounds"] = 4  # the scenario's own value wins
-    assert parse_scenario(stated).rl.rollout.generation_rounds == 4
+    assert parse_scenario(stated).rl.rollout.generation_rounds == 4  # type: ignore[union-attr]
     colocated = _as_trl("0.14.0")
     colocated["rl"]["placement"] = "colocated"  # not how v0.14-v0.16 generate: no rounds derived
-    assert parse_scenario(colocated).rl.rollout.generation_rounds == 1
+    assert parse_scenario(colocated).rl.rollout.generation_rounds == 1  # type: ignore[union-attr]
 
 
 def test_open_r1_251_stated_as_trl_replays_blind() -> None:
