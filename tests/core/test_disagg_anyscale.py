@@ -7,7 +7,7 @@ uniformly at random (``serving.routing_simulation``).
 Replayed as run, open loop at the stated rate (``serving.load: "rate"``,
 core/serving/disagg_rate.py; regular arrivals, a sweep's 50 or 20 requests from idle, a window's a
 long run), with the checkpoint's 128 x 128 block-scaled FP8 weights stated (``quantization_rule:
-"fp8-block"``: the quantisation kernel before each GEMM, docs/evidence/ speed.md, the MI325X decode
+"fp8-block"``: the quantisation kernel before each GEMM, docs/evidence/speed.md, the MI325X decode
 step's fixed part): 37 of the 82 figures within 25 % (TTFT 19 of 41, TPOT 18 of 41) since the runs
 state Ray Serve LLM in front of vLLM (``serving.frontend`` ``ray_serve_llm``: its actor hops and
 its stream batcher's first tick on each first token, core/registry/serving_frontends.py; 34 before,

@@ -11,7 +11,7 @@ source (ray-project/ray ``python/ray/llm/_internal/serve/``):
   P/D the decode server first sends the prefill server a copy clamped to one non-streaming token
   (``engines/common/kv_transfer/base.py`` ``clamp_request_to_single_token``: ``max_tokens`` 1,
   ``stream`` False) and then runs the request on its own engine. ``LLMServer`` wraps the engine's
-  vLLM ``OpenAIServing*`` in-process (``core/server/llm_server.py`` ``_run_request``).
+  vLLM ``OpenAIServing*`` in-process (``llm_server.py`` ``LLMServer._run_request``).
 - The stream batcher: ``_run_request`` wraps a streaming chat or completion response in
   ``utils/batcher.py`` ``Batcher`` at ``MODEL_RESPONSE_BATCH_TIMEOUT_MS`` (50 ms by default since
   ray-project/ray PR 50786, 2025-02, "50ms seems to be performing the best"; overridable by
@@ -80,7 +80,7 @@ register(
         hops=(26.3 - 16.9) * _MS,  # ray issue 59681: batcher off against vllm serve, p50 at c=1
         interval=50 * _MS,  # MODEL_RESPONSE_BATCH_TIMEOUT_MS (ray PR 50786)
         first_tick=True,
-        source="ray-project/ray python/ray/llm/_internal/serve/utils/batcher.py, "
-        "core/server/llm_server.py; ray issue 59681, PRs 50786 and 64534",
+        source="ray-project/ray python/ray/llm/_internal/serve/utils/batcher.py and "
+        "python/ray/llm/_internal/serve/core/server/llm_server.py; ray issue 59681, PRs 50786 and 64534",
     )
 )
