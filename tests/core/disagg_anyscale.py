@@ -71,6 +71,7 @@ def scenario(config: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
             "prefill_chunk_tokens": ENGINE["prefill_chunk_tokens"],
             "routing_simulation": ENGINE["routing_simulation"],
             "attention_backend": ENGINE["attention_backend"],
+            "frontend": ENGINE["frontend"],
             "disaggregated": split,
         },
     }

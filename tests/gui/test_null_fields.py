@@ -96,6 +96,7 @@ SERVING = (
     Case("serving.expert_balance", MOE_EP, 0.7),
     Case("serving.routing_simulation", MOE_EP, "uniform_random"),
     Case("serving.attention_backend", VLLM, "TRITON_ATTN"),
+    Case("serving.frontend", VLLM, "ray_serve_llm"),
     Case("serving.redundant_experts", MOE_EP, 2),
     Case("serving.moe_a2a_backend", MOE_EP, "deepep_normal"),
     Case("serving.two_batch_overlap", SGLANG_DEEPEP, True),

@@ -11,6 +11,7 @@ from pydantic import Field, field_validator
 from ..errors import check_id
 from ..limits import MAX_RATE, MIN_RATE, Batch, Efficiency, Rate, SomeLayers, Strict, Tokens, Whole
 from ..registry.moe_a2a import MOE_A2A_BACKENDS
+from ..registry.serving_frontends import SERVING_FRONTENDS
 from .serving_features import DisaggregatedSpec, KvOffloadSpec, LoraServingSpec, PrefixSpec, SpeculativeSpec
 
 MAX_STEP_SECONDS = 3600.0  # an hour per engine step: far beyond any real engine
@@ -81,6 +82,10 @@ class ServingSpec(Strict):
     # prompt as sent); each engine's cost per request as published for that route
     # (core/registry/engines.py StepCost.front_end, front_end_completions). Null: "chat".
     api_endpoint: Literal["chat", "completions"] | None = None
+    # Additive: the serving framework in front of the engine's API layer, an id of
+    # core/registry/serving_frontends.py ("ray_serve_llm": Ray Serve LLM's actor hops and its
+    # stream batcher's first tick in the first token). Null: the engine's own server, as before.
+    frontend: str | None = None
     # Additive: vLLM V0 processes each step's outputs while the next step runs (0.6.0 on);
     # false: ``--disable-async-output-proc``, every step then waits for the last one's
     # (core/registry/engine_releases.py V0_SERIAL_OUTPUT). V0 releases only (0.6.4-0.7.x).
@@ -168,6 +173,11 @@ class ServingSpec(Strict):
     @classmethod
     def _moe_a2a(cls, v: object) -> str | None:
         return None if v is None else check_id(v, MOE_A2A_BACKENDS, "MoE all-to-all backend")
+
+    @field_validator("frontend", mode="before")  # any type: the message names the ids
+    @classmethod
+    def _frontend(cls, v: object) -> str | None:
+        return None if v is None else check_id(v, SERVING_FRONTENDS, "serving frontend")
 
     @property
     def arrival_rate(self) -> float | None:

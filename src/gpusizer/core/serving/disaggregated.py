@@ -78,6 +78,7 @@ from .disagg_prefill import (
 )
 from .disagg_queue import prefill_ttft
 from .disagg_rate import OpenArrivals, Split, check_open_load, open_arrivals, open_split
+from .frontend import decode_side_seconds
 
 if TYPE_CHECKING:  # the step model and the scheduler load on the first split's figures: every
     # scenario's check reads this module, a training one nothing else of it (start-up time)
@@ -215,6 +216,8 @@ def _answer(
     dec, queued, wait, queue, busy, passed = pools
     path = _path(spec, eng, dec, transfer, busy)
     first = queue + transfer + wait + queued + path
+    # a stated frontend's (core/serving/frontend.py) on the decode server's own take; 0.0 if null
+    first += decode_side_seconds(sp.s, transfer + wait + queued + path)
     cycle = dec.e2e - queued + first  # the run's queue is in its e2e and now in the first token
     if users is not None:
         offered = users * w.generated_tokens / cycle if cycle > 0 else 0.0

@@ -29,6 +29,7 @@ from ..speed.step_model import step_model
 from .budget import bounded, budget_note, caps, extrapolated
 from .engine_settings import EngineSettings
 from .features import featured_run
+from .frontend import frontend_view
 from .load_text import load_text
 from .load_text import matmul_share as matmul_share  # its import path before the split
 from .moe_layout import measured_moe_kernel
@@ -207,7 +208,8 @@ def serving_load(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings
         key = (id(step), eng, ran.run_key, caps())
         result = _SIMULATED.get(key, lambda: simulate(step, eng, ran), (step,))
         note = budget_note(wl, ran, result, scale)
-        return ServedLoad(step, wl, extrapolated(result, scale), eng, note)
+        seen = frontend_view(s, extrapolated(result, scale), wl)  # null frontend: as is
+        return ServedLoad(step, wl, seen, eng, note)
 
     return _RUNS.get((id(s), id(gpu), caps()), run, (s, gpu))  # a sizing call's runs apart
 
