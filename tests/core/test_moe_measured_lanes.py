@@ -113,8 +113,9 @@ def test_vllm_bf16_experts_on_h200_take_the_module() -> None:
 
 @pytest.mark.parametrize("change", ["ep", "b200", "fp8"])
 def test_elsewhere_the_vllm_table_is_not_read(change: str) -> None:
-    """EP 2 (the table is EP 1), a B200 (another kernel) and per-tensor FP8 experts (another kernel)
-    keep the grouped-GEMM rates."""
+    """EP 2 (the table is EP 1), a B200 (vLLM 0.17's Triton there is another table, which leaves
+    this shape out: a tuned B200 config ran, tests/core/test_vllm_triton_sm100.py) and per-tensor
+    FP8 experts (another kernel) keep the grouped-GEMM rates."""
     d = _qwen3_30b_h200()
     if change == "ep":
         d["parallelism"].update(tensor=2, expert=2)

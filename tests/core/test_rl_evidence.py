@@ -97,10 +97,12 @@ RECORDED = {
     # 0.630 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     # 0.654 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
     # 0.686 before the GB200 rows stated their recipes' sequence parallelism and PP padding (rl.md section 41)
-    "v0.6 Qwen3-235B, 64 GB200": 0.675,  # 0.559 before the w2 grid (rl.md section 14)
+    # 0.675 before vLLM's Triton MoE on SM100 read at the B200's measured time (rl.md section 64)
+    "v0.6 Qwen3-235B, 64 GB200": 0.752,  # 0.559 before the w2 grid (rl.md section 14)
     # 0.403 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     # 0.425 before the GB200 rows stated their recipes' sequence parallelism and PP padding (rl.md section 41)
-    "v0.6 Qwen3-235B, 128 GB200": 0.420,  # 0.362 before the w2 grid (rl.md section 14)
+    # 0.420 before vLLM's Triton MoE on SM100 read at the B200's measured time (rl.md section 64)
+    "v0.6 Qwen3-235B, 128 GB200": 0.476,  # 0.362 before the w2 grid (rl.md section 14)
     # 0.373 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     # 0.381 before a GB200's two GPUs shared their Grace's C2C (rl.md section 28)
     # 0.388 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
@@ -153,10 +155,12 @@ RECORDED = {
     # 1.115 before NeMo RL's collective refit (rl.md section 22)
     # 0.535 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     # 0.551 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
-    "v0.6 DeepSeek V3 1-off, 128+128 GB200": 0.578,  # 0.977 block-FP8, 1.021 BF16 (rl.md section 14)
+    # 0.578 before vLLM's Triton MoE on SM100 read at the B200's measured time (rl.md section 64)
+    "v0.6 DeepSeek V3 1-off, 128+128 GB200": 0.596,  # 0.977 block-FP8, 1.021 BF16 (rl.md section 14)
     # 0.580 before NeMo RL's collective refit (rl.md section 22)
     # 0.535 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
-    "v0.6 Qwen3-235B 1-off, 64+64 GB200": 0.558,  # 0.513 before the w2 grid (rl.md section 14)
+    # 0.558 before vLLM's Triton MoE on SM100 read at the B200's measured time (rl.md section 64)
+    "v0.6 Qwen3-235B 1-off, 64+64 GB200": 0.639,  # 0.513 before the w2 grid (rl.md section 14)
     # 0.423 before FP32 log-probs (rl.md section 16)
     # 0.433 before NeMo RL's collective refit (rl.md section 22)
     # 0.428 before the async engines' max_num_seqs default (rl.md section 31)
@@ -206,7 +210,8 @@ RECORDED = {
     # 0.543 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     # 0.564 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
     # 0.591 before the GB200 rows stated their recipes' sequence parallelism and PP padding (rl.md section 41)
-    "v0.5 Qwen3-235B, 64 GB200": 0.581,  # 0.482 before the w2 grid (rl.md section 14)
+    # 0.581 before vLLM's Triton MoE on SM100 read at the B200's measured time (rl.md section 64)
+    "v0.5 Qwen3-235B, 64 GB200": 0.647,  # 0.482 before the w2 grid (rl.md section 14)
     # 0.589 before FP32 log-probs (rl.md section 16)
     # 0.595 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     # 0.624 before the per-expert GEMM launches (train_host.py ``expert_gemm_ops``)
@@ -253,7 +258,8 @@ RECORDED = {
     "v0.5 DeepSeek V3 1-off, 128+128 GB200": 0.624,  # 0.962 block-FP8, 1.020 BF16 (rl.md section 14)
     # 0.602 before NeMo RL's collective refit (rl.md section 22)
     # 0.555 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
-    "v0.5 Qwen3-235B 1-off, 64+64 GB200": 0.579,  # 0.533 before the w2 grid (rl.md section 14)
+    # 0.579 before vLLM's Triton MoE on SM100 read at the B200's measured time (rl.md section 64)
+    "v0.5 Qwen3-235B 1-off, 64+64 GB200": 0.663,  # 0.533 before the w2 grid (rl.md section 14)
     # 0.492 before FP32 log-probs (rl.md section 16)
     # 0.504 before NeMo RL's collective refit (rl.md section 22)
     # 0.492 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
@@ -314,12 +320,16 @@ def test_the_count_within_25_percent_is_as_recorded() -> None:
     # speed.md section 93: 23 of 50, vLLM's BF16 Triton MoE read at its measured time on Hopper:
     # the v0.4 Qwen3-30B-A3B 1-off (0.740 -> 0.763) and the v0.4 / v0.6 Qwen3-235B 1-off rows
     # (0.709 -> 0.817, 0.734 -> 0.837) join
+    # rl.md section 64: 24 of 50, vLLM's Triton MoE on SM100 before 0.20.0 read at the B200's
+    # measured time (default-config shapes, the GB200 reading the B200's rows): the v0.6 Qwen3-235B
+    # on 64 GB200 joins at 0.752 (0.675 before)
     assert within == [
         "v0.4 Llama 3.1 8B, 16 H100",
         "v0.6 Qwen3-30B-A3B, 32 H100",
         "v0.4 Qwen3-32B, 32 H100",
         "v0.6 Qwen3-235B, 128 H100",
         "v0.6 Qwen3-235B, 256 H100",
+        "v0.6 Qwen3-235B, 64 GB200",
         "v0.4 Llama 3.1 8B 1-off, 8+8 H100",
         "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100",
         "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100",

@@ -36,7 +36,7 @@ from ..model.params import ParamCounts
 from ..model.redundant import physical_experts
 from ..model.sharding import StageParams
 from ..model.specs import GPUSpec, Scenario
-from ..registry.engines import Capability, EngineRelease
+from ..registry.engines import Capability, EngineRelease, version_key
 from ..speed.moe_measured import SGLANG_FLASHINFER_FP8, TRTLLM_CUTLASS_MOE_MODULE, VLLM_OAI_TRITON_MXFP4
 from ..speed.moe_measured_lanes import lane_module
 
@@ -122,7 +122,8 @@ def measured_moe_kernel(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec) ->
     experts only (step_model.py checks the format). TensorRT-LLM's releases of the CUTLASS fused
     MoE (``kernel_era`` ``trtllm-cutlass-moe``) for their other experts: that module's own table,
     per format, shape and EP (step_model.py ``_group_measured``). vLLM's and SGLang's Triton
-    fused MoE on Hopper for the formats core/speed/moe_measured_lanes.py lists."""
+    fused MoE on Hopper (and vLLM's before 0.20.0 on SM100) for the formats
+    core/speed/moe_measured_lanes.py lists."""
     if s.serving.lora is not None:
         return ""
     lay = mxfp4_layout(rel, gpu)
@@ -134,7 +135,9 @@ def measured_moe_kernel(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec) ->
     if cutlass and experts != "mxfp4":
         return TRTLLM_CUTLASS_MOE_MODULE
     if rel is not None and cc is not None:
-        lane = lane_module(s.profile.id, rel.kernel_era, cc, experts, rule_id(s, s.precision.weights))
+        numbers = (version_key(rel.version) or ("", ()))[1]
+        rule = rule_id(s, s.precision.weights)
+        lane = lane_module(s.profile.id, rel.kernel_era, cc, experts, rule, numbers)
         if lane:
             return lane
         for low, below, module in rel.mxfp4_module:

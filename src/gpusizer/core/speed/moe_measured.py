@@ -66,6 +66,14 @@ every expert shape, TP and routing aiconfigurator 0.12.0 timed at EP 1 on the H1
 ``sglang_fused_moe_triton``; scripts/triton_moe_module_table.py): which engine, release and
 experts' format reads each, and the kernel each engine runs for that format, are
 core/speed/moe_measured_lanes.py's.
+vLLM's Triton fused MoE on datacentre Blackwell (BF16 experts, the releases before 0.20.0, whose
+oracle runs Triton there by default): aiconfigurator 0.12.0's B200 table of vLLM 0.19.0
+(``vllm_fused_moe``, the collector calling ``fused_experts`` itself;
+scripts/vllm_triton_sm100_moe_table.py). No GB200 table of this kernel exists; the GB200 reads the
+B200's rows (``ModuleTable.stand_in``): the same SM100 GPU and 8 TB/s of HBM3e, its power cap
+1,200 W against 1,000 W (catalog BF16 peak 2,500 against 2,250 TFLOPS), so a compute-bound call
+may run up to a tenth faster on the GB200 than read here (docs/evidence/rl.md, the section on
+NeMo RL's GB200 MoE rollouts).
 """
 
 from __future__ import annotations
@@ -89,6 +97,8 @@ class ModuleTable:
     fallback: str = ""  # the table of the same kernels read where this one lacks the shape
     # the rows' tokens are the EP group's, each row per experts' format (module docstring)
     group_tokens: bool = False
+    # (catalog GPU, measured GPU): a GPU with no rows of its own reads another's (docstring)
+    stand_in: tuple[tuple[str, str], ...] = ()
 
 
 MODULE_TABLES: dict[str, ModuleTable] = {}
@@ -115,6 +125,9 @@ SGLANG_TRITON_FP8_BLOCK = "sglang-triton-fp8-block"
 register(ModuleTable(VLLM_TRITON_BF16, "vllm"))
 register(ModuleTable(SGLANG_TRITON_BF16, "sglang"))
 register(ModuleTable(SGLANG_TRITON_FP8_BLOCK, "sglang"))
+# the Triton fused MoE on SM100 before vLLM 0.20.0 (core/speed/moe_measured_lanes.py)
+VLLM_TRITON_BF16_SM100 = "vllm-triton-bf16-sm100"
+register(ModuleTable(VLLM_TRITON_BF16_SM100, "vllm", stand_in=(("gb200-186gb", "b200-192gb"),)))
 
 # the experts' (dtype, weights rule) each measured module multiplies: another format runs
 # another kernel, so the table does not apply to it
@@ -123,6 +136,7 @@ FORMATS = {
     TRTLLM_OAI_TRITON_MXFP4: ("mxfp4", ""),
     SGLANG_FLASHINFER_FP8: ("fp8", "fp8-block"),
     VLLM_TRITON_BF16: ("bf16", ""),
+    VLLM_TRITON_BF16_SM100: ("bf16", ""),
     SGLANG_TRITON_BF16: ("bf16", ""),
     SGLANG_TRITON_FP8_BLOCK: ("fp8", "fp8-block"),
 }
@@ -158,12 +172,13 @@ def _tables() -> dict[tuple[object, ...], Points]:
 def measured_module(kernel: str, gpu: str, shape: tuple[int, int, int, int], tp: int, alpha: float) -> Points:
     """The measured calls of ``kernel`` on catalog GPU ``gpu`` for an expert ``shape`` (experts,
     hidden, intermediate, top-k) split over ``tp`` ranks, routed by the power law ``alpha``
-    (core/speed/step_moe.py); the registered fallback's where this table lacks the shape, empty
-    where none was measured."""
+    (core/speed/step_moe.py); the stand-in GPU's rows where the table names one for ``gpu``, the
+    registered fallback's where this table lacks the shape, empty where none was measured."""
     if not kernel:
         return ()
     routing = "power_law_1.01" if alpha < 1.1 else "power_law_1.2"
-    got = _tables().get((kernel, gpu, *shape, tp, routing, ""), ())
+    rows_of = dict(MODULE_TABLES[kernel].stand_in).get(gpu, gpu)
+    got = _tables().get((kernel, rows_of, *shape, tp, routing, ""), ())
     fallback = MODULE_TABLES[kernel].fallback
     return got or (measured_module(fallback, gpu, shape, tp, alpha) if fallback else ())
 
