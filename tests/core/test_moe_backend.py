@@ -8,6 +8,7 @@ where Triton runs (docs/evidence/rl.md, the section on vLLM's MoE backend)."""
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,7 +30,8 @@ from gpusizer.core.serving.engine_memory import engine_memory
 from gpusizer.core.speed.moe_measured import VLLM_TRITON_BF16, VLLM_TRITON_BF16_SM100
 from gpusizer.core.speed.moe_measured_lanes import lane_module
 from gpusizer.core.speed.step import StepModel
-from tests.scenarios import vllm_serving
+from tests.cli.test_cli_hostile_pd_framework import refused_in_one_line
+from tests.scenarios import RL_SPLIT, vllm_serving
 
 HOPPER, SM100 = (9, 0), (10, 0)
 
@@ -134,3 +136,19 @@ def test_another_engine_refuses_the_flag() -> None:
     with pytest.raises(ScenarioError) as err:
         parse_scenario(d)
     assert err.value.field == "serving.moe_backend" and "vLLM" in err.value.message
+
+
+@pytest.mark.parametrize(
+    ("scenario", "words"),
+    [
+        (_qwen3_30b("h100-sxm-80gb", "0.20.0", moe_backend="cutlass"), ("serving.moe_backend", "triton")),
+        (
+            {**RL_SPLIT, "rl": {**RL_SPLIT["rl"], "rollout": {"moe_backend": 3}}},
+            ("rl.rollout.moe_backend", "triton"),
+        ),
+    ],
+)
+def test_the_cli_refuses_in_one_line_with_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], scenario: dict[str, Any], words: tuple[str, ...]
+) -> None:
+    refused_in_one_line(tmp_path, capsys, scenario, words, "estimate")
