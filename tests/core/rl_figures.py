@@ -76,6 +76,8 @@ class RLFigure(NamedTuple):
     # vllm_kwargs.speculative_config {method: deepseek_mtp, num_speculative_tokens: 1} (the v0.7.0
     # DeepSeek V3 recipes): the engine drafts one token a step with DeepSeek V3's MTP module
     mtp: bool = False
+    # vllm_kwargs.moe_backend where a recipe sets it (triton in every v0.7.0 MoE recipe)
+    moe_backend: str | None = None
 
     @property
     def sync_engine(self) -> bool:
@@ -261,6 +263,7 @@ class RLFigure(NamedTuple):
                     # core/registry/vllm_engine_context.py); the LLM class's 1,024 otherwise
                     **({} if self.sync_engine else {"async_engine": True}),
                     **({"speculative": {"method": "mtp", "num_tokens": 1}} if self.mtp else {}),
+                    **({"moe_backend": self.moe_backend} if self.moe_backend else {}),
                     # vllm_worker.py at v0.3.0-v0.6.0: SamplingParams(logprobs=0); generate copies
                     # each token's log-prob into full_logprobs one element at a time
                     "returns_logprobs": True,

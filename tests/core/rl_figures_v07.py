@@ -40,7 +40,11 @@ V07: dict[str, Any] = {"moe_permute": True}
 FORCED: dict[str, Any] = {**V07, "old_logprobs": False}
 # the DeepSeek V3 recipes (grpo-deepseek-v3-32n8g.yaml and its children): forced ratio, and the
 # engine drafts one token a step with the checkpoint's MTP module (speculative_config deepseek_mtp)
-DSV3: dict[str, Any] = {**FORCED, "mtp": True}
+# every MoE recipe's vllm_kwargs moe_backend: triton ("vLLM 0.20's default FlashInfer TRTLLM MoE
+# backend isn't refit-compatible"; grpo-qwen3-235b-16n8g.yaml, grpo-qwen3-30ba3b-4n8g.yaml,
+# grpo-deepseek-v3-32n8g.yaml and the recipes built on them): rl.rollout.moe_backend
+TRITON: dict[str, Any] = {"moe_backend": "triton"}
+DSV3: dict[str, Any] = {**FORCED, "mtp": True, **TRITON}
 # the Qwen3-30B-A3B and Qwen3-32B recipes: train_global_batch_size 2,048, forced ratio, no recompute
 QWEN_2K: dict[str, Any] = {**FORCED, **NO_AC, "train_batch": 2048}
 
@@ -86,6 +90,7 @@ V07_ON = (
         16,
         367,
         **FORCED,
+        **TRITON,
     ),
     # grpo-qwen3-235b-32n8g.yaml: as 16n8g on 256 GPUs, EP 16
     RLFigure(
@@ -100,6 +105,7 @@ V07_ON = (
         16,
         285,
         **FORCED,
+        **TRITON,
     ),
     # grpo-qwen3-30ba3b-4n8g.yaml: EP 8, vLLM TP 2
     RLFigure(
@@ -114,6 +120,7 @@ V07_ON = (
         2,
         171,
         **QWEN_2K,
+        **TRITON,
     ),
     # grpo-qwen3-32b-4n8g.yaml: TP 4, PP 4, vLLM TP 4
     RLFigure(
@@ -133,6 +140,7 @@ V07_ON = (
         2,
         2022,
         **V07,
+        **TRITON,
     ),
     # grpo-deepseek-v3-32n4g.yaml: PP 8, EP 16, vLLM TP 32, gpu_memory_utilization 0.3
     RLFigure(
@@ -178,6 +186,7 @@ V07_ON = (
         268,
         memory_fraction=0.4,
         **FORCED,
+        **TRITON,
     ),
     # grpo-qwen3-235b-32n4g.yaml: as 16n4g on 128 GPUs (EP 16), gpu_memory_utilization 0.6
     RLFigure(
@@ -192,6 +201,7 @@ V07_ON = (
         8,
         210,
         **FORCED,
+        **TRITON,
     ),
     # grpo-qwen3-30ba3b-4n4g.yaml: EP 16, vLLM TP 1
     RLFigure(
@@ -206,6 +216,7 @@ V07_ON = (
         1,
         186,
         **QWEN_2K,
+        **TRITON,
     ),
     # grpo-qwen3-32b-4n4g.yaml: TP 2, PP 4 (from 4n8g), vLLM TP 2
     RLFigure(
@@ -245,6 +256,7 @@ V07_OFF = (
         128,
         split_fraction=0.88,
         **FORCED,
+        **TRITON,
     ),
     # grpo-qwen3-30ba3b-4n8g-async-1off.yaml: training EP 8 PP 2, generation 16 at TP 2
     RLFigure(
@@ -260,6 +272,7 @@ V07_OFF = (
         141,
         16,
         **QWEN_2K,
+        **TRITON,
     ),
     # grpo-qwen3-30ba3b-24n8g-async-8off.yaml: generation 64 at TP 2, training EP 8 on 128,
     # max_trajectory_age_steps 8, train_global_batch_size 512, force_on_policy_ratio false
@@ -277,6 +290,7 @@ V07_OFF = (
         64,
         off_policy_steps=8,
         **V07,
+        **TRITON,
         **NO_AC,
     ),
     # grpo-qwen3-32b-8n8g-async-1off.yaml: training TP 4 PP 4, generation 32 at TP 4
@@ -342,6 +356,7 @@ V07_OFF = (
         64,
         split_fraction=0.88,
         **FORCED,
+        **TRITON,
     ),
     # grpo-qwen3-30ba3b-4n4g-async-1off.yaml: training EP 8 on 8, generation 8 at TP 1
     RLFigure(
@@ -357,6 +372,7 @@ V07_OFF = (
         242,
         8,
         **QWEN_2K,
+        **TRITON,
     ),
     # grpo-qwen3-32b-8n4g-async-1off.yaml: training TP 2 PP 1 on 16, generation 16 at TP 1
     RLFigure(

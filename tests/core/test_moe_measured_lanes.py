@@ -21,6 +21,7 @@ from gpusizer.core.speed.moe_measured import (
     SGLANG_TRITON_BF16,
     SGLANG_TRITON_FP8_BLOCK,
     VLLM_TRITON_BF16,
+    VLLM_TRITON_BF16_SM100,
     measured_module,
     module_seconds,
 )
@@ -72,7 +73,9 @@ def test_each_table_names_its_file_release_and_collector() -> None:
     [
         ("vllm", "", (9, 0), "bf16", "", VLLM_TRITON_BF16),
         # Blackwell: vLLM 0.24.0 selected FlashInfer's TRT-LLM BF16 MoE there, another kernel
-        ("vllm", "", (10, 0), "bf16", "", ""),
+        # (0.20.0 on: tests/core/test_moe_backend.py); a release not given reads as one before
+        # 0.20.0, Triton at the B200's default-config time ("" before the MoE backend registry)
+        ("vllm", "", (10, 0), "bf16", "", VLLM_TRITON_BF16_SM100),
         # block FP8 under vLLM: Triton or DeepGEMM, not recorded (module docstring)
         ("vllm", "", (9, 0), "fp8", "fp8-block", ""),
         ("sglang", SGLANG_TRITON_MOE, (9, 0), "bf16", "", SGLANG_TRITON_BF16),

@@ -64,10 +64,14 @@ RECORDED = {
     # 0.654 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     # 0.680 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
     # 0.707 before the GB200 rows stated their recipes' sequence parallelism and PP padding (rl.md section 41)
-    "v0.7 Qwen3-235B, 64 GB200": 0.697,  # 0.720 with prev_logprobs
+    # 0.697 before vLLM's --moe-backend: NeMo RL v0.7.0's moe_backend triton read at the B200's
+    # Triton default-config time (rl.md, the section on vLLM's MoE backend)
+    "v0.7 Qwen3-235B, 64 GB200": 0.779,
     # 0.649 before the same (rl.md section 28)
     # 0.682 before the GB200 rows stated their recipes' sequence parallelism and PP padding (rl.md section 41)
-    "v0.7 Qwen3-235B, 128 GB200": 0.675,  # 0.691 with prev_logprobs
+    # 0.675 before vLLM's --moe-backend: NeMo RL v0.7.0's moe_backend triton read at the B200's
+    # Triton default-config time (rl.md, the section on vLLM's MoE backend)
+    "v0.7 Qwen3-235B, 128 GB200": 0.768,
     # 0.611 before the same (rl.md section 28)
     # 0.650 before the per-expert GEMM launches (train_host.py ``expert_gemm_ops``)
     "v0.7 Qwen3-30B-A3B, 16 GB200": 0.685,  # 0.680 with prev_logprobs
@@ -101,7 +105,9 @@ RECORDED = {
     "v0.7 DeepSeek V3 1-off, 128+128 GB200": 0.739,  # 1.971 no MTP
     # 1.008 before NeMo RL's collective refit (rl.md section 22)
     # 0.929 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 25)
-    "v0.7 Qwen3-235B 1-off, 64+64 GB200": 0.968,
+    # 0.968 before vLLM's --moe-backend: NeMo RL v0.7.0's moe_backend triton read at the B200's
+    # Triton default-config time (rl.md, the section on vLLM's MoE backend)
+    "v0.7 Qwen3-235B 1-off, 64+64 GB200": 1.110,
     # 0.367 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 25)
     # 0.400 before the async engines' max_num_seqs default (rl.md section 31)
     # with prev_logprobs 0.436 before section 31; 0.574 since (the 8 engines' rollout, in waves of
@@ -134,7 +140,9 @@ def test_the_v07_count_within_25_percent_is_as_recorded() -> None:
     # 10 of 23, the async recipes' engines at vLLM's engine-context max_num_seqs (128): the
     # Qwen3-30B-A3B 1-off on 16+16 H100 decodes its 256 responses an engine in two waves (0.743 ->
     # 1.057). Section 38: 12 of 23, the refit gather stated ("shard"): the DeepSeek V3 1-off on
-    # 256+256 H100 joins at 0.792 (0.725 before)
+    # 256+256 H100 joins at 0.792 (0.725 before). vLLM's MoE backend stated (the recipes'
+    # moe_backend triton, read at the B200's Triton time on the GB200): 14 of 23, the Qwen3-235B
+    # rows on 64 and 128 GB200 join (0.697 / 0.675 -> 0.779 / 0.768)
     assert len(V07_ON) == 13 and len(V07_OFF) == 10
     within = [f.name for f in ALL if abs(_ratio(f) - 1) <= 0.25]
     assert within == [
@@ -143,6 +151,9 @@ def test_the_v07_count_within_25_percent_is_as_recorded() -> None:
         "v0.7 Qwen3-235B, 128 H100",
         "v0.7 Qwen3-235B, 256 H100",
         "v0.7 Qwen3-32B, 32 H100",
+        # in since NeMo RL v0.7.0's moe_backend triton is stated (rl.md, vLLM's MoE backend)
+        "v0.7 Qwen3-235B, 64 GB200",
+        "v0.7 Qwen3-235B, 128 GB200",
         "v0.7 Qwen3-32B, 16 GB200",
         "v0.7 DeepSeek V3 1-off, 256+256 H100",
         "v0.7 Qwen3-235B 1-off, 128+128 H100",
@@ -169,6 +180,10 @@ def test_the_v07_recipes_state_what_changed_since_v06() -> None:
         assert policy["mini_batch_size"] == (2048 if wide else 512), f.name
         # grpo-deepseek-v3-32n8g.yaml vllm_kwargs.speculative_config (deepseek_mtp, one token),
         # inherited by every DeepSeek V3 recipe
+        # every MoE recipe's vllm_kwargs moe_backend: triton (FlashInfer's BF16 MoE, vLLM 0.20's
+        # default, "isn't refit-compatible"); the dense Qwen3-32B recipes state none
+        backend = f.scenario()["rl"]["rollout"].get("moe_backend")
+        assert backend == (None if f.preset == "qwen3-32b" else "triton"), f.name
         spec = f.scenario()["rl"]["rollout"].get("speculative")
         assert spec == ({"method": "mtp", "num_tokens": 1} if f.preset == "deepseek-v3" else None), f.name
 

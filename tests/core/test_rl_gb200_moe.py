@@ -85,9 +85,14 @@ def test_the_qwen3_235b_rollout_gain_is_the_twins_cross_host_engine(pair) -> Non
     # stays in the NVL72 domain: the model's rollout gain a GPU exceeds HBM's 2.39 (3.27-3.44;
     # 3.1 before the twin's BF16 experts read vLLM's Triton MoE at its measured time on the H100,
     # docs/evidence/speed.md section 93: dearer than the grouped rates at TP 16's narrow slices)
+    # The v0.7 rows state their recipes' moe_backend triton (NeMo RL v0.7.0): the GB200 reads the
+    # B200's Triton default-config time, dearer than the rates at prefill-sized calls (rl.md, the
+    # section on vLLM's MoE backend): 2.85 / 2.96, 3.27 / 3.44 before; the v0.6 row, replayed
+    # here at the recorded 0.33.0 (FlashInfer's TRT-LLM MoE by default there), keeps the rates
     twin, row, t, g = _pair(pair)
     gain = t["rollout"] * twin.gpus / (g["rollout"] * row.gpus)
-    assert 3.2 < gain < 3.5 and gain > BANDWIDTH
+    low, high = (2.8, 3.0) if row.name.startswith("v0.7") else (3.2, 3.5)
+    assert low < gain < high and gain > BANDWIDTH
 
 
 # seconds the model misses (published less modelled step), GB200 row and twin, as
@@ -124,11 +129,14 @@ MISSING = {
     # (78.6, 61.8) before the GB200 row stated its recipe's sequence parallelism and PP padding
     # (rl.md section 41)
     # (81.3, 61.8) before the twin's experts read the measured module (speed.md section 93)
-    "v0.7 Qwen3-235B, 64 GB200": (82.3, 48.1),  # twin 68.8 before (rl.md section 27)
+    # (82.3, 48.1) before the row stated its recipe's moe_backend triton (the B200's Triton
+    # default-config time on the GB200; rl.md, the section on vLLM's MoE backend)
+    "v0.7 Qwen3-235B, 64 GB200": (59.3, 48.1),  # twin 68.8 before (rl.md section 27)
     # 66.8 before the GB200 row stated its recipe's sequence parallelism and PP padding (rl.md
     # section 41)
     # (68.7, 57.2) before the twin's experts read the measured module (speed.md section 93)
-    "v0.7 Qwen3-235B, 128 GB200": (68.2, 36.1),  # twin 56.7 before (rl.md section 27)
+    # (68.2, 36.1) before the row stated its recipe's moe_backend triton (as above)
+    "v0.7 Qwen3-235B, 128 GB200": (48.8, 36.1),  # twin 56.7 before (rl.md section 27)
     # (47.3, 10.7) and (44.0, 27.3) before the v0.4-v0.7 replays stated the refit gather's
     # pipeline broadcast (rl.md section 43)
     "v0.7 DeepSeek V3, 128 GB200": (45.6, 7.6),

@@ -51,6 +51,7 @@ KNOBS = (
     ("spin_rl_rollout_memory_fraction", "rl.rollout.memory_fraction", 0.6),
     ("spin_rl_rollout_max_sequences", "rl.rollout.max_sequences", 256),
     ("combo_rl_rollout_cuda_graphs", "rl.rollout.cuda_graphs", False),
+    ("combo_rl_rollout_moe_backend", "rl.rollout.moe_backend", "triton"),
     ("combo_rl_rollout_serves_adapter", "rl.rollout.serves_adapter", False),
     ("check_rl_rollout_async_engine", "rl.rollout.async_engine", True),
     ("check_rl_rollout_detokenize_in_step", "rl.rollout.detokenize_in_step", True),

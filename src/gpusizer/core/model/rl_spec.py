@@ -14,6 +14,7 @@ from pydantic import Field, field_validator
 
 from ..errors import check_id
 from ..limits import Batch, Degree, PosInt, SomeGpus, Strict, Tokens, Whole
+from ..registry.moe_backends import MOE_BACKENDS
 from ..registry.rl_algorithms import RL_ALGORITHMS
 from ..registry.rl_frameworks import RL_FRAMEWORKS
 from ..registry.workloads import WORKLOAD_KINDS
@@ -87,11 +88,20 @@ class RolloutSpec(Strict):
     # speculative_config {method: deepseek_mtp, num_speculative_tokens: 1}; null: off. A draft
     # model is not offered here (methods mtp, eagle, eagle3, ngram)
     speculative: SpeculativeSpec | None = None
+    # vLLM's ``moe_backend`` for BF16 experts (``serving.moe_backend``; core/registry/
+    # moe_backends.py ids): NeMo RL v0.7.0's MoE recipes pass vllm_kwargs moe_backend triton;
+    # null: the release's default per GPU family
+    moe_backend: str | None = None
     # one copy of the weights: the engine runs in the trainer's process over the LoRA policy's
     # own base at its storage dtype (Unsloth fast_inference, core/pipeline/rl_one_copy.py)
     shared_weights: bool = False
     # with shared_weights: the KV pool discarded outside rollout (UNSLOTH_VLLM_STANDBY=1)
     standby: bool = False
+
+    @field_validator("moe_backend", mode="before")  # any type: the message names the ids
+    @classmethod
+    def _moe_backend(cls, v: object) -> str | None:
+        return None if v is None else check_id(v, MOE_BACKENDS, "vLLM MoE backend")
 
     @field_validator("sleep_level", mode="before")
     @classmethod

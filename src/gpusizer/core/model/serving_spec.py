@@ -11,6 +11,7 @@ from pydantic import Field, field_validator
 from ..errors import check_id
 from ..limits import MAX_RATE, MIN_RATE, Batch, Efficiency, Rate, SomeLayers, Strict, Tokens, Whole
 from ..registry.moe_a2a import MOE_A2A_BACKENDS
+from ..registry.moe_backends import MOE_BACKENDS
 from ..registry.serving_frontends import SERVING_FRONTENDS
 from .serving_features import DisaggregatedSpec, KvOffloadSpec, LoraServingSpec, PrefixSpec, SpeculativeSpec
 
@@ -145,6 +146,12 @@ class ServingSpec(Strict):
     # core/registry/moe_a2a.py ("none", "deepep_normal", "deepep_low_latency", "deepep_auto").
     # Null / "none": each token's 16-bit state once per routed expert, as before.
     moe_a2a_backend: str | None = None
+    # Additive: vLLM's ``--moe-backend`` for BF16 experts, an id of core/registry/moe_backends.py
+    # ("triton", "flashinfer_trtllm", "flashinfer_cutlass"): Triton reads the measured module
+    # (core/speed/moe_measured_lanes.py), FlashInfer's kernels the grouped-GEMM rates. Null: the
+    # release's default per GPU family (Triton; FlashInfer CUTLASS on Hopper in 0.20 - 0.22,
+    # FlashInfer TRT-LLM on SM100 from 0.20). vLLM only.
+    moe_backend: str | None = None
     # Additive: the tokens a rank DeepEP's low-latency kernels are sized for (SGLang
     # SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK, vLLM VLLM_MOE_DP_CHUNK_SIZE): the
     # low-latency buffer grows with it (core/registry/moe_a2a_buffers.py). Null: the engine's
@@ -173,6 +180,11 @@ class ServingSpec(Strict):
     @classmethod
     def _moe_a2a(cls, v: object) -> str | None:
         return None if v is None else check_id(v, MOE_A2A_BACKENDS, "MoE all-to-all backend")
+
+    @field_validator("moe_backend", mode="before")  # any type: the message names the ids
+    @classmethod
+    def _moe_backend(cls, v: object) -> str | None:
+        return None if v is None else check_id(v, MOE_BACKENDS, "vLLM MoE backend")
 
     @field_validator("frontend", mode="before")  # any type: the message names the ids
     @classmethod

@@ -74,6 +74,7 @@ _USER_FIELDS = {
     "serving.max_sequences": "rl.rollout.max_sequences",
     "parallelism.tensor": "rl.rollout.tensor",
     "serving.cuda_graphs": "rl.rollout.cuda_graphs",
+    "serving.moe_backend": "rl.rollout.moe_backend",
     "serving.prefill_chunk_tokens": "rl.rollout.max_batched_tokens",
     "precision.weights": "rl.rollout.weights",
     "serving.lora.rank": "workload.lora_rank",
@@ -246,6 +247,7 @@ def _rollout_serving(s: Scenario, batch: int) -> dict[str, Any]:
         "cuda_graphs": ro.cuda_graphs,  # verl rollout.enforce_eager: true is cuda_graphs false
         "prefill_chunk_tokens": ro.max_batched_tokens,
         "async_output": serial_output(ro),
+        "moe_backend": ro.moe_backend,  # vLLM's --moe-backend (NeMo RL v0.7.0's vllm_kwargs)
     }
     out: dict[str, Any] = {k: v for k, v in serving.items() if v is not None}
     if ro.speculative is not None and ro.speculative.method is not None:  # drafts in every step

@@ -10,6 +10,7 @@ from ..model.redundant import check_redundant
 from ..model.specs import Scenario
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
+from ..registry.moe_backends import ENGINE as MOE_BACKEND_ENGINE
 from ..serving.attention_dp import check_attention_data
 from ..serving.context_limit import check_context_limit
 from ..serving.cpu_moe import check_cpu_moe
@@ -56,6 +57,7 @@ def check_serving(s: Scenario) -> None:
     if s.serving.needs_rate and s.workload.serves:
         raise ScenarioError("serving.request_rate", 'required with serving.load "rate" (requests per second)')
     check_backend(s)
+    _check_moe_backend(s)
     check_scheduler_knobs(s)
     if s.serving.max_kv_size is not None and s.workload.serves and not s.profile.rotating_kv:
         able = ", ".join(p.id for p in FRAMEWORKS.values() if p.rotating_kv)
@@ -95,3 +97,12 @@ def _check_async_output(s: Scenario) -> None:
             "outputs in its own process; true or null otherwise"
         )
         raise ScenarioError("serving.async_output", msg)
+
+
+def _check_moe_backend(s: Scenario) -> None:
+    """``serving.moe_backend`` is vLLM's ``--moe-backend`` (core/registry/moe_backends.py)."""
+    if s.serving.moe_backend is None or not s.workload.serves or s.profile.id == MOE_BACKEND_ENGINE:
+        return
+    vllm = FRAMEWORKS[MOE_BACKEND_ENGINE].label
+    msg = f"is {vllm}'s --moe-backend, not {s.profile.label}'s; null for this engine"
+    raise ScenarioError("serving.moe_backend", msg)

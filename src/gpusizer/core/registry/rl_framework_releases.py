@@ -229,13 +229,25 @@ _NEMO_060 = changed(
     "2026-04",
     vllm_pin("0.17.1", f"{_NEMO_PIN}: vllm==0.17.1; uv.lock vllm 0.17.1 from pypi.org/simple (v0.6.0)"),
 )
-# v0.7.0: vLLM 0.20.0 from the project's GitHub release wheels (PyPI's elsewhere)
+# v0.7.0: vLLM 0.20.0 from the project's GitHub release wheels (PyPI's elsewhere); vLLM's Triton
+# MoE kept, as every MoE config of the tag states it (0.20.0's default FlashInfer BF16 MoE breaks
+# the refit): a framework-wide constraint, not one recipe's tuning, so a default here
 _NEMO_070 = changed(
     _NEMO_060,
     "0.7.0",
     "2026-07",
     RLDefault(
         "policy.moe_permute_fusion", True, f"{_NEMO_YAML} megatron_cfg.moe_permute_fusion true (v0.7.0)"
+    ),
+    RLDefault(
+        "rollout.moe_backend",
+        "triton",
+        "examples/configs/grpo_math_qwen30ba3b_megatron.yaml and every MoE recipe (performance/"
+        "grpo-qwen3-235b-16n8g.yaml, grpo-qwen3-30ba3b-4n4g.yaml, grpo-deepseek-v3-32n8g.yaml, ...) "
+        "vllm_kwargs moe_backend: triton, \"vLLM 0.20's default FlashInfer TRTLLM MoE backend isn't "
+        'refit-compatible"; nemo_rl/modelopt/models/generation/vllm_quant_worker.py '
+        "llm_kwargs.setdefault('moe_backend', 'triton') (v0.7.0)",
+        engine="vllm",
     ),
     vllm_pin(
         "0.20.0",

@@ -123,7 +123,8 @@ def measured_moe_kernel(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec) ->
     MoE (``kernel_era`` ``trtllm-cutlass-moe``) for their other experts: that module's own table,
     per format, shape and EP (step_model.py ``_group_measured``). vLLM's and SGLang's Triton
     fused MoE on Hopper (and vLLM's before 0.20.0 on SM100) for the formats
-    core/speed/moe_measured_lanes.py lists."""
+    core/speed/moe_measured_lanes.py lists, where vLLM's MoE backend (``serving.moe_backend``,
+    null the release's default per GPU family: core/registry/moe_backends.py) is Triton."""
     if s.serving.lora is not None:
         return ""
     lay = mxfp4_layout(rel, gpu)
@@ -135,9 +136,9 @@ def measured_moe_kernel(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec) ->
     if cutlass and experts != "mxfp4":
         return TRTLLM_CUTLASS_MOE_MODULE
     if rel is not None and cc is not None:
-        numbers = (version_key(rel.version) or ("", ()))[1]
         rule = rule_id(s, s.precision.weights)
-        lane = lane_module(s.profile.id, rel.kernel_era, cc, experts, rule, numbers)
+        numbers = _numbers(s.serving.engine_version, rel)
+        lane = lane_module(s.profile.id, rel.kernel_era, cc, experts, rule, numbers, s.serving.moe_backend)
         if lane:
             return lane
         for low, below, module in rel.mxfp4_module:
@@ -148,6 +149,14 @@ def measured_moe_kernel(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec) ->
     if sglang and cc is not None and cc[0] == 10:
         return SGLANG_FLASHINFER_FP8
     return ""
+
+
+def _numbers(asked: str | None, rel: EngineRelease) -> tuple[int, ...]:
+    """The release's version numbers as asked (vLLM's default MoE backend changed at 0.20.0 and
+    0.23.0, between the modelled releases: core/registry/moe_backends.py), else the modelled
+    release's."""
+    key = version_key(asked) if asked is not None else None
+    return key[1] if key is not None else (version_key(rel.version) or ("", ()))[1]
 
 
 def _round(x: int, to: int) -> int:

@@ -17,6 +17,7 @@ from ...core.pipeline.rl_framework import framework_block
 from ...core.registry.dtypes import DTYPES
 from ...core.registry.engines import Device, release
 from ...core.registry.frameworks import FRAMEWORKS
+from ...core.registry.moe_backends import MOE_BACKENDS
 from ...core.speed.host_link import host_link_gb_per_s
 from ..binding import Binder, Binding
 from ..collapsible import Section
@@ -111,6 +112,9 @@ class RLSections:
         f.add("Prefill budget", budget, BUDGET, name="spin_rl_max_batched_tokens")
         self.graphs = combo([("release default", None), ("on", True), ("off (eager)", False)])
         f.add("CUDA graphs", self.graphs, "rl.rollout.cuda_graphs", name="combo_rl_rollout_cuda_graphs")
+        # vLLM's --moe-backend (NeMo RL v0.7.0's vllm_kwargs moe_backend triton)
+        kernels = combo([("release default", None), *((b.label, b.id) for b in MOE_BACKENDS.values())])
+        f.add("MoE kernel", kernels, "rl.rollout.moe_backend", name="combo_rl_rollout_moe_backend")
         self.adapter = combo(
             [("default", None), ("yes: adapter on the base", True), ("no: merged weights synced", False)]
         )

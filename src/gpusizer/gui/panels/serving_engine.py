@@ -9,7 +9,8 @@ replicas they hold (``serving.redundant_experts``) and the MoE token exchange
 rank its low-latency buffer holds, ``serving.moe_a2a_dispatch_tokens``) and SGLang's
 two-batch overlap beside it (``serving.two_batch_overlap``) show where a MoE model's experts
 span more than one rank (or a value is held). vLLM's attention backend
-(``serving.attention_backend``) and the serving framework in front of it (``serving.frontend``,
+(``serving.attention_backend``), its MoE kernel for a MoE model (``serving.moe_backend``, the
+registry's: core/registry/moe_backends.py) and the serving framework in front of it (``serving.frontend``,
 its choices the registry's: core/registry/serving_frontends.py) show for an engine with vLLM
 releases (or a value held)."""
 
@@ -19,6 +20,7 @@ from ...core.registry.engine_knobs import NO_VLLM
 from ...core.registry.engines import EngineRelease, release
 from ...core.registry.frameworks import FrameworkProfile
 from ...core.registry.moe_a2a import MOE_A2A_BACKENDS
+from ...core.registry.moe_backends import MOE_BACKENDS
 from ...core.registry.serving_frontends import SERVING_FRONTENDS
 from ..quantity_field import QuantityField
 from ..size_list_field import SizeListField
@@ -34,6 +36,7 @@ A2A = "serving.moe_a2a_backend"
 TBO = "serving.two_batch_overlap"
 DISPATCH = "serving.moe_a2a_dispatch_tokens"
 ATTENTION = "serving.attention_backend"
+MOE_BACKEND = "serving.moe_backend"
 FRONTEND = "serving.frontend"
 
 ENGINE_TIPS = {
@@ -73,6 +76,11 @@ ENGINE_TIPS = {
     "TRITON_ATTN: on MI300X / MI325X its decode walks each sequence's context a tile at a time, "
     "at least 1.65 ns a context token a layer for Qwen3-235B's FP8 cache at TP 8, flat in the batch "
     "(measured on MI325X). Default: the attention's bytes and FLOPs.",
+    MOE_BACKEND: "vLLM's kernel for BF16 experts (--moe-backend). Triton is timed where "
+    "aiconfigurator measured it (Hopper; SM100 at the default config); FlashInfer's TRT-LLM and "
+    "CUTLASS MoE are priced by the grouped-GEMM rates (no measured table). Default: the "
+    "release's per GPU family: Triton, but FlashInfer CUTLASS on Hopper in 0.20-0.22 and "
+    "FlashInfer TRT-LLM on B200 / GB200 from 0.20.",
     FRONTEND: "The serving framework in front of the engine's OpenAI server. Ray Serve LLM "
     "(ray.serve.llm build_openai_app / build_pd_openai_app, Ray before PR 64534, 2026-07): its "
     "proxy, ingress and replica hops (9.4 ms measured) and its stream batcher, which sends a "
@@ -100,6 +108,11 @@ _ROUTING_ITEMS = (("router's own", None), ("uniform at random (simulated)", "uni
 
 _ATTENTION_ITEMS = (("engine default (bytes and FLOPs)", None), ("Triton (TRITON_ATTN)", "TRITON_ATTN"))
 
+_MOE_BACKEND_ITEMS = (
+    ("release default", None),
+    *((b.label, b.id) for b in MOE_BACKENDS.values()),
+)
+
 _FRONTEND_ITEMS = (
     ("engine's own server", None),
     *((f.label, f.id) for f in SERVING_FRONTENDS.values()),
@@ -124,6 +137,7 @@ def add_engine_rows(f: Form) -> None:
     f.add("EP balance", balance, BALANCE, name="spin_serving_expert_balance")
     f.add("Expert routing", combo(_ROUTING_ITEMS), ROUTING, name="combo_serving_routing_simulation")
     f.add("Attention backend", combo(_ATTENTION_ITEMS), ATTENTION, name="combo_serving_attention_backend")
+    f.add("MoE kernel", combo(_MOE_BACKEND_ITEMS), MOE_BACKEND, name="combo_serving_moe_backend")
     f.add("Serving frontend", combo(_FRONTEND_ITEMS), FRONTEND, name="combo_serving_frontend")
     spare = QuantityField("count", REDUNDANT, none_text="none")
     f.add("Redundant experts", spare, REDUNDANT, name="spin_serving_redundant_experts")
@@ -165,6 +179,7 @@ def refresh_engine_rows(f: Form, state: ScenarioState, profile: FrameworkProfile
     vllm = any(r.vllm != NO_VLLM for r in profile.releases)
     f.show(ATTENTION, vllm or state.value(ATTENTION) is not None)
     f.show(FRONTEND, vllm or state.value(FRONTEND) is not None)  # measured behind vLLM
+    f.show(MOE_BACKEND, (vllm and moe) or state.value(MOE_BACKEND) is not None)
     f.show(A2A, (moe and spans) or state.value(A2A) is not None)
     low_latency = state.value(A2A) in ("deepep_low_latency", "deepep_auto")
     f.show(DISPATCH, (moe and spans and low_latency) or state.value(DISPATCH) is not None)
