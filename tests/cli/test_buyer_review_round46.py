@@ -239,3 +239,15 @@ def test_a_new_case_runs_compare_in_seconds(name: str) -> None:
     t0 = time.process_time()
     got = gpusizer.compare_gpus(case(name), gpus=["h100-sxm-80gb", "rtx-4090-24gb"])
     assert got and time.process_time() - t0 < 10
+
+
+def test_a_preference_rows_why_names_the_method_and_reference() -> None:
+    # before: "1 GPU trains it in 35.9 min of 6 h", a plain fine-tune's words; the price is the
+    # DPO run's (2 rows an example, the reference's forward), so the Why says it in the window's words
+    o = rows(case("dpo-llama-8b-lora-6h"), "h100-sxm-80gb")["h100-sxm-80gb"]
+    assert '; DPO (workload.preference, reference "Base, adapters off"); ' in o["layout_reason"]
+    o = rows(case("dpo-qwen3-8b-full-copy"), "h100-sxm-80gb")["h100-sxm-80gb"]
+    assert '; DPO (workload.preference, reference "Frozen copy"); ' in o["layout_reason"]
+    # a plain fine-tune's Why says nothing of it
+    o = rows(at(case("dpo-llama-8b-lora-6h"), "workload.preference", None), "h100-sxm-80gb")["h100-sxm-80gb"]
+    assert "workload.preference" not in o["layout_reason"]
