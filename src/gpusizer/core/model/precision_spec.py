@@ -108,9 +108,9 @@ class PrecisionSpec(Strict):
     def _bnb(cls, v: str | None) -> str | None:
         return check_version(v)
 
-    @field_validator("bnb_4bit_quant_storage")
+    @field_validator("bnb_4bit_quant_storage", mode="before")  # any type: the message names them
     @classmethod
-    def _storage(cls, v: str | None) -> str | None:
+    def _storage(cls, v: object) -> str | None:
         return check_quant_storage(v)
 
     @field_validator("master_weights", "param_dtype", "reduce_dtype")

@@ -16,6 +16,7 @@ from ..model.result import Estimate, Memory
 from ..model.specs import Scenario
 from ..model.unified import memory_share_note
 from ..registry.dtypes import DTYPES
+from ..serving.context_limit import derived_context
 from ..speed.compute import compute_estimate
 from .runs_on import check_runs_on
 from .scenario import parse_scenario
@@ -86,17 +87,35 @@ def _model_assumptions(job: Job) -> tuple[str, ...]:
             f"state per sequence (in the KV cache), not a growing KV cache; "
             f"{arch.attention_layers} attention layers hold the KV cache"
         )
-    limit = job.s.model.max_context
     tokens, what = job.work.context(job)
-    if limit and tokens > limit:
-        out.append(
-            f"the {what} of {tokens:,} tokens is longer than the model's max_context "
-            f"({limit:,}): it was not trained for it"
-        )
+    past = _past_context(job.s, tokens, what)
+    if past:
+        out.append(past)
     vision = job.counts.vision
     if vision:
         out.append(f"vision tower {vision / 1e9:.2f}B parameters stored with the weights (text-only FLOPs)")
     return tuple(out)
+
+
+def _past_context(s: Scenario, tokens: int, what: str) -> str | None:
+    """The note on a request past the model's ``max_context`` (tokens). A stated RoPE scaling
+    (``model.rope_scaling_factor``) stretches the length the model reads: Qwen3's model card
+    ("Processing Long Texts": YaRN ``factor`` 4.0 over ``original_max_position_embeddings``
+    32,768 serves 131,072 tokens) and vLLM's derived length (core/serving/context_limit.py).
+    Within that length the note names the scaling, not an untrained length."""
+    limit = s.model.max_context
+    if not limit or tokens <= limit:
+        return None
+    factor, scaled = s.model.rope_scaling_factor, derived_context(s.model) or limit
+    if factor is None or tokens > scaled:
+        return (
+            f"the {what} of {tokens:,} tokens is longer than the model's max_context "
+            f"({limit:,}): it was not trained for it"
+        )
+    return (
+        f"the {what} of {tokens:,} tokens is past the model's max_context ({limit:,}), within the "
+        f"{scaled:,} its RoPE scaling (model.rope_scaling_factor {factor:g}) stretches it to"
+    )
 
 
 def _replicas(s: Scenario) -> str:

@@ -61,8 +61,12 @@ BNB_4BIT_FORMATS = ("nf4", "nf4_single", "fp4")
 QUANT_STORAGE = ("uint8", "bf16", "fp16", "fp32")
 
 
-def check_quant_storage(v: str | None) -> str | None:
-    """Validation: a storage dtype of the table (None: not stated)."""
-    if v is not None and v not in QUANT_STORAGE:
-        raise ValueError(f"must be one of {', '.join(QUANT_STORAGE)}; got {v[:20]!r}")
+def check_quant_storage(v: object) -> str | None:
+    """Validation: a storage dtype of the table (None: not stated); a value of any other type
+    gets the same message, naming the dtypes (not pydantic's "a valid string")."""
+    if v is None:
+        return None
+    if not isinstance(v, str) or v not in QUANT_STORAGE:
+        got = repr(v[:20]) if isinstance(v, str) else repr(v)[:20]
+        raise ValueError(f"must be one of {', '.join(QUANT_STORAGE)}; got {got}")
     return v

@@ -47,6 +47,7 @@ from .offload_note import offload_step_note
 from .option import SizingOption, layout_label
 from .pd_choice import pd_fields
 from .practical import cap_words, practical_cap
+from .preference_unmet import precomputed_clause
 from .reason import layout_reason
 from .rl_notes import rl_fields, split_notes
 from .rl_unmet import rl_engine_reason
@@ -202,6 +203,8 @@ class GpuAdvice:
         stated = None if own is None else stated_fits(own, self.g.capacity)
         subject = "nothing" if stated is None else f"no layout the search tries ({SEARCH_COVERS})"
         why = f"{subject} fits with up to {self.ask.max_gpus:,} GPUs and {spare_words(self.s, self.g)}"
+        clause = precomputed_clause(self.s)
+        why = why if clause is None else f"{why}; {clause}"
         return "memory", why if stated is None else f"{why}; {stated}"
 
     def _option(self, c: Choice, growth: Growth, index: int) -> SizingOption:

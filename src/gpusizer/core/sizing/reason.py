@@ -16,6 +16,7 @@ from .compare_scale import DAY, Growth
 from .deadline_words import deadline_span
 from .fill_serving import Choice
 from .layer_split import tensor_widths
+from .preference_words import preference_part
 from .service_level import default_target
 from .unmet import speed_gaps
 
@@ -155,7 +156,8 @@ def _where(adv: Any, c: Choice) -> list[str]:
 def layout_reason(adv: Any, c: Choice, g: Growth, index: int) -> str:
     """The phrase for choice ``c`` (``index`` 0: the answer; more: runners-up) of ``adv``, a
     core/sizing/advise.GpuAdvice."""
-    parts = [_count(adv, c, g), *_where(adv, c)]
+    pref = preference_part(adv.s)
+    parts = [_count(adv, c, g), *([pref] if pref else []), *_where(adv, c)]
     phrase = adv.variants[c.variant].phrase
     if phrase:
         parts.append(phrase)

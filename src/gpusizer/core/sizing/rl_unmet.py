@@ -36,10 +36,20 @@ def rl_engine_reason(s: Scenario, g: GpuTarget) -> str | None:
     if refusal is None:
         return None
     ro = rl_of(s).rollout
+    return f"at rl.rollout.tensor {ro.tensor}, {refusal[0].lower()}{refusal[1:]}; {_lever(s, g)}"
+
+
+def _lever(s: Scenario, g: GpuTarget) -> str:
+    """The fields that would let the engine start on ``g``. One copy of the weights
+    (``rl.rollout.shared_weights``, Unsloth's ``fast_inference``) takes rollout TP 1 only
+    (core/pipeline/rl_one_copy.py), so a wider engine is no lever there; Unsloth's standby
+    (``UNSLOTH_VLLM_STANDBY=1``, unsloth_zoo ``vllm_utils.py`` ``load_vllm``) sizes the engine's
+    fraction from the GPU's memory instead of ``gpu_memory_utilization``'s 0.5."""
+    ro = rl_of(s).rollout
     node = g.hardware.gpus_per_node
-    wider = (
-        f"raise rl.rollout.tensor (up to the {node} GPUs of a node) or rl.rollout.memory_fraction"
-        if ro.tensor < node
-        else "raise rl.rollout.memory_fraction or choose a smaller format"
-    )
-    return f"at rl.rollout.tensor {ro.tensor}, {refusal[0].lower()}{refusal[1:]}; {wider}"
+    if ro.shared_weights:
+        standby = "" if ro.standby else " or set rl.rollout.standby (its fraction follows the GPU's memory)"
+        return f"raise rl.rollout.memory_fraction (Unsloth's gpu_memory_utilization){standby}"
+    if ro.tensor < node:
+        return f"raise rl.rollout.tensor (up to the {node} GPUs of a node) or rl.rollout.memory_fraction"
+    return "raise rl.rollout.memory_fraction or choose a smaller format"

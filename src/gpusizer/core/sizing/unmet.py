@@ -22,6 +22,7 @@ from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
 from ..speed.goodput import wall_seconds
 from .deadline_words import deadline_adjective
+from .frontend_floor import frontend_floor_clause
 from .option import Pace
 from .service_level import ServiceLevel
 
@@ -93,7 +94,8 @@ def targets_reason(
         used = "" if best[0] >= top else f", its fastest layout running {best[0]:,} of them"
         return f"{gap}; more GPUs do not meet it: {top:,} take {secs / DAY:,.1f} days{used}"
     gaps = speed_gaps(pace, ServiceLevel.of(s.targets))
-    what = "; ".join(gaps) if gaps else "the targets are missed"
+    floor = frontend_floor_clause(s)
+    what = "; ".join(gaps + ([floor] if floor else [])) if gaps else "the targets are missed"
     if at_top:
         return f"{what}; more GPUs, up to {top:,}, do not meet the targets"
     if best is None or best[0] <= gpus:
@@ -123,6 +125,8 @@ def unreachable_reason(s: Scenario, least: int, gpus: int, pace: Pace) -> str:
     asking 20 tokens/s each read so on DGX Sparks, where 512 of them serve each user at 3.0
     tokens/s (273 GB/s over the 70 GB of weights), a speed no count changes."""
     gaps = speed_gaps(pace, ServiceLevel.of(s.targets)) or ["the targets are missed"]
+    floor = frontend_floor_clause(s)
+    gaps = [*gaps, floor] if floor else gaps
     held = f"{least:,} GPU{'s hold' if least != 1 else ' holds'} one replica"
     return (
         f"{held}, but no count meets the targets: on {gpus:,} GPUs the fastest layout reaches "
