@@ -190,7 +190,9 @@ GLOSSARY: dict[str, str] = {
     "rl.sync_transport": "Split pools: how the weight sync moves the model. Default: the gathered "
     "16-bit model through one GPU's network link. NeMo RL collective (v0.4.0-v0.7.0 non-colocated "
     "refit): one NCCL group of every training and rollout GPU, packed buckets broadcast over the "
-    "node's network links beside the export, the slower of the two.",
+    "node's network links beside the export, the slower of the two. Miles / slime: each pipeline "
+    "stage's source rank gathers its Megatron tensors and broadcasts them to the engines, the "
+    "stages in turn.",
     "rl.refit_gather": "Megatron under pipeline parallelism: what the refit's gather broadcasts "
     "from stages on other nodes, each GPU through its own network link. Default: nothing beyond "
     "the node-shared gather. Full tensors: NeMo RL v0.3.x (each stage's TP-gathered tensors). "

@@ -249,8 +249,11 @@ class RLSpec(Strict):
     # gathered 16-bit model through one GPU's network link (NeMo RL v0.3's group of the training
     # rank 0 and the engines); "collective": NeMo RL v0.4.0-v0.7.0's non-colocated refit, one NCCL
     # group of every training and rollout GPU, packed buckets broadcast beside the export
-    # (core/pipeline/rl_split_sync.py)
-    sync_transport: Literal["collective"] | None = None
+    # (core/pipeline/rl_split_sync.py); "stage_broadcast": Miles' / slime's
+    # update_weights_from_distributed, each pipeline stage's source rank gathering its Megatron
+    # tensors and broadcasting them to itself and the engines, the stages in turn
+    # (core/pipeline/rl_stage_broadcast.py)
+    sync_transport: Literal["collective", "stage_broadcast"] | None = None
     # Megatron under pipeline parallelism: what the refit's gather broadcasts over the pipeline
     # group from stages on other nodes, each GPU through its own network link. null: nothing
     # beyond the node-shared gather (as before); "full": each stage's TP-gathered tensors (NeMo

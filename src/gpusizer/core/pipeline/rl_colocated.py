@@ -17,6 +17,7 @@ from .rl_one_copy import shared_sync_seconds
 from .rl_pp_gather import pipeline_broadcast_seconds
 from .rl_roles import reference_in_policy, serves_adapter
 from .rl_split_sync import collective_sync_seconds, split_sync_seconds
+from .rl_stage_broadcast import stage_broadcast_seconds
 from .rl_transitions import (
     Resident,
     Transition,
@@ -120,7 +121,8 @@ def weight_sync_seconds(s: Scenario, gpu: GPUSpec) -> float:
     identical to that of colocated refit") and the 16-bit model's broadcast to the engines over
     the network, or the node's GPU link where both pools fit one node
     (core/pipeline/rl_split_sync.py); with ``rl.sync_transport: "collective"`` NeMo RL's packed
-    broadcast beside the export."""
+    broadcast beside the export; with ``"stage_broadcast"`` Miles' stages' source ranks
+    (core/pipeline/rl_stage_broadcast.py)."""
     rl = rl_of(s)
     if rl.rollout.shared_weights:  # the adapter handed over on the GPU (rl_one_copy.py)
         return shared_sync_seconds(s, gpu)
@@ -128,4 +130,6 @@ def weight_sync_seconds(s: Scenario, gpu: GPUSpec) -> float:
         return adapter_sync_seconds(s, gpu) if serves_adapter(rl) else colocated_refit(s, gpu)
     if rl.sync_transport == "collective":
         return collective_sync_seconds(s, gpu, colocated_refit(s, gpu))
+    if rl.sync_transport == "stage_broadcast":
+        return stage_broadcast_seconds(s, gpu, exported_tensors(s.model))
     return split_sync_seconds(s, gpu, exported_tensors(s.model))

@@ -41,6 +41,7 @@ _WITH_OFFLOAD = ("rl.offload_memory", "rl.policy.offload_per_call")
 _TRANSPORT_ITEMS = (
     ("one GPU's network link (default)", None),
     ("NeMo RL collective (v0.4+)", "collective"),
+    ("Miles / slime: each stage's source rank", "stage_broadcast"),
 )
 # item data is rl.refit_gather's value (core/pipeline/rl_pp_gather.py); None is null
 _GATHER_ITEMS = (
