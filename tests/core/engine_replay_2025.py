@@ -311,6 +311,9 @@ def replays_2025() -> list[Replay]:
             {  # Qwen3-30B-A3B-Instruct-2507 (the PR's command): 262,144 tokens of context
                 **_vllm("qwen3-30b-a3b", "0.5.23", "mi355x-288gb", memory_fraction=0.911, max_context=262144),
                 "framework": "sglang",
+                # its config.json: max_position_embeddings 262144 (the proxy preset's 40,960 is
+                # Qwen3-30B-A3B's), which SGLang's get_context_length takes as the length
+                "model": {"preset": "qwen3-30b-a3b", "max_context": 262144},
             },
             [
                 ("weights GiB", w, 56.98),

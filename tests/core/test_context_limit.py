@@ -75,10 +75,11 @@ def test_the_switch_allows_any_length_and_prices_it_as_stated() -> None:
 
 
 def test_other_engines_and_unset_lengths_are_not_checked() -> None:
-    # only vLLM names a switch (FrameworkProfile.long_context_switch)
-    assert [p.id for p in FRAMEWORKS.values() if p.long_context_switch] == ["vllm"]
-    for fw in ("sglang", "tensorrt-llm", "llama.cpp"):
-        parse_scenario(_qwen3(fw, max_context=131072))
+    # vLLM, SGLang and TensorRT-LLM name a switch (FrameworkProfile.long_context;
+    # tests/core/test_context_limit_engines.py for the other two); llama.cpp takes any length
+    named = [p.id for p in FRAMEWORKS.values() if p.long_context_switch]
+    assert named == ["vllm", "sglang", "tensorrt-llm"]
+    parse_scenario(_qwen3("llama.cpp", max_context=131072))
     custom = _qwen3(max_context=131072)
     custom["model"] = {"name": "no length", "parameters": 8_000_000_000}
     parse_scenario(custom)

@@ -27,6 +27,7 @@ from .hf_mtp import mtp_layers
 from .hf_plain import PLAIN_FAMILIES
 from .hf_reader import Block, Config, Reader, base, model_type, moe, multiples, sliding
 from .hf_registry import merged, refuse_unmodelled
+from .hf_rope import rope_length
 from .hf_ssm import SSM_FAMILIES
 from .hf_vision import vision_block
 from .quant_config import declared_precision
@@ -246,6 +247,8 @@ def import_hf_config(config: Config | str | Path) -> Block:
         if declared.quantised:  # a quantised release: the block says how it is stored
             block["checkpoint_precision"] = declared.precision
         block["mtp_layers"] = mtp_layers(reader)  # io/hf_mtp.py; None (unknown) is left out
+        if isinstance(block.get("max_context"), int):
+            block.update(rope_length(reader, block["max_context"]))  # io/hf_rope.py
     except ScenarioError:
         raise
     except (TypeError, ValueError, ZeroDivisionError) as exc:  # e.g. "hidden_size": "big"

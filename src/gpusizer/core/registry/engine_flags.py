@@ -9,7 +9,9 @@ core/registry/engine_releases*.py name):
 
 - vLLM ``vllm/engine/arg_utils.py`` ``EngineArgs`` (v0.11): ``max_model_len`` (past the
   model's length only with ``rope_scaling`` in the config, ``--rope-scaling`` or
-  ``--hf-overrides``, or ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``: core/serving/context_limit.py),
+  ``--hf-overrides``, or ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``: core/serving/context_limit.py;
+  SGLang's ``--json-model-override-args`` and ``SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN``,
+  TensorRT-LLM's ``max_seq_len`` and ``TLLM_ALLOW_LONG_MAX_MODEL_LEN``: core/registry/long_context.py),
   ``gpu_memory_utilization``, ``max_num_seqs``, ``max_num_batched_tokens``, ``block_size``,
   ``kv_cache_dtype`` (``auto``, ``fp8``, ``fp8_e4m3``, ``fp8_e5m2``), ``quantization``,
   ``enforce_eager``, ``swap_space``, ``cpu_offload_gb``; ``cpu_offload_gb`` keeps that many
@@ -35,8 +37,8 @@ from __future__ import annotations
 from .training_flags import training_field_hint
 
 _CONTEXT = (
-    "state serving.max_context (tokens; past the model's max_context vLLM needs "
-    "model.rope_scaling_factor or serving.allow_long_context)"
+    "state serving.max_context (tokens; past the model's max_context vLLM, SGLang and "
+    "TensorRT-LLM need model.rope_scaling_factor or serving.allow_long_context)"
 )
 _ROPE = (
     "state the factor as model.rope_scaling_factor and its original_max_position_embeddings as "
@@ -72,6 +74,14 @@ ENGINE_FIELDS: dict[str, str] = {
     "serving.vllm_allow_long_max_model_len": (
         "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1: state serving.allow_long_context true"
     ),
+    "serving.sglang_allow_overwrite_longer_context_len": (
+        "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1: state serving.allow_long_context true"
+    ),
+    "serving.tllm_allow_long_max_model_len": (
+        "TLLM_ALLOW_LONG_MAX_MODEL_LEN=1: state serving.allow_long_context true"
+    ),
+    "serving.json_model_override_args": "SGLang's --json-model-override-args: for its rope_scaling, " + _ROPE,
+    "serving.max_seq_len": "TensorRT-LLM's max_seq_len: " + _CONTEXT,
     "serving.gpu_memory_utilization": _FRACTION,
     "serving.mem_fraction_static": _FRACTION,
     "serving.free_gpu_memory_fraction": _FRACTION,

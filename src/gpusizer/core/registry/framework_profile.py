@@ -29,6 +29,7 @@ from .framework_defaults import NVIDIA_AMD_INTEL as NVIDIA_AMD_INTEL
 from .framework_defaults import NVIDIA_ONLY as NVIDIA_ONLY
 from .framework_defaults import VENDORS, OverheadDefaults
 from .framework_defaults import MiB as MiB
+from .long_context import LongContextRule
 from .profile_queries import ProfileQueries
 from .serving_support import FeatureTable
 
@@ -264,16 +265,20 @@ class FrameworkProfile(ProfileQueries):
     # parallelism switches on too (vLLM vllm/lora/layers/fused_moe.py ``FusedMoEWithLoRA``:
     # ``assert not self.base_layer.use_ep``; core/serving/lora_serving.py check_lora).
     moe_lora_expert_parallel: bool = True
-    # The environment switch with which the engine takes a ``serving.max_context`` past the
-    # model's own length (vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN), whose default context is that
-    # length as a stated RoPE scaling stretches it (core/serving/context_limit.py
-    # ``derived_context``); "" where the engine takes any length.
-    long_context_switch: str = ""
+    # The engine's rule for a ``serving.max_context`` past the model's own length: the length
+    # it derives (its default context), what it does past it, its switch
+    # (core/registry/long_context.py, core/serving/context_limit.py); None: any length.
+    long_context: LongContextRule | None = None
     # The sizing advisor's last rung for LoRA and QLoRA (core/sizing/savings.py): switch to
     # this framework with its defaults, on at most ``max_gpus`` GPUs (None: any number).
     adapter_fallback: bool = False
     max_gpus: int | None = None
     sources: tuple[str, ...] = ()
+
+    @property
+    def long_context_switch(self) -> str:
+        """The switch that lets a longer context through (VLLM_ALLOW_LONG_MAX_MODEL_LEN...)."""
+        return self.long_context.switch if self.long_context else ""
 
     @property
     def keeps_whole_conv_kernel(self) -> bool:

@@ -22,6 +22,7 @@ from .framework_profile import (
     MiB,
     OverheadDefaults,
 )
+from .long_context import SGLANG_CONTEXT, TRTLLM_CONTEXT, VLLM_CONTEXT
 from .serving_support import (
     LLAMA_CPP_FEATURES,
     MLX_FEATURES,
@@ -85,7 +86,7 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         attention_data_flag="--data-parallel-size with --enable-expert-parallel",
         expert_in_tensor_flag="--enable-expert-parallel",
         moe_lora_expert_parallel=False,
-        long_context_switch="VLLM_ALLOW_LONG_MAX_MODEL_LEN",
+        long_context=VLLM_CONTEXT,
         moe_topk_sum=True,
         eplb_groups=True,
         sources=(
@@ -114,6 +115,7 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         expert_in_tensor_flag="--ep N within --tp",
         scheduler_knobs=frozenset({"recv_interval", "max_prefill", "two_batch_overlap"}),
         eplb_groups=True,
+        long_context=SGLANG_CONTEXT,
         sources=("docs/evidence/serving.md §2 (sglang 0.4.3, 0.5.3, 0.5.23)",),
     ),
     FrameworkProfile(
@@ -132,6 +134,7 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         attention_data_flag="enable_attention_dp",
         expert_in_tensor_flag="moe_expert_parallel_size",
         scheduler_knobs=frozenset({"batch_wait", "attention_dp_balance"}),
+        long_context=TRTLLM_CONTEXT,
         sources=("docs/evidence/serving.md §3 (KvCacheConfig docs)",),
     ),
     FrameworkProfile(

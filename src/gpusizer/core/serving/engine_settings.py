@@ -51,13 +51,14 @@ def _chunk(rel: EngineRelease, gpu: GPUSpec, max_context: int) -> tuple[int | No
 def _context(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec, fitted: bool) -> int | None:
     """The default max context: transformers has none (the request's length); vLLM, SGLang
     and TensorRT-LLM take the model's (max_model_len = the config's max_position_embeddings;
-    vLLM's as a stated RoPE scaling stretches it, core/serving/context_limit.py);
+    as a stated RoPE scaling stretches it by the engine's rule, core/serving/context_limit.py);
     Ollama its num_ctx by total VRAM, capped at the model's; an engine that fits it to memory
     (``fitted``: llama.cpp) None (core/serving/offload.py)."""
     w = s.workload
     if rel is None:
         return w.prompt_tokens + w.generated_tokens
-    own = derived_context(s.model) if s.profile.long_context_switch else s.model.max_context
+    rule = s.profile.long_context
+    own = derived_context(s.model, rule) if rule else s.model.max_context
     model = own or (w.prompt_tokens + w.generated_tokens)
     if rel.llama_cpp.context_tiers:
         gib = gpu.capacity_bytes / GiB

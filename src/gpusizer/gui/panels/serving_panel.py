@@ -42,8 +42,10 @@ TIPS = {
     "serving.max_context": "Longest request the engine accepts: vLLM max_model_len, llama.cpp "
     "n_ctx per sequence. vLLM refuses to start when one such request "
     "does not fit its KV pool.",
-    LONG: "vLLM VLLM_ALLOW_LONG_MAX_MODEL_LEN=1: a max context past the model's length "
-    "(its max_context, or as its RoPE scaling stretches it), which vLLM otherwise refuses.",
+    LONG: "vLLM VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, SGLang SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1, "
+    "TensorRT-LLM TLLM_ALLOW_LONG_MAX_MODEL_LEN=1: a max context past the model's length "
+    "(its max_context, or as its RoPE scaling stretches it), which the engine otherwise refuses "
+    "(TensorRT-LLM 1.x lowers it).",
     "serving.max_sequences": "Requests run at once: vLLM max_num_seqs, llama.cpp n_parallel.",
     "serving.max_kv_size": "Each sequence's KV cache keeps at most this many tokens, the oldest "
     "dropped (mlx-lm --max-kv-size, RotatingKVCache); whole context when blank.",
@@ -222,7 +224,7 @@ class ServingPanel(Panel):
         self.form.show("serving.memory_fraction", "memory_fraction" in reads and bool(profile.releases))
         self.form.show("serving.engine_version", bool(profile.releases))
         self.form.show("serving.max_kv_size", profile.rotating_kv)  # mlx-lm --max-kv-size
-        self.form.show(LONG, bool(profile.long_context_switch))  # vLLM's env switch
+        self.form.show(LONG, bool(profile.long_context_switch))  # the engine's env switch
         # the step model reads CUDA graphs for every engine (eager steps wait on launches);
         # some memory rules also count the graphs' memory
         self.form.show("serving.cuda_graphs", True)
