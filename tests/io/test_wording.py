@@ -111,7 +111,8 @@ def test_a_200000_second_run_reads_the_same_everywhere(qapp: Any) -> None:
     _v, _n, rows = _window(est)
     rep = report_from_estimate(est)
     assert rep["compute"]["time_seconds"] == 200_000.0
-    assert rows["Training time"].startswith("2.3 days at ")
+    # the window's figures row carries the run's band as the CLI's line does (2.3 days (a to b) at)
+    assert rows["Training time"].startswith("2.3 days (") and ") at " in rows["Training time"]
     line = training_line(rep["compute"], 8) or ""
     assert line.startswith("  training     2.3 days (") and " on 8 GPUs (" in line  # its band between
     assert any(x.startswith("Training time: 2.3 days") for x in compute_lines(rep))
