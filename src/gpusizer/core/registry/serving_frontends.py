@@ -77,7 +77,7 @@ register(
     ServingFrontend(
         "ray_serve_llm",
         "Ray Serve LLM (before Ray PR 64534)",
-        hops=(26.3 - 16.9) * _MS,  # ray issue 59681: batcher off against vllm serve, p50 at c=1
+        hops=(26.3 - 16.9) * _MS,  # ray-project/ray#59681: batcher off against vllm serve, p50 at c=1
         interval=50 * _MS,  # MODEL_RESPONSE_BATCH_TIMEOUT_MS (ray PR 50786)
         first_tick=True,
         source="ray-project/ray python/ray/llm/_internal/serve/utils/batcher.py and "
