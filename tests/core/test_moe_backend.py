@@ -14,10 +14,8 @@ from typing import Any
 import pytest
 
 from gpusizer.core.errors import ScenarioError
-from gpusizer.core.model.presets import scenario_gpu
 from gpusizer.core.pipeline.rl_framework import fill_rl_framework
 from gpusizer.core.pipeline.scenario import parse_scenario
-from gpusizer.core.pipeline.work import model_of
 from gpusizer.core.registry.moe_backends import (
     FLASHINFER_CUTLASS,
     FLASHINFER_TRTLLM,
@@ -25,12 +23,10 @@ from gpusizer.core.registry.moe_backends import (
     TRITON,
     default_moe_backend,
 )
-from gpusizer.core.serving import load
-from gpusizer.core.serving.engine_memory import engine_memory
 from gpusizer.core.speed.moe_measured import VLLM_TRITON_BF16, VLLM_TRITON_BF16_SM100
 from gpusizer.core.speed.moe_measured_lanes import lane_module
-from gpusizer.core.speed.step import StepModel
 from tests.cli.test_cli_hostile_pd_framework import refused_in_one_line
+from tests.core.serving_step import serving_step
 from tests.scenarios import RL_SPLIT, vllm_serving
 
 HOPPER, SM100 = (9, 0), (10, 0)
@@ -82,16 +78,9 @@ def _qwen3_30b(gpu: str, version: str, **serving: Any) -> dict[str, Any]:
     return vllm_serving("qwen3-30b-a3b", gpu, serving={"engine_version": version, **serving})
 
 
-def _step(d: dict[str, Any]) -> StepModel:
-    s = parse_scenario(d)
-    g = scenario_gpu(s)
-    em, st = engine_memory(s, *model_of(s.model), g)
-    return load.serving_load(s, g, em, st).step
-
-
 def _module(gpu: str, version: str, **serving: Any) -> str:
     """The measured module a Qwen3-30B-A3B step reads ("" none: the grouped-GEMM rates)."""
-    st = _step(_qwen3_30b(gpu, version, **serving))
+    st = serving_step(_qwen3_30b(gpu, version, **serving))
     return st.costs.moe_module if st.moe_points else ""
 
 

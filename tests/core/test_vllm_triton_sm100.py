@@ -16,11 +16,6 @@ from typing import Any
 
 import pytest
 
-from gpusizer.core.model.presets import scenario_gpu
-from gpusizer.core.pipeline.scenario import parse_scenario
-from gpusizer.core.pipeline.work import model_of
-from gpusizer.core.serving import load
-from gpusizer.core.serving.engine_memory import engine_memory
 from gpusizer.core.speed.moe_measured import (
     MODULE_TABLES,
     VLLM_TRITON_BF16_SM100,
@@ -28,7 +23,7 @@ from gpusizer.core.speed.moe_measured import (
     module_seconds,
 )
 from gpusizer.core.speed.moe_measured_lanes import lane_module
-from gpusizer.core.speed.step import StepModel
+from tests.core.serving_step import serving_step
 
 DATA = Path(__file__).parent / "data"
 PRESETS = Path(__file__).parents[2] / "src" / "gpusizer" / "presets"
@@ -107,14 +102,7 @@ def _qwen3_235b_b200(version: str) -> dict[str, Any]:
     return d
 
 
-def _step(d: dict[str, Any]) -> StepModel:
-    s = parse_scenario(d)
-    g = scenario_gpu(s)
-    em, st = engine_memory(s, *model_of(s.model), g)
-    return load.serving_load(s, g, em, st).step
-
-
 def test_a_b200_step_before_0_20_takes_the_module_and_0_20_does_not() -> None:
-    st = _step(_qwen3_235b_b200("0.19.0"))
+    st = serving_step(_qwen3_235b_b200("0.19.0"))
     assert st.costs.moe_module == VLLM_TRITON_BF16_SM100 and st.moe_points
-    assert not _step(_qwen3_235b_b200("0.20.0")).moe_points
+    assert not serving_step(_qwen3_235b_b200("0.20.0")).moe_points
