@@ -16,7 +16,7 @@ from PySide6.QtGui import QFontMetricsF
 from ...core.model.result import COMPONENT_LABELS
 from ...io.units import fmt_bytes, to_unit
 from ...io.wording import room_word
-from .labels import PAD, Leaders, overlaps, place, scene_rect
+from .labels import PAD, Leaders, overlaps, place, scene_rect, wrap_to
 from .over_line import crossed, lift_over, line_px
 from .pool import HALF, PoolView
 from .stagger import stagger
@@ -215,6 +215,9 @@ class MemoryLabels(_Base):
         (x0, x1), _ = vb.viewRange()
         area, taken = vb.sceneBoundingRect(), self._bar_rects() + self._bodies()
         usable = f"{fmt_bytes(self.capacity, self.unit, 1)} usable"
+        # a layout of a still tiny plot may have wrapped it in the band (place()): back to its
+        # own width, or the line's right end takes a column of single letters
+        wrap_to(self.cap_label, 0.0)
         self.cap_label.setText(f"{self.gpu_name}: {usable}")
         if scene_rect(self.cap_label).width() > 0.6 * area.width():
             self.cap_label.setText(f"{usable} per GPU")  # the title names the GPU
