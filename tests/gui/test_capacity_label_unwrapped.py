@@ -23,6 +23,7 @@ def test_the_capacity_label_reads_on_one_line_after_the_first_layout(qtbot: Any)
     w.tabs.select("memory")
     w.show()
     chart = w.tabs.chart("memory")
+    assert chart is not None
     # one line of text (25 px tall), as wide as its words, not a 20 px column of letters
     qtbot.waitUntil(lambda: scene_rect(chart.cap_label).width() > 150, timeout=15000)
     assert scene_rect(chart.cap_label).height() < 40
