@@ -235,12 +235,20 @@ def _heldout() -> Iterator[Figure]:
     blind round of serving speeds), save a figure whose client reached the server through a cloud
     proxy (``client_path``: its first token times the proxy, no estimate); the third,
     speed-figures-blind3.json (tests/core/test_speed_figures_blind3.py; the section on the third
-    blind round), those beyond 4x included (their ``beyond_4x`` says why they are kept)."""
-    from tests.core import test_speed_figures_blind2, test_speed_figures_blind3, test_speed_figures_heldout
+    blind round), those beyond 4x included (their ``beyond_4x`` says why they are kept); the
+    fourth, speed-figures-blind4.json (tests/core/test_speed_figures_blind4.py; the section on the
+    fourth blind round)."""
+    from tests.core import (
+        test_speed_figures_blind2,
+        test_speed_figures_blind3,
+        test_speed_figures_blind4,
+        test_speed_figures_heldout,
+    )
 
     yield from _blind("heldout", test_speed_figures_heldout.SET)
     yield from _blind("blind2", test_speed_figures_blind2.SET, skip="client_path")
     yield from _blind("blind3", test_speed_figures_blind3.SET)
+    yield from _blind("blind4", test_speed_figures_blind4.SET)
 
 
 def _blind(name: str, blind: Any, skip: str | None = None) -> Iterator[Figure]:
