@@ -184,7 +184,8 @@ class StepTerms(ExpertTerms):
             total += t_c if t_c > t_m else t_m
         if sh.state_seq:
             state = sh.state_seq * (2 * decodes + prefill_seqs) / rate.bandwidth
-            total += max(n * sh.state_flops / rate.attention, state)
+            flops = decodes * sh.state_flops + prefill * sh.state_chunk_flops  # prompts chunked
+            total += max(flops / rate.attention, state)
         rows = decodes + prefill_seqs if sampled is None else sampled
         deq = self._dequant if rows <= GEMV_TOKENS and sh.head_b < 2 else 0.0  # a quantised head
         head_c = 2.0 * (max(rows, self._mma) + deq) * sh.head_w / rate.head
