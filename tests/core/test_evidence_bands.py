@@ -230,7 +230,10 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # gpt-oss-120b's ShareGPT burst of 1,000 at TP 8 (4.2-13x fast: a first-day SM100 MXFP4 MoE
     # branch behind one API server), GLM-4.5-Air-FP8 at TP 2 (1.5-1.9x fast, its TTFT 0.67) and
     # Qwen3-235B-FP8 at TP 4 (1.14, 1.30): 11 figures on the pooled NVIDIA MoE band (0.88-1.81),
-    # which holds 6; outside, the burst's three and GLM's output rate and TTFT
+    # which holds 6; outside, the burst's three and GLM's output rate and TTFT (the band
+    # 0.88-1.69 and still 6 of 11 since Qwen3-Next's Gated DeltaNet blocks launch their own
+    # kernels, core/model/mixer_kinds.py: the pool's SGLang Qwen3-Next figures 1.68-1.96 ->
+    # 1.59-1.83 fast)
     "speed/vllm/nvidia/moe": (6, 11),
 }
 
