@@ -20,8 +20,10 @@ from gpusizer.core.model.mixer_kinds import (
 from gpusizer.core.model.presets import scenario_gpu
 from gpusizer.core.model.specs import ModelSpec
 from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.registry.engine_releases_sglang import SGLANG
 from gpusizer.core.serving.engine_settings import engine_settings
 from gpusizer.core.serving.load import engine_costs
+from gpusizer.core.speed.recurrent_update import TABLES, state_seconds, update_points, update_seconds
 from gpusizer.core.speed.roofline import nonlinear_ops
 from gpusizer.core.speed.step import StepModel
 from gpusizer.core.speed.step_kernels import kernels_per_step
@@ -31,16 +33,19 @@ from tests.core.test_speed_figures import metric, speed_ratio
 DATA = Path(__file__).parent / "data"
 
 
-def _step(preset: str, framework: str = "sglang", tp: int = 2, gpu: str = "h200-141gb") -> StepModel:
-    s = parse_scenario(
-        {
-            "model": {"preset": preset},
-            "framework": framework,
-            "hardware": {"gpu": gpu},
-            "workload": {"kind": "inference", "prompt_tokens": 1000, "generated_tokens": 2000},
-            "parallelism": {"tensor": tp},
-        }
-    )
+def _step(
+    preset: str, framework: str = "sglang", tp: int = 2, gpu: str = "h200-141gb", version: str | None = None
+) -> StepModel:
+    sc: dict[str, Any] = {
+        "model": {"preset": preset},
+        "framework": framework,
+        "hardware": {"gpu": gpu},
+        "workload": {"kind": "inference", "prompt_tokens": 1000, "generated_tokens": 2000},
+        "parallelism": {"tensor": tp},
+    }
+    if version:
+        sc["serving"] = {"engine_version": version}
+    s = parse_scenario(sc)
     g = scenario_gpu(s)
     return step_model(s, g, engine_costs(s, g, engine_settings(s, g)))
 
@@ -134,3 +139,47 @@ def test_replayed_qwen3_next_figures_slow_down_and_stay_recorded_misses() -> Non
         ratio = speed_ratio(e, metric(e) / e["published"])
         # slower than before by the kernels' floors (2-6 %), still fast by more than 25 %
         assert 1.25 < ratio < BEFORE[e["label"]] - 0.01, e["label"]
+
+
+def test_the_update_kernel_reads_vllm_pr_31722s_h200_table() -> None:
+    # vllm-project/vllm PR #31722, "Before", H200: TP 2 at 32 sequences (512 value head-states
+    # of 128 x 128 bf16, read and written) 30.14 us; TP 2 at 1,024 sequences 672.48 us
+    h200 = TABLES["h200-141gb"]
+    head_state = 2 * 128 * 128 * 2
+    assert update_seconds(h200, 512 * head_state) == pytest.approx(30.14e-6)
+    assert update_seconds(h200, 16384 * head_state) == pytest.approx(672.48e-6)
+    # below the smallest point along the first two points' line (9.6 us at no bytes)
+    assert update_seconds(h200, 128 * head_state) == pytest.approx(
+        19.87e-6 - 128 * (10.27e-6 / 256), rel=1e-3
+    )
+    # above the largest in proportion
+    assert update_seconds(h200, 32768 * head_state) == pytest.approx(2 * 672.48e-6)
+
+
+def test_which_engines_and_gpus_read_the_measured_update() -> None:
+    releases = {r.version: r for r in SGLANG}
+    assert update_points("h200-141gb", releases["0.5.3"], "vendor") == TABLES["h200-141gb"]
+    assert update_points("h200-141gb", releases["0.5.23"], "vendor") == ()  # BV 32 by then
+    assert update_points("h20-96gb", releases["0.5.3"], "vendor") == ()  # not measured
+    assert update_points("h200-141gb", None, "vendor") == ()
+
+
+def test_sglang_on_h200_prices_its_fp32_update_at_the_measured_kernel() -> None:
+    # SGLang 0.5.2 (sglang PR #10404's week), H200, TP 2: fp32 state, 16 value heads a GPU
+    q = _step("qwen3-next-80b-a3b", version="0.5.2")
+    u = q.update
+    assert u is not None and u.layers == 36
+    assert u.bytes_per_seq == 2 * 16 * 128 * 128 * 4  # read + written, one layer, one sequence
+    # 8 decodes move 128 fp32 head-states: 256 bf16 head-states' bytes, the TP 4 row at 32
+    call = update_seconds(u.points, 8 * u.bytes_per_seq)
+    assert call == pytest.approx(19.87e-6)
+    sh, rate = q.shape, q.rate
+    conv = (sh.state_seq * 2 * 8 - 36 * 8 * u.bytes_per_seq) / rate.bandwidth
+    assert state_seconds(sh, rate, u, q.rates.kernel_floor, (8, 0, 0)) == pytest.approx(
+        36 * (call - q.rates.kernel_floor) + conv
+    )
+    # the bytes at the achieved bandwidth read the update 2-3x fast
+    assert state_seconds(sh, rate, None, 0.0, (8, 0, 0)) < 0.4 * 36 * call
+    # an H20 (no table) keeps the bytes at the achieved bandwidth
+    assert _step("qwen3-next-80b-a3b", gpu="h20-96gb", tp=4, version="0.5.2").update is None
+    assert _step("qwen3-next-80b-a3b").update is None  # SGLang's newest release: BV 32
