@@ -232,8 +232,9 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # Qwen3-235B-FP8 at TP 4 (1.14, 1.30): 11 figures on the pooled NVIDIA MoE band (0.88-1.81),
     # which holds 6; outside, the burst's three and GLM's output rate and TTFT (the band
     # 0.88-1.69 and still 6 of 11 since Qwen3-Next's Gated DeltaNet blocks launch their own
-    # kernels, core/model/mixer_kinds.py: the pool's SGLang Qwen3-Next figures 1.68-1.96 ->
-    # 1.59-1.83 fast)
+    # kernels and update their state at the kernel's measured time, core/model/mixer_kinds.py and
+    # core/speed/recurrent_update.py: the pool's SGLang Qwen3-Next figures 1.68-1.96 -> 1.47-1.83
+    # fast)
     "speed/vllm/nvidia/moe": (6, 11),
 }
 
