@@ -28,10 +28,11 @@ SHIPPED: dict[str, Any] = json.loads(BANDS_PATH.read_text())
 SHORT = {
     # SGLang MoE on NVIDIA: 4 of 5 until the fourth blind round of serving speeds
     # (docs/evidence/speed.md, its section; speed-figures-blind4.json) re-dealt the fifths over 27
-    # figures: a fifth of 6 on the band 0.97-1.90 holds 3; outside, two on the slow side within 25 %
-    # of their published figures (InferenceX's H200 c=16 output rate, 0.936, and the new B300 c=32
-    # output rate, 0.966) and Qwen3-Next-80B-A3B on H200 at TP 8 above (1.944, narrow experts)
-    "speed/sglang/nvidia/moe": (3, 6),
+    # figures: a fifth of 6 on the band 0.97-1.83 holds 4 (3 before Qwen3-Next's Gated DeltaNet
+    # blocks were priced at their kernels, which brings its H200 TP 8 figure from 1.944 to 1.66);
+    # outside, two on the slow side within 25 % of their published figures (InferenceX's H200 c=16
+    # output rate, 0.936, and the new B300 c=32 output rate, 0.966)
+    "speed/sglang/nvidia/moe": (4, 6),
     # vLLM / SGLang / TensorRT-LLM pools (memory/engine-pools/serving) were short here, 11 of 16,
     # after the first blind round of start-up logs; the second (docs/evidence/serving.md, the
     # second blind-round section) added four figures, re-dealt the fifths and widened the band
@@ -236,18 +237,21 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # gpt-oss-120b's ShareGPT burst of 1,000 at TP 8 (4.2-13x fast: a first-day SM100 MXFP4 MoE
     # branch behind one API server), GLM-4.5-Air-FP8 at TP 2 (1.5-1.9x fast, its TTFT 0.67) and
     # Qwen3-235B-FP8 at TP 4 (1.14, 1.30): 11 figures on the pooled NVIDIA MoE band (0.88-1.81),
-    # which holds 6; outside, the burst's three and GLM's output rate and TTFT (the pooled band
-    # 0.94-1.81 since the fourth blind round's six B300 figures joined the pool: still 6)
+    # which holds 6; outside, the burst's three and GLM's output rate and TTFT (still 6 of 11
+    # after the fourth blind round's six B300 figures joined the pool, and after Qwen3-Next's Gated
+    # DeltaNet blocks launch their own kernels and update their state at the kernel's measured
+    # time, core/model/mixer_kinds.py and core/speed/recurrent_update.py: the pool's SGLang
+    # Qwen3-Next figures 1.68-1.96 -> 1.47-1.83 fast)
     "speed/vllm/nvidia/moe": (6, 11),
     # SGLang MoE on NVIDIA: 19 of 21 until the fourth blind round of serving speeds
     # (docs/evidence/speed.md, its section; speed-figures-blind4.json) added DeepSeek-R1-0528 FP8
-    # on 8 B300 at 32 and 64 users (0.97-1.37) and re-dealt the fifths: 20 of 27 (74 %) on the
-    # band 0.97-1.90. Outside their fold's band, on the slow side and each within 25 % of its
+    # on 8 B300 at 32 and 64 users (0.97-1.37) and re-dealt the fifths: 20 of 27 (74 %), then 21
+    # of 27 (78 %) on the band 0.97-1.83 once Qwen3-Next's Gated DeltaNet blocks were priced. Outside their fold's band, on the slow side and each within 25 % of its
     # published figure: the InferenceX H200 c=16 output rate and TPOT (0.936, 0.937) and the B300
     # c=32 output rate (0.966); above: Qwen3-Next-80B-A3B under SGLang on H200 at TP 8 (1.944) and
     # on H20 at TP 4 / 8 (1.85, 1.96; narrow experts, the third blind round's section) and the
     # 16-H100 DeepSeek-R1 TPOT at one user (1.90)
-    "speed/sglang/nvidia/moe": (20, 27),
+    "speed/sglang/nvidia/moe": (21, 27),
 }
 
 

@@ -24,6 +24,7 @@ from ..memo import Memo
 from ..model.node import host_gpus
 from ..model.result import EngineMemory
 from ..model.specs import GPUSpec, Scenario
+from ..speed.recurrent_update import update_points
 from ..speed.step import EngineCosts, Offload, StepModel
 from ..speed.step_model import step_model
 from .budget import bounded, budget_note, caps, extrapolated
@@ -79,6 +80,7 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         host_gpus=host_gpus(s.hardware.gpus_per_node),  # core/model/node.py: a tray in an NVL72
         graph_sizes=graph_sizes(s, gpu, st),
         moe_module=measured_moe_kernel(s, st.release, gpu),
+        state_update=update_points(gpu.id, st.release, s.profile.kernels) if s.model.linear_attention else (),
     )
 
 

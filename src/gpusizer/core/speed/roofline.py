@@ -22,7 +22,8 @@ the other, so a token's time is the sum over all layers.
   E·(1 − (1 − k/E)^tokens) under uniform routing (occupancy of E bins by tokens·k draws).
 - Hybrid models: only the attention layers run q/k/v/o and attention; the recurrent layers run
   their projections (weights read once per step) and update a fixed-size state per sequence,
-  read and written once per decode step and written once per prefill (core/model/state.py).
+  read and written once per decode step and written once per prefill (core/model/state.py); a
+  prefill runs the chunked kernel's FLOPs (core/model/mixer_kinds.py).
   Under expert parallelism the all-to-all dispatch sends every EP rank's tokens to the GPU
   holding an expert (DeepSeek-V3 arXiv 2412.19437 §3.4; vLLM/SGLang EP), so the tokens that
   choose among a GPU's experts are EP × the replica's: reading only the replica's own share
@@ -119,10 +120,9 @@ def nonlinear_ops(sh: Shape, batch: int, new: float, ctx: float, decode: bool) -
     the tokens), LM head (logits for the last position of each sequence)."""
     n, h = batch * new, sh.hidden
     ops = [_attention_op(sh, batch, new, ctx, decode)]
-    if sh.state_seq:  # read + written each decode step; written once by a prefill
-        ops.append(
-            ("recurrent_state", n * sh.state_flops, batch * sh.state_seq * (2 if decode else 1), "act")
-        )
+    if sh.state_seq:  # read + written each decode step; written once by a prefill (chunked)
+        flops = n * (sh.state_flops if decode else sh.state_chunk_flops)
+        ops.append(("recurrent_state", flops, batch * sh.state_seq * (2 if decode else 1), "act"))
     if sh.moe_layers:
         e, k, m = sh.experts, sh.top_k, sh.moe_layers
         distinct = e * (1.0 - (1.0 - k / e) ** (n * sh.ep))  # the EP group's tokens

@@ -10,6 +10,7 @@ from typing import Any
 from ..memory.inference import kv_bytes_per_token_layer
 from ..model.architecture import Arch, ceil_div, resolve
 from ..model.flops import local_layers
+from ..model.mixer_kinds import chunk_flops_per_token, mixer_extra_kernels
 from ..model.mixers import mixer_widths
 from ..model.module_bytes import compute_group_bytes
 from ..model.params import count_parameters
@@ -64,6 +65,10 @@ class Shape:
     mixer_act: float = 0.0  # their activations written + read per token, all layers
     state_seq: float = 0.0  # recurrent state bytes per sequence on this GPU
     state_flops: float = 0.0  # state-update FLOPs per token, all layers, this GPU
+    # the recurrent layers' chunked prefill FLOPs per prompt token, all layers, this GPU, and
+    # the kernels their decode blocks launch beyond an attention block's (core/model/mixer_kinds.py)
+    state_chunk_flops: float = 0.0
+    mixer_kernels: int = 0
     # routed experts plus their redundant replicas over the EP ranks (serving.redundant_experts,
     # core/model/redundant.py); 0: ``experts``, none
     physical: float = 0.0
@@ -89,6 +94,8 @@ def _mixer_shape(
         "mixer_act": arch.mixer_layers * (arch.hidden + proj + 2 * conv + 2 * out) / tp,
         "state_seq": state_bytes(arch, profile, activations, tp),
         "state_flops": state_flops_per_token(arch) / tp,
+        "state_chunk_flops": chunk_flops_per_token(arch.spec) / tp,
+        "mixer_kernels": mixer_extra_kernels(arch.spec),
     }
 
 

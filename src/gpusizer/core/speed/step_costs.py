@@ -57,6 +57,9 @@ class EngineCosts:
     # the MoE module's measured kernel where the release runs the experts through it
     # (core/speed/moe_measured.py: vLLM's OpenAI Triton MXFP4 MoE on Hopper); "" none
     moe_module: str = ""
+    # the Gated DeltaNet decode update kernel's measured times where the release runs it on
+    # this GPU (core/speed/recurrent_update.py); empty: the state's bytes at the achieved rate
+    state_update: tuple[tuple[float, float], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -81,7 +81,9 @@ def kernels_per_step(
     unfused PyTorch model; ``fused_adds``: ggml sums the top-k experts in one kernel and runs
     each RMS norm with its weight's multiply in one, Metal from llama.cpp PR #14596 ("fuse:
     RMS_NORM + MUL + ADD", 2025-07-09); ``ggml``: what the family's llama.cpp graph builder adds,
-    core/speed/ggml_graph.py)."""
+    core/speed/ggml_graph.py). A vendor engine's recurrent layers launch their mixer kind's
+    kernels beyond the attention block each layer is counted with (``Shape.mixer_kernels``,
+    core/model/mixer_kinds.py: Gated DeltaNet 3 more, Mamba-2 1)."""
     layers, moe = sh.layers, sh.moe_layers
     if library == "ggml":
         per = GGML_LAYER_FA if flash_attention else GGML_LAYER
@@ -99,4 +101,5 @@ def kernels_per_step(
     base = EAGER_LAYER if library == "eager" else VENDOR_LAYER
     quants = block_fp8_quants(layers, moe, mla, shared_experts) if block_fp8 else 0
     per = base + (VENDOR_MLA_EXTRA if mla else 0)
-    return layers * per + moe * moe_extra + quants + HEAD_KERNELS
+    mixers = sh.mixer_kernels if library == "vendor" else 0  # core/model/mixer_kinds.py
+    return layers * per + moe * moe_extra + quants + mixers + HEAD_KERNELS

@@ -37,6 +37,7 @@ from .rates_era import achieved_by
 from .rates_gpu import gpu_rates
 from .rates_sglang_moe import era_for_experts as sglang_era
 from .rates_trtllm_moe import era_for_experts
+from .recurrent_update import update_term
 from .roofline import peak_tflops
 from .roofline_shape import shape
 from .step import (
@@ -193,9 +194,9 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     a2a = _a2a(s, gpu, ep_link, eff)
     # SGLang's two-batch overlap (core/speed/step_tbo.py), read with a DeepEP backend only
     tbo = tbo_for(gpu.id, sh.layers, sh.moe_layers) if a2a and s.serving.two_batch_overlap else None
-    return StepModel(
-        sh, r, rate, costs, links, p.pipeline, kinds, offload, alpha, extra, measured, ar, balance, a2a, tbo
-    )
+    up = update_term(s, costs.state_update)  # Gated DeltaNet's measured decode update
+    out = (sh, r, rate, costs, links, p.pipeline, kinds, offload, alpha, extra, measured, ar, balance, a2a)
+    return StepModel(*out, tbo, up)
 
 
 def _a2a(s: Scenario, gpu: GPUSpec, ep_link: Link, eff: float | None) -> MoeA2A | None:

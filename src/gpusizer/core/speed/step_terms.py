@@ -34,6 +34,7 @@ from .expert_load import busiest_rank_factor, eplb_node_factor
 from .ggml_graph import NONE, GgmlExtra
 from .moe_measured import Points
 from .rates import Rates
+from .recurrent_update import UpdateTerm, state_seconds
 from .roofline import linear_ops
 from .roofline_shape import Shape
 from .step_costs import NO_OFFLOAD, EngineCosts, Offload, Rate
@@ -66,8 +67,10 @@ class StepTerms(ExpertTerms):
         expert_balance: float | None = None,
         a2a: MoeA2A | None = None,
         tbo: Tbo | None = None,
+        update: UpdateTerm | None = None,
     ) -> None:
         self.shape, self.rates, self.rate, self.costs = shape, rates, rate, costs
+        self.update = update  # Gated DeltaNet's decode update as measured (recurrent_update.py)
         # the engine's custom all-reduce as measured (core/speed/allreduce_measured.py)
         self.ar_points = ar_points
         self.moe_points = moe_points  # the MoE module as measured (core/speed/moe_measured.py)
@@ -183,8 +186,8 @@ class StepTerms(ExpertTerms):
             t_m = self._dec_b * prefill_read + self._pre_tok * prefill
             total += t_c if t_c > t_m else t_m
         if sh.state_seq:
-            state = sh.state_seq * (2 * decodes + prefill_seqs) / rate.bandwidth
-            total += max(n * sh.state_flops / rate.attention, state)
+            work = (decodes, prefill, prefill_seqs)
+            total += state_seconds(sh, rate, self.update, self.rates.kernel_floor, work)
         rows = decodes + prefill_seqs if sampled is None else sampled
         deq = self._dequant if rows <= GEMV_TOKENS and sh.head_b < 2 else 0.0  # a quantised head
         head_c = 2.0 * (max(rows, self._mma) + deq) * sh.head_w / rate.head
