@@ -14,7 +14,10 @@ every 1 / rate seconds (each run's ``start_time_ms``), so the split's arrivals a
 (core/serving/disagg_rate.py): a sweep's requests as stated (50 or 20 from an idle service), a
 window's (the last 100 of a continuing run) the default 1,000 of a long run. The users in
 flight by Little's law, rate x the run's mean end-to-end latency, rounded, size the aggregated
-answer beside it only."""
+answer beside it only. The attention backend is each configuration's own (its ``settings``: the
+1P1D config sets no ``VLLM_ROCM_USE_AITER``, so vLLM 0.18.0 runs ``TRITON_ATTN``; the 2P1D, 1P2D,
+1P3D and 2P2D configs set it and ``VLLM_ROCM_USE_AITER_MOE``, so ``ROCM_AITER_FA`` and AITER's
+fused MoE, stated as null like the aggregated AITER-on records)."""
 
 from __future__ import annotations
 
@@ -70,7 +73,7 @@ def scenario(config: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
             "max_sequences": ENGINE["decode_max_sequences"],
             "prefill_chunk_tokens": ENGINE["prefill_chunk_tokens"],
             "routing_simulation": ENGINE["routing_simulation"],
-            "attention_backend": ENGINE["attention_backend"],
+            "attention_backend": config["attention_backend"],
             "frontend": ENGINE["frontend"],
             "disaggregated": split,
         },

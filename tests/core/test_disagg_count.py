@@ -15,40 +15,42 @@ FIGURES = disagg_figures.figures()
 
 
 def test_totals() -> None:
-    """105 of 230 within 25 % (46 %); without Tencent TKE's H20 grid 71 of 134 (53 %) since the
-    Anyscale runs state Ray Serve LLM in front of vLLM (``serving.frontend``, core/registry/
-    serving_frontends.py: its hops and its stream batcher's first tick, 34.4 ms on each first
-    token; three Anyscale first tokens come within; 102 and 68 before); since they state the
-    Triton attention they ran and its decode walks each sequence's
+    """100 of 230 within 25 % (43 %); without Tencent TKE's H20 grid 66 of 134 (49 %) since the Anyscale
+    runs state each configuration's attention backend as its serve config sets AITER (only 1P1D
+    runs ``TRITON_ATTN``; the four AITER-on configurations are stated null, so their decode no
+    longer walks the Triton kernel's context: five times per token go out; 105 and 71 while all
+    seven stated ``TRITON_ATTN``); since they state Ray Serve LLM in front of vLLM
+    (``serving.frontend``, core/registry/serving_frontends.py: its hops and its stream batcher's
+    first tick, 34.4 ms on each first token; three Anyscale first tokens come within; 102 and 68
+    before); since they state the Triton attention they ran and its decode walks each sequence's
     context at its measured gfx942 floor (core/speed/decode_walk.py: six times per token come
     within; 96 and 62 before); 68 of 148 and 34 of 52 (the counts of docs/evidence/serving.md's
     section on EPLB's hierarchical policy, 65 and 32, with the chat template's parse priced per
     vLLM release; 67 and 33 until every rate-driven run was replayed at its stated rate, llm-d's
-    GKE time per token then within) and Anyscale's MI325X P/D runs, 37 of 82 (34 before Ray
-    Serve LLM was stated, 28 before the
-    decode walk, 22 before the runs stated the checkpoint's block-scaled FP8, docs/evidence/
-    speed.md, the MI325X decode step's fixed part), replayed once their experts' layout, EP 8
-    inside TP 8, was expressed (the section on experts expert-parallel inside tensor
-    parallelism), at their stated rate since the split reads ``serving.load: "rate"`` (36 of 82
-    with Little's-law users before: the published latency held more requests in our decode batch
-    than our own decode time)."""
-    assert disagg_figures.totals(FIGURES) == {"all": (105, 230), "without_tke": (71, 134)}
+    GKE time per token then within) and Anyscale's MI325X P/D runs, 32 of 82 (37 before the
+    AITER-on configurations were stated, 34 before Ray Serve LLM was stated, 28 before the decode
+    walk, 22 before the runs stated the checkpoint's block-scaled FP8, docs/evidence/speed.md, the
+    MI325X decode step's fixed part), replayed once their experts' layout, EP 8 inside TP 8, was
+    expressed (the section on experts expert-parallel inside tensor parallelism), at their stated
+    rate since the split reads ``serving.load: "rate"`` (36 of 82 with Little's-law users before:
+    the published latency held more requests in our decode batch than our own decode time)."""
+    assert disagg_figures.totals(FIGURES) == {"all": (100, 230), "without_tke": (66, 134)}
 
 
 def test_each_group_as_its_module_counts_it() -> None:
     """(within, counted) per test module, as each module's own pins read them: Mooncake's single
     requests 9 of 18 (test_disagg_evidence.py ``WITHIN``), the measured runs 7 of 12, vLLM PR
     18242 and the Sparks 3 of 4, llm-d's pages 3 of 6 (2 closed loop), the large-scale EP rows
-    12 of 12 (8 + 3 + 1), Anyscale's MI325X runs 37 of 82 at their stated rate
-    (tests/core/test_disagg_anyscale.py), TKE's grid 34 of 96 (first tokens 29, times per
-    token 5)."""
+    12 of 12 (8 + 3 + 1), Anyscale's MI325X runs 32 of 82 at their stated rate with each
+    configuration's AITER as set (tests/core/test_disagg_anyscale.py; 37 before), TKE's grid 34
+    of 96 (first tokens 29, times per token 5)."""
     assert disagg_figures.by_group(FIGURES) == {
         "mooncake-single": (9, 18),
         "measured": (7, 12),
         "published-runs": (3, 4),
         "llmd-pages": (3, 6),
         "large-ep": (12, 12),
-        "anyscale": (37, 82),
+        "anyscale": (32, 82),
         "tke-grid": (34, 96),
     }
     tke = [f for f in FIGURES if f.tke]
