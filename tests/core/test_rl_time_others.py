@@ -57,12 +57,15 @@ RECORDED = {
     "verl-sync-qwen3-235b-a22b-64to64xh20": {"weight_sync": 0.937},
     # Miles' Qwen3.8-27B recipe on 8 H200 and Miles' NCCL broadcast weight updates on H100
     # (docs/evidence/rl.md section 20); dynamic batching as responses at their own lengths (rl.md
-    # section 34): step 0.381 -> 0.380, training 0.295 -> 0.293, log-probs 0.328 -> 0.326
+    # section 34): step 0.381 -> 0.380, training 0.295 -> 0.293, log-probs 0.328 -> 0.326. Then
+    # the Gated DeltaNet mixers whole on each TP rank, as Miles' Qwen3.5 spec runs them
+    # (parallelism.replicated_mixers, core/speed/train_mixers.py): step 0.381 -> 0.465, training
+    # 0.295 -> 0.436, log-probs 0.327 -> 0.484
     "miles-grpo-qwen3.8-27b-8xh200": {
-        "step": 0.380,
+        "step": 0.465,
         "rollout": 0.470,
-        "training": 0.293,
-        "log_probs": 0.326,
+        "training": 0.436,
+        "log_probs": 0.484,
         "weight_sync": 1.276,
     },
     # Miles' own update path (rl.sync_transport "stage_broadcast", core/pipeline/
