@@ -4,7 +4,7 @@ bb6f7dbd ``miles_plugins/models/qwen3_5.py`` ``Qwen3_5GatedDeltaNet``: ``nn.Line
 ``miles_plugins/models/hf_attention.py``: "the linear attention after this gather is NOT
 TP-sharded (duplicated on all ranks)"). What is pinned: the per-GPU matmul arithmetic, that
 nothing moves without the field (or at TP 1), Miles' Qwen3.8-27B replay's phases, and one-line
-refusals of hostile values."""
+refusals of hostile values; the GPU's weights with the mixers whole."""
 
 from __future__ import annotations
 
@@ -66,6 +66,16 @@ def test_the_replicated_mixers_slow_the_training_step() -> None:
     before = estimate_report(HYBRID)["compute"]["time_seconds"]
     after = estimate_report(at(HYBRID, "parallelism.replicated_mixers", True))["compute"]["time_seconds"]
     assert 1.05 < after / before < 1.5
+
+
+def test_each_tp_rank_holds_the_mixers_whole() -> None:
+    # source: qwen3_5.py's nn.Linear projections, built whole on each rank; exact arithmetic: a
+    # GPU's 16-bit weights grow by (TP - 1)/TP of the mixers' parameters, 2 bytes each
+    mixers = count_parameters(parse_scenario(HYBRID).model).mixers
+    before = estimate_report(HYBRID)["per_gpu"]
+    after = estimate_report(at(HYBRID, "parallelism.replicated_mixers", True))["per_gpu"]
+    assert after["weights"] - before["weights"] == pytest.approx(0.75 * mixers * 2, rel=1e-6)
+    assert after["gradients"] > before["gradients"] and after["optimizer"] > before["optimizer"]
 
 
 def _phases(scenario: dict[str, Any]) -> dict[str, float]:

@@ -20,24 +20,22 @@ update, where a TP-split layer runs 1/TP of them. Priced as the layer's matmul w
 the mixers' weights whole (the mean layer's weights plus (TP - 1) x the mixers' mean weights a
 layer, before the TP split) and the recurrent state update's FLOPs whole. The log-prob forwards of
 an RL step run at the training step's achieved FLOP rate (core/pipeline/rl_forwards.py), so they
-slow with it. Not priced: the replicated weights' memory, gradients and optimizer states on each
-TP rank, and the mixers' collectives (one all-gather each way against the TP pair's two priced).
+slow with it. Their weights, gradients and optimizer states, whole on each TP rank, are the memory's
+(core/memory/replicated_mixers.py). Not priced: the mixers' collectives (one all-gather each way
+against the TP pair's two priced), and the optimizer step's and the gradients' reduction's extra
+parameters.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from ..memory.replicated_mixers import replicated
 from ..model.architecture import Arch
 from ..model.params import count_parameters
 from ..model.specs import Scenario
 from ..model.state import state_flops_per_token
 from .train_ops import TrainShape
-
-
-def replicated(s: Scenario, arch: Arch) -> bool:
-    """Whether ``s`` runs its recurrent mixers whole on each of more than one TP rank."""
-    return s.parallelism.replicated_mixers and s.parallelism.tensor > 1 and arch.mixer_layers > 0
 
 
 def replicated_shape(s: Scenario, arch: Arch, ts: TrainShape) -> TrainShape:
