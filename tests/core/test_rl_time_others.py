@@ -67,12 +67,14 @@ RECORDED = {
     # step 0.465 -> 0.460, training 0.436 -> 0.427, log-probs 0.484 -> 0.475. The mixers' weights
     # whole on each TP rank (core/memory/replicated_mixers.py) make the training states and the
     # offloaded reference 1.62x the bytes: the moves this test adds to the update (which Miles'
-    # timer does not hold, rl.md section 68) take the sync 1.276 -> 1.476
+    # timer does not hold, rl.md section 68) take the sync 1.276 -> 1.476; and the host optimizer
+    # steps them whole: step 0.460 -> 0.467, training 0.427 -> 0.438, log-probs 0.475 -> 0.487
+    # (the forwards run at the step's achieved rate, optimizer included)
     "miles-grpo-qwen3.8-27b-8xh200": {
-        "step": 0.460,
+        "step": 0.467,
         "rollout": 0.470,
-        "training": 0.427,
-        "log_probs": 0.475,
+        "training": 0.438,
+        "log_probs": 0.487,
         "weight_sync": 1.476,
     },
     # Miles' own update path (rl.sync_transport "stage_broadcast", core/pipeline/

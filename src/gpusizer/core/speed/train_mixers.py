@@ -21,9 +21,9 @@ the mixers' weights whole (the mean layer's weights plus (TP - 1) x the mixers' 
 layer, before the TP split) and the recurrent state update's FLOPs whole. The log-prob forwards of
 an RL step run at the training step's achieved FLOP rate (core/pipeline/rl_forwards.py), so they
 slow with it. Their weights, gradients and optimizer states, whole on each TP rank, are the memory's
-(core/memory/replicated_mixers.py). Not priced: the mixers' collectives (one all-gather each way
-against the TP pair's two priced), and the optimizer step's and the gradients' reduction's extra
-parameters.
+(core/memory/replicated_mixers.py); the optimizer step and the data-parallel gradient reduction
+take their whole parameters too (the step's parameter count, TP times the mixers'). Not priced: the
+mixers' collectives (one all-gather each way against the TP pair's two priced).
 """
 
 from __future__ import annotations
@@ -39,12 +39,13 @@ from .train_ops import TrainShape
 
 
 def replicated_shape(s: Scenario, arch: Arch, ts: TrainShape) -> TrainShape:
-    """``ts`` with the mixers' weights counted TP times a layer, so that a TP rank's share of the
-    layer's matmul weights holds them whole; ``ts`` itself where nothing is replicated."""
+    """``ts`` with the mixers' weights counted TP times, so that a TP rank's share of the layer's
+    matmul weights and of the parameters its optimizer steps and its DP group reduces holds them
+    whole; ``ts`` itself where nothing is replicated."""
     if not replicated(s, arch):
         return ts
-    extra = (s.parallelism.tensor - 1) * count_parameters(s.model).mixers / ts.layers
-    return replace(ts, layer_matmul=ts.layer_matmul + extra)
+    extra = (s.parallelism.tensor - 1) * count_parameters(s.model).mixers
+    return replace(ts, layer_matmul=ts.layer_matmul + extra / ts.layers, parameters=ts.parameters + extra)
 
 
 def replicated_state_flops(s: Scenario, arch: Arch) -> float:
