@@ -42,13 +42,16 @@ RECORDED = {
     # of TP 8, dynamic batching as responses at their own lengths: step 0.410 -> 0.382, rollout
     # 0.692 -> 0.625, training 0.320 -> 0.341, log-probs 0.516 -> 0.554, update 0.199 -> 0.082.
     # Step 0.382, training 0.341, log-probs 0.554 before a full recompute reran the MoE dispatch
-    # and combine (speed.md section 78: the run's --recompute-granularity full, EP 8)
+    # and combine (speed.md section 78: the run's --recompute-granularity full, EP 8). Then the
+    # launchers' own layout, TP 4 with sequence parallel and EP 8 at expert TP 1 (it was replayed
+    # as TP 1 / EP 8 / DP 8): step 0.393 -> 0.404, training 0.371 -> 0.402, log-probs 0.601 ->
+    # 0.651, update 0.082 -> 0.079
     "miles-grpo-qwen3-30b-a3b-8xmi300x": {
-        "step": 0.389,
+        "step": 0.404,
         "rollout": 0.625,
-        "training": 0.362,
-        "log_probs": 0.587,
-        "weight_sync": 0.082,
+        "training": 0.402,
+        "log_probs": 0.651,
+        "weight_sync": 0.079,
     },
     # vLLM's load_weights walk per broadcast tensor (rl.md section 34e; core/registry/
     # rl_engine_loads.py): 0.713 -> 1.359, 0.285 -> 0.884, 0.321 -> 0.937
@@ -57,13 +60,22 @@ RECORDED = {
     "verl-sync-qwen3-235b-a22b-64to64xh20": {"weight_sync": 0.937},
     # Miles' Qwen3.8-27B recipe on 8 H200 and Miles' NCCL broadcast weight updates on H100
     # (docs/evidence/rl.md section 20); dynamic batching as responses at their own lengths (rl.md
-    # section 34): step 0.381 -> 0.380, training 0.295 -> 0.293, log-probs 0.328 -> 0.326
+    # section 34): step 0.381 -> 0.380, training 0.295 -> 0.293, log-probs 0.328 -> 0.326. Then
+    # the Gated DeltaNet mixers whole on each TP rank, as Miles' Qwen3.5 spec runs them
+    # (parallelism.replicated_mixers, core/speed/train_mixers.py): step 0.381 -> 0.465, training
+    # 0.295 -> 0.436, log-probs 0.327 -> 0.484; then the launcher's --sequence-parallel stated:
+    # step 0.465 -> 0.460, training 0.436 -> 0.427, log-probs 0.484 -> 0.475. The mixers' weights
+    # whole on each TP rank (core/memory/replicated_mixers.py) make the training states and the
+    # offloaded reference 1.62x the bytes: the moves this test adds to the update (which Miles'
+    # timer does not hold, rl.md section 68) take the sync 1.276 -> 1.476; and the host optimizer
+    # steps them whole: step 0.460 -> 0.467, training 0.427 -> 0.438, log-probs 0.475 -> 0.487
+    # (the forwards run at the step's achieved rate, optimizer included)
     "miles-grpo-qwen3.8-27b-8xh200": {
-        "step": 0.380,
+        "step": 0.467,
         "rollout": 0.470,
-        "training": 0.293,
-        "log_probs": 0.326,
-        "weight_sync": 1.276,
+        "training": 0.438,
+        "log_probs": 0.487,
+        "weight_sync": 1.476,
     },
     # Miles' own update path (rl.sync_transport "stage_broadcast", core/pipeline/
     # rl_stage_broadcast.py, rl.md section 67): one source rank a stage, Megatron's expert
@@ -185,3 +197,15 @@ def test_miles_launchers_settings_are_replayed() -> None:
     assert (mi300x["rl"]["rollout"]["tensor"], h200["rl"]["rollout"]["tensor"]) == (8, 1)
     units = {mi300x["rl"]["policy"]["micro_batch_unit"], h200["rl"]["policy"]["micro_batch_unit"]}
     assert units == {"response"}
+
+
+def test_miles_launchers_layouts_are_replayed() -> None:
+    # source: Miles at 90b66b5 scripts/run-qwen3-30B-A3B.sh (--tensor-model-parallel-size 4
+    # --sequence-parallel --expert-model-parallel-size 8 --expert-tensor-parallel-size 1) and at
+    # bb6f7dbd scripts/run_qwen3_dense.py (TP 4, --sequence-parallel) with the Qwen3.5 spec, whose
+    # Gated DeltaNet mixers run whole on each TP rank (miles_plugins/models/hf_attention.py)
+    by_id = {r["id"]: r["scenario"]["parallelism"] for r in RECORDS}
+    mi300x, h200 = by_id["miles-grpo-qwen3-30b-a3b-8xmi300x"], by_id["miles-grpo-qwen3.8-27b-8xh200"]
+    assert (mi300x["tensor"], mi300x["expert"], mi300x["expert_tensor"], mi300x["data"]) == (4, 8, 1, 2)
+    assert mi300x["sequence_parallel"] and h200["sequence_parallel"]
+    assert h200["replicated_mixers"] and "replicated_mixers" not in mi300x

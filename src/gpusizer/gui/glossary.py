@@ -97,6 +97,10 @@ GLOSSARY: dict[str, str] = {
     "--expert-tensor-parallel-size, MoE parallel folding): a GPU holds experts / (ETP x EP), and "
     "the EP group's ranks are ETP apart (ETP 1: EP neighbouring GPUs). '= TP' (empty) as Megatron "
     "defaults; NeMo RL's recipes set 1.",
+    "parallelism.replicated_mixers": "A hybrid model's recurrent mixers (Gated DeltaNet, "
+    "Mamba-2) run whole on every tensor-parallel rank instead of split by it: Miles' Megatron spec "
+    "of Qwen3.5 and Qwen3-Next wraps them as Hugging Face modules after an all-gather. Each TP "
+    "rank then does their whole work.",
     "workload.loss": "How the loss is computed: full logits keep the fp32 log-softmax of every "
     "token (4 bytes x tokens x vocabulary); the chunked loss (torchtune) "
     "upcasts one chunk at a time, cutting the temporary logits, and with the "

@@ -52,6 +52,7 @@ _SHORT = {  # parallelism fields as the status bar names them
     "offload_parameters": "weight offload",
     "optimizer_in_backward": "optimizer step in backward",
     "activation_offload": "activation offload",
+    "replicated_mixers": "mixers whole on each TP rank",
 }
 
 

@@ -31,6 +31,7 @@ from .optimizer_states import (
     tensor_classes,
 )
 from .peft import base_extra_bytes
+from .replicated_mixers import with_whole_mixers
 from .techniques import logit_bytes
 
 
@@ -130,6 +131,7 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> StageSt
     par, prec = s.parallelism, s.precision
     # experts over expert TP x EP (core/model/expert_tensor.py): EP in units of TP
     sp = stage_params(counts, arch, par.tensor, par.pipeline, expert_shards(par), first)
+    sp = with_whole_mixers(s, arch, counts, sp)  # Miles' mixers whole on each TP rank
     u = _unsharded(s, arch, counts, sp)
     lora_local = u.trainable if s.workload.is_adapter else 0.0
     # ZeRO shards dense parameters over DP x CP but experts only over (DP x CP) / EP: the other

@@ -276,6 +276,9 @@ class ParallelismSpec(Strict):
     # EP all-to-all of one micro-batch hidden behind the other's compute (Megatron-Core
     # --overlap-moe-expert-parallel-comm, DeepSeek-V3's DualPipe; core/speed/train_layer.py)
     expert_overlap: bool = False
+    # Recurrent token mixers (Gated DeltaNet, Mamba-2) run whole on every TP rank, not split by
+    # it: Miles' HuggingfaceAttention wrapper of Qwen3.5 / Qwen3-Next (core/speed/train_mixers.py)
+    replicated_mixers: bool = False
     # Megatron-Core's token dispatcher for the EP all-to-all: "alltoall" (NCCL), or the flex
     # dispatcher's DeepEP / HybridEP, which send a token once to each other node holding any of
     # its experts (core/speed/alltoall_network.py)

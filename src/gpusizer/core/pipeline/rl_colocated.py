@@ -4,6 +4,7 @@ stays awake on its own GPUs and the training states stay on theirs."""
 
 from __future__ import annotations
 
+from ..memory.replicated_mixers import with_whole_mixers
 from ..model.architecture import resolve
 from ..model.expert_tensor import expert_shards, expert_tensor
 from ..model.params import count_parameters
@@ -61,7 +62,11 @@ def frozen_bytes(spec: ModelSpec, s: Scenario) -> int:
         return int(counts.total * BF16 / p.gpus)
     arch = resolve(spec)
     ep = expert_shards(p)  # experts over expert TP x EP (core/model/expert_tensor.py)
-    stages = (stage_params(counts, arch, p.tensor, p.pipeline, ep, f).total for f in (True, False))
+    # Miles swaps the reference into the policy's modules: its mixers whole on each TP rank too
+    stages = (
+        with_whole_mixers(s, arch, counts, stage_params(counts, arch, p.tensor, p.pipeline, ep, f)).total
+        for f in (True, False)
+    )
     return int(max(stages) * BF16)
 
 

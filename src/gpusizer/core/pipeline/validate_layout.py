@@ -27,6 +27,7 @@ def check_parallelism(s: Scenario) -> None:
     _check_stages(s)
     _check_experts(s)
     _check_context_and_node(s)
+    _check_replicated_mixers(s)
 
 
 def _check_tensor(s: Scenario) -> None:
@@ -56,6 +57,20 @@ def _check_tensor(s: Scenario) -> None:
             "parallelism.tensor",
             f"must divide kv_heads ({arch.kv_heads}){per_rank_note(p)}; allowed: {divisors(arch.kv_heads)}",
         )
+
+
+def _check_replicated_mixers(s: Scenario) -> None:
+    """``parallelism.replicated_mixers`` (core/speed/train_mixers.py) names the training pass of a
+    hybrid model's recurrent mixers: refused for a model without them and for serving."""
+    if not s.parallelism.replicated_mixers:
+        return
+    field = "parallelism.replicated_mixers"
+    if not resolve(s.model).mixer_layers:
+        msg = "applies to a hybrid model's recurrent mixers (model.linear_attention or model.mamba)"
+        msg += "; false here"
+        raise ScenarioError(field, msg)
+    if not s.workload.trains:
+        raise ScenarioError(field, "applies to training and RL (the trainer's layers); false to serve")
 
 
 def _check_stages(s: Scenario) -> None:

@@ -33,6 +33,7 @@ from .collectives import NETWORK_ALPHA, NETWORK_BETA, NO_LINK, Link
 from .collectives import link as node_link
 from .expert_gemm import routed_shape
 from .expert_load import PREFILL_ROUTING_ALPHA, busiest_rank_factor
+from .train_mixers import replicated_shape, replicated_state_flops
 from .train_ops import TrainShape, train_shape
 from .train_rates import (
     NIC_GB_PER_S,
@@ -140,7 +141,8 @@ def layer_context(s: Scenario, gpu: GPUSpec) -> tuple[LayerContext, float]:
     """The per-layer context of a scenario on its GPU, and the LM head's matmul rate."""
     p, w, pr = s.parallelism, s.workload, s.precision
     prof = FRAMEWORKS[s.framework]
-    ts, arch = train_shape(s.model), resolve(s.model)
+    arch = resolve(s.model)
+    ts = replicated_shape(s, arch, train_shape(s.model))  # mixers whole on each TP rank
     a = nbytes(pr.activations)
     fp8 = pr.matmuls == "fp8" and "fp8" in gpu.dense_tflops
     rates = _rates(gpu, prof.attention_kernel, pr.activations, fp8)
@@ -166,7 +168,8 @@ def layer_context(s: Scenario, gpu: GPUSpec) -> tuple[LayerContext, float]:
         adapter=w.is_adapter,
         recompute=prof.selective_recompute if p.recompute == "selective" else p.recompute,
         async_tp=p.async_tensor_parallel,
-        attention_per_token=attention_flops_per_token(arch, w.attention_span, causal) / ts.layers,
+        attention_per_token=attention_flops_per_token(arch, w.attention_span, causal) / ts.layers
+        + replicated_state_flops(s, arch) / ts.layers,
         mm_rate=rates.matmul,
         attn_rate=rates.attention,
         bandwidth=rates.bandwidth,

@@ -146,6 +146,7 @@ def _key(s: Scenario, gpu: GPUSpec) -> tuple[object, ...]:
         p.expert_routing,
         p.expert_dispatcher,
         p.expert_overlap,
+        p.replicated_mixers,
         p.recompute_modules,
         hw.gpus_per_node,
         hw.network_gb_per_s,

@@ -43,6 +43,7 @@ _TRAINING_ONLY = (
     "parallelism.expert_dispatcher",
     "parallelism.expert_overlap",
     "parallelism.expert_tensor",
+    "parallelism.replicated_mixers",
 )
 
 
@@ -85,6 +86,12 @@ class ParallelismPanel(Panel):
             QCheckBox("Overlap EP all-to-all (1F1B)"),
             "parallelism.expert_overlap",
             name="check_expert_overlap",
+        )
+        f.add(  # Miles' Qwen3.5 / Qwen3-Next spec: the Gated DeltaNet layers unsplit by TP
+            "",
+            QCheckBox("Recurrent mixers whole on each TP rank"),
+            "parallelism.replicated_mixers",
+            name="check_replicated_mixers",
         )
         f.add("Recompute", combo(_RECOMPUTE), "parallelism.recompute", name="combo_recompute")
         f.add("Attention kernel", combo(_ATTENTION), "parallelism.attention", name="combo_attention")
@@ -144,6 +151,9 @@ class ParallelismPanel(Panel):
             "parallelism.expert_tensor",
             get_path(v("model"), "moe") is not None or v("parallelism.expert_tensor") is not None,
         )
+        model = v("model")
+        hybrid = get_path(model, "linear_attention") is not None or get_path(model, "mamba") is not None
+        self.form.enable("parallelism.replicated_mixers", hybrid or bool(v("parallelism.replicated_mixers")))
         self._list_frameworks(kind)
         degrees = [int(v(f"parallelism.{k}") or 1) for k in ("tensor", "pipeline", "data", "context")]
         tp, pp, dp, cp = degrees
