@@ -26,6 +26,12 @@ Python calls (a module's torch op, a tensor method, a collective), not measured:
   and its sharded one); backward 24 (the pre-backward unshard again, the gradient's pre- and
   post-divide, the reduce-scatter's buffers and call, the fp32 accumulation) plus two per
   parameter.
+
+Without ``use_remove_padding`` verl passes the padded rows' attention mask instead, and
+``_flash_attention_forward`` unpads q, k and v in every layer (``_upad_input``:
+``_get_unpad_data``'s sum, nonzero, flatten, ``max().item()``, cumsum and pad, three gathers and
+reshapes, the varlen call, ``pad_input``): about as many ops, with the same read on the host, so
+the one count stands for both.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ class HFInventory:
     wrapper, forward and backward, by block (the module docstring's counts)."""
 
     id: str
+    label: str  # as the window lists it
     norm: tuple[int, int]  # one RMSNorm
     qkv: tuple[int, int]  # q, k, v projections with their views and transposes
     rope: tuple[int, int]  # apply_rotary_pos_emb on q and k
@@ -64,6 +71,7 @@ def register(inv: HFInventory) -> HFInventory:
 HF_FSDP1 = register(
     HFInventory(
         "hf-fsdp1",
+        "FSDP1 units, packed (verl)",
         norm=(8, 8),
         qkv=(9, 9),
         rope=(16, 14),
