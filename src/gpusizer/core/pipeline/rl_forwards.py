@@ -1,8 +1,9 @@
 """The training pool's passes of an RL step (core/pipeline/rl_plan.py): the scoring forwards
 (the policy's old log-probs, the reference, the critic, a reward model) and the training, at
 the policy's achieved FLOP/s (core/speed/compute.py), with the exposed gathers
-(core/pipeline/rl_gathers.py), the host's pacing (core/speed/train_host.py) and the policy's
-stated framework flags (core/pipeline/rl_logits.py, core/pipeline/rl_swiglu.py)."""
+(core/pipeline/rl_gathers.py), the host's pacing (core/speed/train_host.py for Megatron's
+layers, core/speed/train_host_hf.py for Hugging Face ones) and the policy's stated framework
+flags (core/pipeline/rl_logits.py, core/pipeline/rl_swiglu.py)."""
 
 from __future__ import annotations
 
