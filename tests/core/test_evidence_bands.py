@@ -248,11 +248,11 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # SGLang MoE on NVIDIA: 19 of 21 until the fourth blind round of serving speeds
     # (docs/evidence/speed.md, its section; speed-figures-blind4.json) added DeepSeek-R1-0528 FP8
     # on 8 B300 at 32 and 64 users (0.97-1.37) and re-dealt the fifths: 20 of 27 (74 %), then 21
-    # of 27 (78 %) on the band 0.97-1.83 once Qwen3-Next's Gated DeltaNet blocks were priced. Outside their fold's band, on the slow side and each within 25 % of its
-    # published figure: the InferenceX H200 c=16 output rate and TPOT (0.936, 0.937) and the B300
-    # c=32 output rate (0.966); above: Qwen3-Next-80B-A3B under SGLang on H200 at TP 8 (1.944) and
-    # on H20 at TP 4 / 8 (1.85, 1.96; narrow experts, the third blind round's section) and the
-    # 16-H100 DeepSeek-R1 TPOT at one user (1.90)
+    # of 27 (78 %) on the band 0.97-1.83 once Qwen3-Next's Gated DeltaNet blocks were priced.
+    # Outside their fold's band, on the slow side and each within 25 % of its published figure:
+    # the InferenceX H200 c=16 output rate and TPOT (0.936, 0.937) and the B300 c=32 output rate
+    # (0.966); above: Qwen3-Next-80B-A3B under SGLang on H20 at TP 4 / 8 (narrow experts, the
+    # third blind round's section) and the 16-H100 DeepSeek-R1 TPOT at one user (1.90)
     "speed/sglang/nvidia/moe": (21, 27),
 }
 

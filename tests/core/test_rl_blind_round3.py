@@ -26,12 +26,14 @@ RECORDS: list[dict[str, Any]] = json.loads(
 # estimate / published step, as docs/evidence/rl.md records it (the first replay, blind: 0.301 and
 # 0.775 for the two August runs and 0.624 for the GRPO 0.5B, moved since by verl's reference
 # offloaded and copied in at every micro-batch, rl.reference.offload_per_forward: the section
-# "verl's reference, offloaded by FSDP, copied in at every micro-batch")
+# "verl's reference, offloaded by FSDP, copied in at every micro-batch"; 0.315 and 0.418 for the
+# Llama and the PPO 0.5B before verl's Hugging Face layers were paced by the host,
+# rl.policy.hf_layer_ops: the section "verl's small models: the host issues every layer")
 RECORDED = {
-    "verl-grpo-llama3.2-1b-8xh100": 0.315,
+    "verl-grpo-llama3.2-1b-8xh100": 0.497,
     "verl-grpo-qwen2.5-7b-8xh100": 0.782,
     "verl-grpo-qwen2.5-0.5b-8xa100": 0.626,  # 0.624 with its reference resident (stated so before)
-    "verl-ppo-qwen2.5-0.5b-8xa100": 0.418,
+    "verl-ppo-qwen2.5-0.5b-8xa100": 0.769,
 }
 
 
@@ -86,12 +88,13 @@ def test_each_step_is_as_recorded(record: dict[str, Any]) -> None:
 def test_the_count_within_25_percent_is_as_recorded() -> None:
     # docs/evidence/rl.md's convention (estimate / published within 0.75-1.25, as its 62 of 120):
     # 1 of 4, the Qwen2.5-7B step at 0.775 (0.782 since the reference's copies per micro-batch);
-    # all RL step and phase figures 62 of 120 -> 63 of 124.
+    # all RL step and phase figures 62 of 120 -> 63 of 124. 2 of 4 since the host paces verl's
+    # Hugging Face layers (the PPO 0.5B 0.418 -> 0.769).
     # As published / estimate within 0.75-1.25 (the bands' ratio) none of the four holds (1.29 the
     # nearest)
     ratios = {r["id"]: _step(r["scenario"]) / r["measured"]["step"] for r in RECORDS}
     within = sorted(k for k, v in ratios.items() if abs(v - 1) <= 0.25)
-    assert within == ["verl-grpo-qwen2.5-7b-8xh100"]
+    assert within == ["verl-grpo-qwen2.5-7b-8xh100", "verl-ppo-qwen2.5-0.5b-8xa100"]
     assert not [k for k, v in ratios.items() if 0.75 <= 1 / v <= 1.25]
 
 
@@ -100,17 +103,19 @@ def test_the_unpublished_settings_move_the_ratios_as_recorded() -> None:
     llama, qwen = _record("verl-grpo-llama3.2-1b-8xh100"), _record("verl-grpo-qwen2.5-7b-8xh100")
     grpo, ppo = _record("verl-grpo-qwen2.5-0.5b-8xa100"), _record("verl-ppo-qwen2.5-0.5b-8xa100")
     cases = (
-        # Llama under vLLM V0's rules instead of 0.9.1's V1: still a miss (0.643 before the
-        # reference's copies per micro-batch)
-        (llama, {"rl__rollout__engine_version": "0.7.0"}, 0.657),
+        # Llama under vLLM V0's rules instead of 0.9.1's V1 (0.643 before the reference's copies
+        # per micro-batch, 0.657 before the host's pace of its layers)
+        (llama, {"rl__rollout__engine_version": "0.7.0"}, 0.838),
         # Qwen2.5-7B at the author's micro-batch of the Llama run (4) instead of the script's 40
-        # (1.076 before: 160 copies of the reference's shard instead of 16)
-        (qwen, {"workload__micro_batch_size": 4, "rl__policy__micro_batch_size": 4}, 1.152),
-        # the play-verl runs on H100 (the README's last revision) instead of A100
-        (grpo, {"hardware__gpu": "h100-sxm-80gb"}, 0.564),
-        (ppo, {"hardware__gpu": "h100-sxm-80gb"}, 0.333),
-        # PPO's rows padded to the prompt cap (verl's dataset), put in every phase: still short
-        (ppo, {"rl__prompt_tokens": 512}, 0.625),
+        # (1.076 before: 160 copies of the reference's shard instead of 16; 1.152 before the
+        # host's pace of its layers)
+        (qwen, {"workload__micro_batch_size": 4, "rl__policy__micro_batch_size": 4}, 1.175),
+        # the play-verl runs on H100 (the README's last revision) instead of A100 (0.564 and 0.333
+        # before the host's pace of the layers)
+        (grpo, {"hardware__gpu": "h100-sxm-80gb"}, 0.582),
+        (ppo, {"hardware__gpu": "h100-sxm-80gb"}, 0.745),
+        # PPO's rows padded to the prompt cap (verl's dataset), put in every phase (0.625 before)
+        (ppo, {"rl__prompt_tokens": 512}, 0.827),
     )
     for record, changes, ratio in cases:
         estimate = _step(_with(record, **changes)) / record["measured"]["step"]
@@ -120,11 +125,12 @@ def test_the_unpublished_settings_move_the_ratios_as_recorded() -> None:
 # estimate / published timer by phase (rollout / gen; log-probs / old_log_prob + ref + values;
 # training / update_actor + update_critic), as docs/evidence/rl.md's table of this section gives them
 PHASES = {
-    # log-probs 0.197 and 0.936 before the reference's copies per micro-batch
-    "verl-grpo-llama3.2-1b-8xh100": (0.413, 0.245, 0.301),
+    # log-probs 0.197 and 0.936 before the reference's copies per micro-batch; the Llama's passes
+    # 0.245 and 0.301, the PPO 0.5B's 0.292 and 0.235, before the host paced their layers
+    "verl-grpo-llama3.2-1b-8xh100": (0.413, 0.518, 0.564),
     "verl-grpo-qwen2.5-7b-8xh100": (0.491, 0.970, 1.017),
     "verl-grpo-qwen2.5-0.5b-8xa100": (0.662, 0.489, 0.452),  # log-probs 0.486 before
-    "verl-ppo-qwen2.5-0.5b-8xa100": (1.016, 0.292, 0.235),
+    "verl-ppo-qwen2.5-0.5b-8xa100": (1.016, 0.997, 0.639),
 }
 
 
@@ -132,7 +138,8 @@ PHASES = {
 def test_each_phase_is_as_recorded(record: dict[str, Any]) -> None:
     # source: the record's quoted timers; tolerance 5 % of the recorded ratio. The 7B misses in its
     # rollout alone (its passes within 7 %); the 1B and the GRPO 0.5B in every phase; the PPO 0.5B
-    # in its passes alone (its V0 rollout within 2 %)
+    # in its training alone (its V0 rollout within 2 %, its log-prob and value passes within 1 %
+    # since the host paces its layers)
     t = record["measured_timers"]
     phases = {p["name"]: p["seconds"] for p in estimate_report(record["scenario"])["rl"]["phases"]}
     published = (

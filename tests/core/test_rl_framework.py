@@ -280,9 +280,15 @@ def test_verl_replay_stated_as_the_framework() -> None:
     # the script's own settings stay the user's: gpu_memory_utilization 0.1, max_num_seqs 512...
     assert "rl.rollout.memory_fraction" in rep["rl"]["framework"]["as_set"]
     base = estimate_report(knobs)
-    # filled where the knob replay left the field's default, with no effect here: the reference's
-    # copies per micro-batch (a LoRA policy's reference is its own base: core/pipeline/rl_reference_copy.py)
-    assert _answer(rep) == _answer(base) and _echo_changes(rep, base) == {"reference.offload_per_forward"}
+    # filled where the knob replay left the field's default: the reference's copies per
+    # micro-batch, with no effect here (a LoRA policy's reference is its own base:
+    # core/pipeline/rl_reference_copy.py), and the Hugging Face layers' host ops
+    # (core/speed/train_host_hf.py), the answer the knob set by hand gives
+    changes = {"reference.offload_per_forward", "policy.hf_layer_ops"}
+    assert _echo_changes(rep, base) == changes
+    by_hand = copy.deepcopy(knobs)
+    by_hand["rl"]["policy"]["hf_layer_ops"] = "hf-fsdp1"
+    assert _answer(rep) == _answer(estimate_report(by_hand))
 
 
 def test_openrlhf_stated_as_the_framework() -> None:

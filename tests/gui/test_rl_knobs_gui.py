@@ -43,6 +43,7 @@ KNOBS = (
     ("combo_rl_policy_expert_routing", "rl.policy.expert_routing", "balanced"),
     ("check_rl_policy_prefetch_gathers", "rl.policy.prefetch_gathers", False),
     ("check_rl_policy_offload_per_call", "rl.policy.offload_per_call", True),
+    ("combo_rl_policy_hf_layer_ops", "rl.policy.hf_layer_ops", "hf-fsdp1"),
     ("combo_rl_policy_kind", "rl.policy.kind", "lora"),
     ("combo_rl_reference_enabled", "rl.reference.enabled", False),
     ("check_rl_reference_offload", "rl.reference.offload", True),

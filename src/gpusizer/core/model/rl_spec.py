@@ -14,6 +14,7 @@ from pydantic import Field, field_validator
 
 from ..errors import check_id
 from ..limits import Batch, Degree, PosInt, SomeGpus, Strict, Tokens, Whole
+from ..registry.hf_layer_ops import HF_INVENTORIES
 from ..registry.moe_backends import MOE_BACKENDS
 from ..registry.rl_algorithms import RL_ALGORITHMS
 from ..registry.rl_frameworks import RL_FRAMEWORKS
@@ -207,6 +208,16 @@ class PolicySpec(Strict):
     # one update a rollout (nemo_rl/algorithms/grpo.py at v0.7.0: "Skipping prev_logprobs"; the
     # loss takes the ratio as 1)
     old_logprobs: bool = True
+    # the op inventory of a Hugging Face policy's eager layers (core/registry/hf_layer_ops.py:
+    # "hf-fsdp1", verl's FSDP workers): its log-prob forwards and training (the critic's too)
+    # take, layer by layer, the larger of their GPU time and the host's time to issue the layer's
+    # ops (core/speed/train_host_hf.py); null: not paced. Megatron policies: their own inventory
+    hf_layer_ops: Annotated[str, Field(max_length=40)] | None = None
+
+    @field_validator("hf_layer_ops", mode="before")  # any type: the message names the ids
+    @classmethod
+    def _hf_layer_ops(cls, v: object) -> str | None:
+        return None if v is None else check_id(v, HF_INVENTORIES, "Hugging Face layer op inventory")
 
     @property
     def is_adapter(self) -> bool:

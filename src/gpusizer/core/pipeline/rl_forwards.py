@@ -1,8 +1,9 @@
 """The training pool's passes of an RL step (core/pipeline/rl_plan.py): the scoring forwards
 (the policy's old log-probs, the reference, the critic, a reward model) and the training, at
 the policy's achieved FLOP/s (core/speed/compute.py), with the exposed gathers
-(core/pipeline/rl_gathers.py), the host's pacing (core/speed/train_host.py) and the policy's
-stated framework flags (core/pipeline/rl_logits.py, core/pipeline/rl_swiglu.py)."""
+(core/pipeline/rl_gathers.py), the host's pacing (core/speed/train_host.py for Megatron's
+layers, core/speed/train_host_hf.py for Hugging Face ones) and the policy's stated framework
+flags (core/pipeline/rl_logits.py, core/pipeline/rl_swiglu.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from ..model.architecture import resolve
 from ..model.params import count_parameters
 from ..model.specs import GPUSpec, Scenario
 from ..speed.compute import compute_estimate
-from ..speed.train_host import INVENTORIES, paced_seconds
+from ..speed.train_host import INVENTORIES, pace_seconds, paced_seconds
+from ..speed.train_host_hf import hf_host_pace
 from ..speed.train_layer import loss_bytes_per_logit
 from ..speed.train_rates import memory_rate
 from .rl_check import rl_of, role_model
@@ -39,9 +41,28 @@ def forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float]
     waits = exposed_gathers(s, gpu)
     passes = models.count(s.model)  # the policy's and a reference of its own model
     host = paced_seconds(policy, gpu, rl.policy.moe_permute_fusion, c.time_seconds, passes, rl.policy.epochs)
+    hf = _hf_paced(s, policy, gpu, c.time_seconds, passes)
     flags = _policy_flags(s, policy, gpu, passes)
     copies = reference_copy_seconds(s, gpu)  # an offloaded reference brought in per micro-batch
-    return fwd + waits[0] + host[0] + flags[0] + copies, train + waits[1] + host[1] + flags[1]
+    return (
+        fwd + waits[0] + host[0] + hf[0] + flags[0] + copies,
+        train + waits[1] + host[1] + hf[1] + flags[1],
+    )
+
+
+def _hf_paced(
+    s: Scenario, policy: Scenario, gpu: GPUSpec, train: float, forwards: int
+) -> tuple[float, float]:
+    """(log-prob, training) seconds the host's pace adds to a Hugging Face policy's eager layers
+    (``rl.policy.hf_layer_ops``, core/speed/train_host_hf.py): ``forwards`` scoring passes of the
+    policy's model, and its training, the critic's as much again (verl's critic is the same
+    Hugging Face model under FSDP). Nothing for a Megatron policy (its own inventory) or null."""
+    rl = rl_of(s)
+    if rl.policy.hf_layer_ops is None or policy.framework in INVENTORIES:
+        return 0.0, 0.0
+    pace = hf_host_pace(policy, gpu, rl.policy.hf_layer_ops)
+    fwd, trained = pace_seconds(pace, policy, gpu, train, forwards, rl.policy.epochs)
+    return fwd, trained * (2 if rl.has_critic else 1)
 
 
 def _policy_flags(s: Scenario, policy: Scenario, gpu: GPUSpec, forwards: int) -> tuple[float, float]:

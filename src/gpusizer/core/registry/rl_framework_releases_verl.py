@@ -62,6 +62,12 @@ _VERL_030 = RLRelease(
             "verl/workers/fsdp_workers.py: FSDP(..., forward_prefetch=False) (v0.3.0.post1)",
         ),
         RLDefault(
+            "policy.hf_layer_ops",
+            "hf-fsdp1",
+            f"{_VERL_YAML} actor.strategy fsdp, verl/utils/fsdp_utils.py get_fsdp_wrap_policy: each "
+            "Hugging Face decoder layer an FSDP1 unit, run eagerly (the same at v0.5.0) (v0.3.0.post1)",
+        ),
+        RLDefault(
             "reference.offload",
             True,
             "verl/workers/fsdp_workers.py: 'We force reference policy to use CPUOffload', whatever "

@@ -222,7 +222,15 @@ def paced_seconds(
     host issues its eager layers more slowly: ``forwards`` forward passes over one epoch's
     micro-batches, and the ``train`` seconds of training (``epochs`` epochs) with each optimizer
     step's micro-batches and pipeline bubble (core/speed/train_step.py)."""
-    pace = host_pace(s, gpu, fused_permute)
+    return pace_seconds(host_pace(s, gpu, fused_permute), s, gpu, train, forwards, epochs)
+
+
+def pace_seconds(
+    pace: HostPace, s: Scenario, gpu: GPUSpec, train: float, forwards: int, epochs: int
+) -> tuple[float, float]:
+    """(log-prob, training) seconds of ``pace`` (a micro-batch's host time beyond its GPU time)
+    over :func:`paced_seconds`' micro-batches: ``forwards`` forward passes over one epoch's, and
+    each optimizer step's with its pipeline bubble over the ``train`` seconds of training."""
     if not (pace.forward or pace.train):
         return 0.0, 0.0
     step, p = step_for(s, gpu), s.parallelism

@@ -1,14 +1,16 @@
 """The rows of the RL panel's "Policy training details" group (gui/panels/rl_sections.py): how
 the policy's update runs (``rl.policy.*``: epochs, batches, packing, routing) and the
 framework's kernels and passes (Megatron's fusions, NeMo RL's FP32 log-probs, the old-policy
-log-prob pass). A Megatron-only knob shows where Megatron's layers train the policy, or where
-it holds a value off its default (so it can be set back)."""
+log-prob pass, the host's pace of a Hugging Face policy's layers). A Megatron-only knob shows
+where Megatron's layers train the policy, or where it holds a value off its default (so it can
+be set back)."""
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import QCheckBox
 
 from ...core.pipeline.work import RL_KEY
+from ...core.registry.hf_layer_ops import HF_INVENTORIES
 from ...core.registry.workloads import WORKLOAD_KINDS
 from ..quantity_field import QuantityField
 from ..state import ScenarioState, get_path
@@ -23,6 +25,7 @@ OLD_LOGPROBS = "rl.policy.old_logprobs"
 PACKING, UNIT = "rl.policy.sequence_packing", "rl.policy.micro_batch_unit"
 ROUTING, PREFETCH = "rl.policy.expert_routing", "rl.policy.prefetch_gathers"
 MINI, MICRO = "rl.policy.mini_batch_size", "rl.policy.micro_batch_size"
+HF_OPS = "rl.policy.hf_layer_ops"
 # (label, path, object name) of the policy's check boxes
 _CHECKS = (
     ("Sequence packing", PACKING, "check_rl_policy_sequence_packing"),
@@ -80,6 +83,9 @@ class PolicyRows:
             PAD_CAPACITY,
             name="combo_rl_policy_pad_rows_to_capacity",
         )
+        # the host's pace of a Hugging Face policy's eager layers (core/speed/train_host_hf.py)
+        ops = combo([("not paced", None), *((i.label, i.id) for i in HF_INVENTORIES.values())])
+        f.add("Host ops (HF layers)", ops, HF_OPS, name="combo_rl_policy_hf_layer_ops")
 
     def refresh(self) -> None:
         st, f = self.state, self.form
@@ -97,6 +103,8 @@ class PolicyRows:
         f.show(PAD_ROWS, pipelined or bool(st.value(PAD_ROWS)))
         # the capacity's padding is priced with packing (core/pipeline/rl_capacity_padding.py)
         f.show(PAD_CAPACITY, st.value(PACKING) is not False or st.value(PAD_CAPACITY) not in (None, "none"))
+        # read for Hugging Face policies (Megatron's layers have their own inventory), or held set
+        f.show(HF_OPS, not self.megatron() or st.value(HF_OPS) is not None)
 
     def show_defaults(self) -> None:
         """The batches null stands for: every response of the step, the workload's micro-batch."""
