@@ -185,14 +185,10 @@ def rl_algorithm_hint(value: object) -> str | None:
 
 
 def rl_framework_hint(value: object) -> str | None:
-    """The refusal's line for an RL framework's name ``rl.framework`` does not hold (its own
-    spelling or its case); None: not one."""
-    if not isinstance(value, str):
-        return None
-    low = value.lower()
-    if low != value and low in ("nemo_rl", "verl", "openrlhf", "trl"):
-        return f"state {low}"
-    return RL_FRAMEWORK_NAMES.get(low)
+    """The refusal's line for an RL framework's name ``rl.framework`` does not hold (its other
+    spelling, or one whose defaults are not modelled); None: not one (a registered id in
+    another case is answered by core/pipeline/rl_framework.py's did-you-mean)."""
+    return RL_FRAMEWORK_NAMES.get(value.lower()) if isinstance(value, str) else None
 
 
 def rollout_engine(value: object) -> object:
