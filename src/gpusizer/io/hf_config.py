@@ -197,6 +197,8 @@ _TEXT_TYPES = {
     "mistral3": "mistral",
     "qwen2_5_vl": "qwen2_5_vl_text",
     "qwen2_vl": "qwen2_vl_text",
+    "qwen3_vl": "qwen3_vl_text",
+    "qwen3_vl_moe": "qwen3_vl_moe_text",
 }
 
 
