@@ -358,18 +358,28 @@ PASTED["verl-grpo-qwen2.5-7b"] = [
 ]
 # volcengine/verl examples/gspo_trainer (actor.policy_loss.loss_mode gspo), Qwen3-30B-A3B on
 # Megatron, EP 8 over 8 GPUs
+# (actor.megatron.use_distributed_optimizer, verl's default: the optimizer sharded over DP;
+# param / optimizer offload as its 30B examples set them)
 STATED["verl-gspo-qwen3-30b-a3b"] = rl(
-    "qwen3-30b-a3b", "megatron", {"expert": 8, "data": 8}, {"framework": "verl", "rollout": {"tensor": 4}}
+    "qwen3-30b-a3b",
+    "megatron",
+    {"expert": 8, "data": 8, "zero_stage": 1},
+    {"framework": "verl", "offload_states": True, "rollout": {"tensor": 4}},
 )
 PASTED["verl-gspo-qwen3-30b-a3b"] = [(("rl", "algorithm"), "gspo", ("rl.algorithm", "state grpo"))]
 # OpenRLHF README (hybrid engine): --colocate_all_models --vllm_enable_sleep
 # --deepspeed_enable_sleep --vllm_num_engines 8 --vllm_tensor_parallel_size 1
-# --advantage_estimator reinforce, ZeRO-3, 8 GPUs
+# --vllm_gpu_memory_utilization 0.6 --advantage_estimator reinforce, ZeRO-3, 8 GPUs
 STATED["openrlhf-reinforce-pp-colocated"] = rl(
     "qwen2.5-7b",
     "deepspeed",
     {"data": 8, "zero_stage": 3},
-    {"framework": "openrlhf", "algorithm": "reinforce_pp", "rollout": {"tensor": 1}},
+    {
+        "framework": "openrlhf",
+        "algorithm": "reinforce_pp",
+        "offload_states": True,  # --deepspeed_enable_sleep
+        "rollout": {"tensor": 1, "memory_fraction": 0.6},  # --vllm_gpu_memory_utilization 0.6
+    },
 )
 PASTED["openrlhf-reinforce-pp-colocated"] = [
     (("rl", "colocate_all_models"), True, ("rl.colocate_all_models", "colocated")),
