@@ -17,7 +17,8 @@ import pytest
 
 from gpusizer import estimate_report
 from gpusizer.core.errors import MESSAGE_CHARS, ScenarioError
-from gpusizer.core.registry.engine_names import FORMAT_NAMES, FRAMEWORK_NAMES, SERVING_FIELDS, SPEC_HINTS
+from gpusizer.core.registry.engine_names import FRAMEWORK_NAMES, SERVING_FIELDS, SPEC_HINTS
+from gpusizer.core.registry.format_names import FORMAT_NAMES
 from gpusizer.core.registry.stack_names import RL_ALGORITHM_NAMES, STACK_FIELDS
 from tests.core.refusals_round4_data import PASTED, STATED, serve
 

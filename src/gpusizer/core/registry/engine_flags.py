@@ -34,7 +34,8 @@ core/registry/engine_releases*.py name):
 
 from __future__ import annotations
 
-from .engine_names import gguf_format_hint, serving_field_hint
+from .engine_names import serving_field_hint
+from .format_names import gguf_format_hint
 from .stack_names import stack_field_hint
 from .training_flags import training_field_hint
 
