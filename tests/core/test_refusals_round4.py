@@ -64,8 +64,9 @@ def test_pasted(name: str, i: int) -> None:
     assert err.field == field and words in str(err), str(err)
 
 
-# gpt-oss-120b on one H100 as vllm-project/recipes serves it: answered, but vLLM's default
-# max_model_len (131,072) does not start at the 0.92 the release reserves (close: 125,008 fit)
+# gpt-oss-120b on one H100 as vllm-project/recipes lists it: vLLM's default max_model_len
+# (131,072) does not start (125,008 fit), as vLLM reports (vllm-project/vllm issues 27508:
+# "Available KV cache memory: 1.71 GiB" at 0.95; 33155: "Model loading took 64.38 GiB")
 def test_gpt_oss_120b_one_h100_is_answered() -> None:
     report = estimate_report(copy.deepcopy(STATED["vllm-gpt-oss-120b-h100"]))
     assert report["serving"]["starts"] is False and "125,008" in report["serving"]["reason"]
