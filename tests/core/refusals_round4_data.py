@@ -254,7 +254,11 @@ STATED["trtllm-deepseek-r1-fp4-adp-mtp3"] = serve(
     hardware=B200,
     serving={"speculative": {"method": "mtp", "num_tokens": 3}},
 )
-PASTED["trtllm-deepseek-r1-fp4-adp-mtp3"] = [(("framework",), "trtllm", ("framework", "tensorrt-llm"))]
+PASTED["trtllm-deepseek-r1-fp4-adp-mtp3"] = [
+    (("framework",), "trtllm", ("framework", "tensorrt-llm")),
+    # speculative_config: {decoding_type: MTP, num_nextn_predict_layers: 3}
+    (("serving", "speculative", "method"), "MTP", None),
+]
 # sgl-project/sglang docs/basic_usage/llama4.md: Scout --tp 8 --context-length 1000000
 STATED["sglang-llama-4-scout-1m"] = serve(
     "llama-4-scout", "sglang", parallelism={"tensor": 8}, serving={"max_context": 1000000}

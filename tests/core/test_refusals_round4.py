@@ -90,6 +90,8 @@ def test_qwen3_235b_preset_past_its_length_is_refused() -> None:
         ("NEXTN", "mtp"),
         ("EAGLE3", "eagle3"),
         ("NGRAM", "ngram"),
+        ("MTP", "mtp"),  # TensorRT-LLM decoding_type (llmapi/llm_args.py)
+        ("NGram", "ngram"),
     ],
 )
 def test_engine_method_is_the_method(method: str, same: str) -> None:
@@ -114,6 +116,8 @@ def test_rollout_engine_case() -> None:
         ("DEEPSEEK_MTP", "Input should be"),
         ("medusa", "not priced"),
         ("suffix", "not priced"),
+        ("Eagle", "eagle or eagle3"),
+        ("mTP", "Input should be"),
         (7, "Input should be"),
         (["mtp"], "Input should be"),
         ("m" * 100_000, "Input should be"),

@@ -16,6 +16,10 @@ Sources, by engine:
   chunks), ``async_scheduling``, ``enable_dbo``, ``limit_mm_per_prompt``,
   ``mm_encoder_tp_mode``, ``cuda_graph_sizes``, ``dtype``; ``--attention-backend`` names
   (``FLASH_ATTN``, ``FLASHINFER``...).
+- TensorRT-LLM ``tensorrt_llm/llmapi/llm_args.py``: ``speculative_config.decoding_type`` of
+  ``MTPDecodingConfig`` ``MTP``, ``NGramDecodingConfig`` ``NGram``,
+  ``DraftTargetDecodingConfig`` ``DraftTarget``, ``EagleDecodingConfig`` ``Eagle`` (EAGLE or
+  EAGLE-3 heads), ``MedusaDecodingConfig`` ``Medusa``.
 - SGLang ``python/sglang/srt/server_args.py``: ``--speculative-algorithm`` ``EAGLE``,
   ``EAGLE3``, ``NEXTN`` (rewritten to ``EAGLE``: "NEXTN shares the same implementation of
   EAGLE", the model's MTP layers as the draft), ``STANDALONE`` (a draft model), ``NGRAM``;
@@ -54,6 +58,10 @@ SPEC_METHODS: dict[str, str] = {
     "EAGLE3": "eagle3",
     "STANDALONE": "draft_model",
     "NGRAM": "ngram",
+    # TensorRT-LLM speculative_config decoding_type (tensorrt_llm/llmapi/llm_args.py)
+    "MTP": "mtp",
+    "NGram": "ngram",
+    "DraftTarget": "draft_model",
 }
 _NOT_PRICED = "state eagle, eagle3, mtp, ngram or draft_model, or null (off)"
 # The engine's spelling -> the refusal's line (no one method it runs)
@@ -62,7 +70,9 @@ SPEC_HINTS: dict[str, str] = {
         "SGLang's EAGLE runs an EAGLE head, or on a model with MTP layers those layers (NEXTN "
         "is rewritten to EAGLE): state eagle, or mtp for the model's MTP layers"
     ),
+    "Eagle": "TensorRT-LLM's Eagle runs EAGLE or EAGLE-3 heads: state eagle or eagle3",
     "medusa": "Medusa heads are not priced; " + _NOT_PRICED,
+    "Medusa": "Medusa heads are not priced; " + _NOT_PRICED,
     "mlp_speculator": "MLP speculators are not priced; " + _NOT_PRICED,
     "suffix": "suffix decoding (Arctic Inference) is not priced; ngram is the nearest, " + _NOT_PRICED,
     "ngram_gpu": "state ngram (the n-gram proposer, on the GPU or not)",
@@ -122,6 +132,12 @@ SERVING_FIELDS: dict[str, str] = {
         "state serving.speculative.draft_model (a preset or a model block)"
     ),
     "serving.speculative.num_speculative_tokens": _STEPS,
+    "serving.speculative.decoding_type": "TensorRT-LLM's decoding_type: state serving.speculative.method",
+    "serving.speculative.max_draft_len": _STEPS + " (TensorRT-LLM max_draft_len)",
+    "serving.speculative.num_nextn_predict_layers": _STEPS + " (TensorRT-LLM MTP's)",
+    "serving.speculative_config.decoding_type": (
+        "TensorRT-LLM's decoding_type: state serving.speculative.method"
+    ),
     "serving.speculative.num_steps": _STEPS,
     "serving.speculative.num_draft_tokens": _STEPS + " (draft tokens = steps + 1 at topk 1)",
     "serving.speculative.eagle_topk": "a draft tree (topk above 1) is not priced; " + _STEPS,

@@ -32,6 +32,8 @@ FORMAT_NAMES: dict[str, str] = {
     "modelopt_fp4": "ModelOpt NVFP4: state nvfp4",
     "fbgemm_fp8": "state fp8",
     "fp8_dynamic": "state fp8",
+    "fp8_ds_mla": "state fp8 (vLLM's DeepSeek MLA FP8 layout: its scales are not counted apart)",
+    "fp8_inc": "state fp8",
     "w8a8": _W8A8,
     "w8a8_fp8": "state fp8",
     "w8a8_int8": "state int8",

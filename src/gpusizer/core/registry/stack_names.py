@@ -14,6 +14,7 @@ Sources, by stack:
   ``finetuning_type`` (lora, full, freeze), ``lora_target``, ``quantization_bit``,
   ``cutoff_len``, ``packing``; ``use_dora`` (PEFT ``LoraConfig(use_dora=True)``: a magnitude
   vector and a weight-norm pass a layer, not priced here).
+- LLaMA-Factory ``stage`` (``pt``, ``sft``, ``rm``, ``ppo``, ``dpo``, ``kto``).
 - torchtune recipes' YAML (v0.6): ``enable_activation_checkpointing``,
   ``enable_activation_offloading``, ``max_seq_len``, ``batch_size``.
 - Hugging Face ``TrainingArguments.optim`` (``adamw_torch``, ``adamw_torch_fused``,
@@ -64,6 +65,10 @@ _LENGTHS = (
     "state rl.prompt_tokens and rl.rollout.response_tokens (means), the longest by rl.rollout.response_spread"
 )
 STACK_FIELDS: dict[str, str] = {
+    "workload.stage": (
+        "LLaMA-Factory's stage: state workload.kind (pt: pretraining; sft: full_finetune, lora "
+        "or qlora; dpo / kto: with workload.preference; ppo: rl)"
+    ),
     "workload.adapter": _KIND,
     "workload.finetuning_type": _KIND,
     "workload.lora_r": _RANK,
