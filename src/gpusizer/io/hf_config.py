@@ -70,7 +70,9 @@ def _phi3(r: Reader) -> Block:
 
 
 def _deepseek(r: Reader) -> Block:
-    """DeepSeek V2/V3: MLA (arXiv 2405.04434 §2.1) and fine-grained MoE with shared experts."""
+    """DeepSeek V2/V3/V3.2: MLA (arXiv 2405.04434 §2.1) and fine-grained MoE with shared
+    experts. V3.2's lightning indexer (``index_n_heads`` x ``index_head_dim``: 13,959,424
+    parameters a layer of V3.2-Exp, 0.13 % of the model) and its FP8 key cache are not read."""
     r.require(("kv_lora_rank",), ("qk_nope_head_dim",), ("qk_rope_head_dim",), ("v_head_dim",))
     block = base(r)
     nope, rope = r.get("qk_nope_head_dim"), r.get("qk_rope_head_dim")
@@ -85,7 +87,7 @@ def _deepseek(r: Reader) -> Block:
     layers, first = block["layers"], int(r.get("first_k_dense_replace", default=0))
     freq = max(1, int(r.get("moe_layer_freq", default=1)))
     sparse = multiples(min(first, layers), layers, freq)  # i >= first with i % freq == 0
-    default_topk = "noaux_tc" if r.model_type == "deepseek_v3" else "greedy"
+    default_topk = "noaux_tc" if r.model_type in ("deepseek_v3", "deepseek_v32") else "greedy"
     moe(
         r,
         block,
@@ -170,6 +172,9 @@ _OWN: dict[str, Callable[[Reader], Block]] = {
     "olmo2": _olmo,
     "olmoe": _olmo,
     "kimi_k2": _deepseek,
+    # DeepSeek-V3.2 (DeepseekV32ForCausalLM): V3's MLA and MoE plus a lightning indexer a layer
+    # (inference/model.py ``Indexer``: wq_b, wk, k_norm, weights_proj), not counted
+    "deepseek_v32": _deepseek,
 }
 # one reader per model_type (io/hf_registry.py refuses a type registered twice)
 _FAMILIES = merged(
@@ -197,6 +202,8 @@ _TEXT_TYPES = {
     "mistral3": "mistral",
     "qwen2_5_vl": "qwen2_5_vl_text",
     "qwen2_vl": "qwen2_vl_text",
+    "qwen3_vl": "qwen3_vl_text",
+    "qwen3_vl_moe": "qwen3_vl_moe_text",
 }
 
 

@@ -202,6 +202,10 @@ FAMILIES: dict[str, Callable[[Reader], Block]] = {
     "qwen2_vl": qwen,  # Qwen2-VL: the Qwen2 text model (biased q/k/v), configs flat or nested
     "qwen2_vl_text": qwen,
     "qwen2_5_vl_text": qwen,
+    # Qwen3-VL: the Qwen3 / Qwen3-MoE text model in text_config (modeling_qwen3_vl.py,
+    # modeling_qwen3_vl_moe.py ``Qwen3VLTextAttention``: per-head q/k RMSNorm)
+    "qwen3_vl_text": qwen,
+    "qwen3_vl_moe_text": qwen,
     "gpt_oss": gpt_oss,
     "llama4": llama4,
     "llama4_text": llama4,

@@ -33,6 +33,10 @@ UNMODELLED: dict[str, str] = {
 }
 
 
+# read by a listed family's reader under another name, left out of the refusal's list too
+_VARIANTS = frozenset({"deepseek_v32"})  # DeepSeek-V3.2: deepseek_v3's reader
+
+
 def merged(*tables: Readers) -> dict[str, Callable[[Reader], Block]]:
     """One reader per ``model_type``; a type registered twice (or also refused) is a bug."""
     out: dict[str, Callable[[Reader], Block]] = {}
@@ -56,7 +60,11 @@ def refuse_unmodelled(cfg: Config, kind: str, supported: Readers) -> None:
     names = ",".join(str(a)[:40] for a in arch[:2]) if isinstance(arch, list) and arch else "(none)"
     # variants of a listed family (qwen2_moe, xlm-roberta, nested *_text configs, Falcon's old
     # names) left out, so that the list fits the one-line message
-    kinds = {k for k in supported if not k.endswith("_text") and not k.startswith("RefinedWeb")}
+    kinds = {
+        k
+        for k in supported
+        if not k.endswith("_text") and not k.startswith("RefinedWeb") and k not in _VARIANTS
+    }
     listed = sorted(k for k in kinds if not any(k.startswith(j + "_") or k.endswith("-" + j) for j in kinds))
     raise ScenarioError(
         "config",

@@ -36,6 +36,15 @@ Each family is read from its ``vision_config`` the way transformers builds it (5
   9,775,157,248 text (less the 8 image-token rows of the embedding and the cross-attention
   layers' q/k norms and gates, 34,832) = 10,670,186,003 of 10,670,220,835.
 
+- Qwen3-VL and Qwen3-VL-MoE (``Qwen3VLVisionModel``, modeling_qwen3_vl.py, transformers
+  4.57): a biased Conv3d over ``temporal_patch_size`` frames, ``num_position_embeddings``
+  learned positions (``pos_embed``), LayerNorm blocks with biased qkv/proj attention and a
+  biased linear_fc1/linear_fc2 MLP (GELU, tanh), no final norm; the ``merger``
+  (``Qwen3VLVisionPatchMerger``: LayerNorm(h_v), (4·h_v)² + 4·h_v, 4·h_v × out + out) and one
+  more merger per ``deepstack_visual_indexes`` entry with its LayerNorm over 4·h_v
+  (``use_postshuffle_norm=True``). Qwen3-VL-4B-Instruct: 415,347,712 vision + 4,022,468,096
+  text = 4,437,815,808, the total its load reports (exact).
+
 Another ``vision_config`` is read as a plain ViT (SigLIP layout, an h_v × h_t projector): an
 approximation, named by its ``family``.
 """
@@ -123,6 +132,22 @@ def _qwen2_5_vl(v: Reader, block: dict[str, Any]) -> None:
     )
 
 
+def _qwen3_vl(v: Reader, raw: Config, block: dict[str, Any]) -> None:
+    h = block["hidden_size"]
+    out = v.count("out_hidden_size", default=h) or h
+    merged = h * (v.count("spatial_merge_size", default=2) or 2) ** 2
+    merger = merged * merged + merged + merged * out + out  # linear_fc1, linear_fc2
+    taps = raw.get("deepstack_visual_indexes")
+    deepstack = len(taps) if isinstance(taps, list) else 0
+    block.update(
+        encoder_norms=0,
+        temporal_patch_size=v.count("temporal_patch_size", default=2) or 1,
+        position_embeddings=v.count("num_position_embeddings", default=2304),
+        # the merger's LayerNorm over h_v, each DeepStack merger's over 4·h_v (post-shuffle)
+        projector_parameters=2 * h + merger + deepstack * (2 * merged + merger),
+    )
+
+
 def _qwen2_vl(v: Reader, text_hidden: int) -> dict[str, Any]:
     """Qwen2-VL's tower: widths from ``embed_dim`` x ``mlp_ratio``; the merger into the text
     model's width (a config's own ``hidden_size`` is not read: the merger must output h_t)."""
@@ -172,6 +197,8 @@ def vision_block(cfg: Config, text_hidden: int) -> dict[str, Any] | None:
         _mllama(v, raw, text_hidden, block)
     elif family.startswith("qwen2_5_vl") or outer == "qwen2_5_vl":
         _qwen2_5_vl(v, block)
+    elif family.startswith("qwen3_vl") or outer.startswith("qwen3_vl"):
+        _qwen3_vl(v, raw, block)
     else:
         _siglip(v, text_hidden, block)
     return block

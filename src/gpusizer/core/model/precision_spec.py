@@ -21,6 +21,7 @@ from ..registry.engine_flags import format_hint
 from ..registry.lightning_precision import LIGHTNING_PRECISION
 from ..registry.optimizers import OPTIMIZER_KINDS
 from ..registry.quant_rules import check_modules_field, check_rule
+from ..registry.stack_names import optimizer_hint
 
 
 def _check_dtype(value: str | None, allowed: tuple[str, ...] | None = None) -> str | None:
@@ -29,7 +30,7 @@ def _check_dtype(value: str | None, allowed: tuple[str, ...] | None = None) -> s
     ids = allowed or tuple(DTYPES)
     if value not in ids:
         # weights / KV cache (every format): an engine's own name for one (--quantization awq)
-        hint = None if allowed else format_hint(value)
+        hint = None if allowed else format_hint(value, ids)
         if hint:
             raise ValueError(f"{hint}; got {excerpt(value)}")
         raise ValueError(f"must be one of {', '.join(ids)}; got {excerpt(value)}")
@@ -127,5 +128,8 @@ class PrecisionSpec(Strict):
     @classmethod
     def _opt(cls, v: str) -> str:
         if v not in OPTIMIZER_KINDS:  # read at validation: registered optimizers are accepted
+            hint = optimizer_hint(v)  # Hugging Face's optim names (core/registry/stack_names.py)
+            if hint:
+                raise ValueError(f"{hint}; got {excerpt(v)}")
             raise ValueError(f"must be one of {', '.join(OPTIMIZER_KINDS)}; got {excerpt(v)}")
         return v

@@ -12,12 +12,13 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
-from ..errors import check_id
+from ..errors import check_id, excerpt
 from ..limits import Batch, Degree, PosInt, SomeGpus, Strict, Tokens, Whole
 from ..registry.hf_layer_ops import HF_INVENTORIES
 from ..registry.moe_backends import MOE_BACKENDS
 from ..registry.rl_algorithms import RL_ALGORITHMS
 from ..registry.rl_frameworks import RL_FRAMEWORKS
+from ..registry.stack_names import rl_algorithm_hint, rollout_engine
 from ..registry.workloads import WORKLOAD_KINDS
 from .serving_features import SpeculativeSpec
 
@@ -98,6 +99,11 @@ class RolloutSpec(Strict):
     shared_weights: bool = False
     # with shared_weights: the KV pool discarded outside rollout (UNSLOTH_VLLM_STANDBY=1)
     standby: bool = False
+
+    @field_validator("engine", mode="before")  # vLLM / SGLang in any case (stack_names.py)
+    @classmethod
+    def _engine(cls, v: object) -> object:
+        return rollout_engine(v)
 
     @field_validator("moe_backend", mode="before")  # any type: the message names the ids
     @classmethod
@@ -284,6 +290,9 @@ class RLSpec(Strict):
     @field_validator("algorithm", mode="before")  # any type: the message names the algorithms
     @classmethod
     def _algorithm(cls, v: object) -> str:
+        hint = rl_algorithm_hint(v)  # GSPO, Dr. GRPO, REINFORCE++...: core/registry/stack_names.py
+        if hint:
+            raise ValueError(f"{hint}; got {excerpt(v)}")
         return check_id(v, RL_ALGORITHMS, "RL algorithm")
 
     @field_validator("framework", mode="before")

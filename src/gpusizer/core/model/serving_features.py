@@ -12,6 +12,7 @@ from pydantic import Field, field_validator
 
 from ..errors import check_id, excerpt
 from ..limits import GpuCount, Rate, Strict, Tokens, Whole
+from ..registry.engine_names import spec_method
 from ..registry.pd_connectors import PD_CONNECTORS
 
 SpecMethod = Literal["draft_model", "eagle", "eagle3", "mtp", "ngram"]
@@ -42,6 +43,13 @@ class SpeculativeSpec(Strict):
     # a ModelSpec once parsed (core/pipeline/scenario.py expands and validates the block first;
     # this module cannot name ModelSpec: core/model/specs.py imports it)
     draft_model: Any = None
+
+    @field_validator("method", mode="before")
+    @classmethod
+    def _method(cls, v: object) -> object:
+        # the engine's own spelling of a method it runs as one of these (vLLM rewrites every
+        # *_mtp to mtp, SGLang NEXTN to EAGLE): core/registry/engine_names.py
+        return spec_method(v)
 
 
 LoraTarget = Literal["q", "k", "v", "o", "gate", "up", "down"]

@@ -8,8 +8,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
-from ..errors import check_id
+from ..errors import check_id, excerpt
 from ..limits import MAX_RATE, MIN_RATE, Batch, Efficiency, Rate, SomeLayers, Strict, Tokens, Whole
+from ..registry.engine_names import ZERO_CONTEXT, attention_backend_hint
 from ..registry.moe_a2a import MOE_A2A_BACKENDS
 from ..registry.moe_backends import MOE_BACKENDS
 from ..registry.serving_frontends import SERVING_FRONTENDS
@@ -185,6 +186,21 @@ class ServingSpec(Strict):
     @classmethod
     def _moe_backend(cls, v: object) -> str | None:
         return None if v is None else check_id(v, MOE_BACKENDS, "vLLM MoE backend")
+
+    @field_validator("max_context", mode="before")  # llama.cpp / Ollama -c 0: its line
+    @classmethod
+    def _max_context(cls, v: object) -> object:
+        if v == 0 and not isinstance(v, bool):
+            raise ValueError(ZERO_CONTEXT)
+        return v
+
+    @field_validator("attention_backend", mode="before")  # another backend's name: its line
+    @classmethod
+    def _attention_backend(cls, v: object) -> object:
+        hint = attention_backend_hint(v)  # core/registry/engine_names.py
+        if hint:
+            raise ValueError(f"{hint}; got {excerpt(v)}")
+        return v
 
     @field_validator("frontend", mode="before")  # any type: the message names the ids
     @classmethod

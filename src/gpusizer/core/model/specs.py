@@ -17,8 +17,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
-from ..errors import check_id
+from ..errors import check_id, excerpt
 from ..limits import Bytes, Efficiency, PosInt, Strict
+from ..registry.engine_names import framework_hint
 from ..registry.frameworks import FRAMEWORKS, FrameworkProfile
 from ..registry.rl_frameworks import RL_FRAMEWORKS
 from .hardware_spec import (
@@ -143,6 +144,9 @@ class Scenario(Strict):
                 f"here the trainer it drives (fsdp, megatron, deepspeed, ...); must be one of "
                 + ", ".join(FRAMEWORKS)
             )
+        hint = None if isinstance(v, str) and v in FRAMEWORKS else framework_hint(v)
+        if hint:  # an engine's own name (Ollama, llama-server, trtllm): core/registry/engine_names.py
+            raise ValueError(f"{hint}; got {excerpt(v)}")
         return check_id(v, FRAMEWORKS, "framework")
 
     @property

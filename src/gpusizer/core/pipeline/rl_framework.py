@@ -21,6 +21,7 @@ from ..model.rl_spec import RLSpec
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
 from ..registry.rl_frameworks import RL_FRAMEWORKS, RLFramework, RLRelease
+from ..registry.stack_names import rl_framework_hint
 from ..suggest import did_you_mean
 from .rl_micro_rounds import fill_micro_rounds, switch_rounds
 
@@ -36,6 +37,9 @@ def _framework(rl: dict[str, Any]) -> RLFramework | None:
         if rl.get("framework_version") is not None:
             raise ScenarioError(VERSION, f"needs {FIELD} (one of {', '.join(RL_FRAMEWORKS)})")
         return None
+    hint = None if isinstance(fid, str) and fid in RL_FRAMEWORKS else rl_framework_hint(fid)
+    if hint:  # a framework's other spelling, or one whose defaults are not modelled
+        raise ScenarioError(FIELD, f"{hint}; got {excerpt(fid)}")
     if not isinstance(fid, str) or fid not in RL_FRAMEWORKS:
         raise ScenarioError(
             FIELD,

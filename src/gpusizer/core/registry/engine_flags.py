@@ -34,6 +34,9 @@ core/registry/engine_releases*.py name):
 
 from __future__ import annotations
 
+from .engine_names import serving_field_hint
+from .format_names import gguf_format_hint
+from .stack_names import stack_field_hint
 from .training_flags import training_field_hint
 
 _CONTEXT = (
@@ -154,9 +157,17 @@ ENGINE_FORMATS: dict[str, str] = {
 def field_hint(path: str) -> str | None:
     """The refusal's line for an engine's own field name at ``path`` (or a training stack's,
     core/registry/training_flags.py); None: not one."""
-    return ENGINE_FIELDS.get(path) or training_field_hint(path)
+    return (
+        ENGINE_FIELDS.get(path)
+        or serving_field_hint(path)
+        or training_field_hint(path)
+        or stack_field_hint(path)
+    )
 
 
-def format_hint(value: object) -> str | None:
-    """The refusal's line for an engine's own format name; None: not one."""
-    return ENGINE_FORMATS.get(value) if isinstance(value, str) else None
+def format_hint(value: object, ids: tuple[str, ...] = ()) -> str | None:
+    """The refusal's line for an engine's own format name, or a GGUF file type's
+    (core/registry/engine_names.py; ``ids``: the format ids); None: not one."""
+    if not isinstance(value, str):
+        return None
+    return ENGINE_FORMATS.get(value) or gguf_format_hint(value, ids)
