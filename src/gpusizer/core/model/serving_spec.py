@@ -151,7 +151,8 @@ class ServingSpec(Strict):
     # ("triton", "flashinfer_trtllm", "flashinfer_cutlass"): Triton reads the measured module
     # (core/speed/moe_measured_lanes.py), FlashInfer's kernels the grouped-GEMM rates. Null: the
     # release's default per GPU family (Triton; FlashInfer CUTLASS on Hopper in 0.20 - 0.22,
-    # FlashInfer TRT-LLM on SM100 from 0.20). vLLM only.
+    # FlashInfer TRT-LLM on SM100 from 0.20). vLLM only. "aiter": ROCm's fused MoE (an AMD GPU;
+    # block-FP8 experts read AITER's tuned table, core/speed/moe_measured_aiter.py).
     moe_backend: str | None = None
     # Additive: the tokens a rank DeepEP's low-latency kernels are sized for (SGLang
     # SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK, vLLM VLLM_MOE_DP_CHUNK_SIZE): the

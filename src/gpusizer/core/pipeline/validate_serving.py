@@ -10,6 +10,7 @@ from ..model.redundant import check_redundant
 from ..model.specs import Scenario
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
+from ..registry.moe_backends import AITER
 from ..registry.moe_backends import ENGINE as MOE_BACKEND_ENGINE
 from ..serving.attention_dp import check_attention_data
 from ..serving.context_limit import check_context_limit
@@ -100,7 +101,13 @@ def _check_async_output(s: Scenario) -> None:
 
 
 def _check_moe_backend(s: Scenario) -> None:
-    """``serving.moe_backend`` is vLLM's ``--moe-backend`` (core/registry/moe_backends.py)."""
+    """``serving.moe_backend`` is vLLM's ``--moe-backend`` (core/registry/moe_backends.py);
+    "aiter" is ROCm's, an AMD GPU's."""
+    if s.serving.moe_backend == AITER and s.workload.serves:
+        gpu = scenario_gpu(s)
+        if gpu.vendor.lower() != "amd":
+            msg = f"\"aiter\" is ROCm's fused MoE (an AMD GPU), not {gpu.name}'s; triton or null here"
+            raise ScenarioError("serving.moe_backend", msg)
     if s.serving.moe_backend is None or not s.workload.serves or s.profile.id == MOE_BACKEND_ENGINE:
         return
     vllm = FRAMEWORKS[MOE_BACKEND_ENGINE].label

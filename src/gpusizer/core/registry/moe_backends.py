@@ -26,6 +26,13 @@ The step reads a measured module only where the backend is Triton
 (core/speed/moe_measured_lanes.py); FlashInfer's BF16 kernels have no measured table read here,
 so they are priced by the grouped-GEMM rates (core/speed/rates.py), as every shape without a
 table is.
+
+"aiter" is ROCm's: AITER's fused MoE (vllm/_aiter_ops.py ``_rocm_aiter_fused_moe_impl``
+calling ``aiter.fused_moe``, taken where ``VLLM_ROCM_USE_AITER=1`` and ``VLLM_ROCM_USE_AITER_MOE``
+are set, or where the ATOM plugin's model code calls AITER itself). No release picks it by
+default (vllm/envs.py ``VLLM_ROCM_USE_AITER`` False), so a run states it. On ROCm the flag names
+the kernel of quantised experts too: with block-FP8 experts on an AMD GPU the step reads AITER's
+tuned fmoe table at the model's shape where it holds it (core/speed/moe_measured_aiter.py).
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ class MoeBackend:
 
 
 TRITON, FLASHINFER_TRTLLM, FLASHINFER_CUTLASS = "triton", "flashinfer_trtllm", "flashinfer_cutlass"
+AITER = "aiter"
 ENGINE = "vllm"  # the serving framework (core/registry/frameworks.py id) whose flag this is
 _ORACLE = "vllm/model_executor/layers/fused_moe/oracle/unquantized.py map_unquantized_backend (0.20.0)"
 MOE_BACKENDS: dict[str, MoeBackend] = {}
@@ -54,6 +62,7 @@ for _b in (
     MoeBackend(TRITON, "Triton", f"{_ORACLE}: TritonExperts (fused_moe.py)"),
     MoeBackend(FLASHINFER_TRTLLM, "FlashInfer TRT-LLM", f"{_ORACLE}: TrtLlmBf16Experts, SM100 only"),
     MoeBackend(FLASHINFER_CUTLASS, "FlashInfer CUTLASS", f"{_ORACLE}: FlashInferExperts, cc 9.0 / SM100+"),
+    MoeBackend(AITER, "AITER (ROCm)", "vllm/_aiter_ops.py _rocm_aiter_fused_moe_impl: aiter.fused_moe, ROCm"),
 ):
     add(MOE_BACKENDS, _b.id, _b, "MoE backend")
 

@@ -38,6 +38,7 @@ from ..model.sharding import StageParams
 from ..model.specs import GPUSpec, Scenario
 from ..registry.engines import Capability, EngineRelease, version_key
 from ..speed.moe_measured import SGLANG_FLASHINFER_FP8, TRTLLM_CUTLASS_MOE_MODULE, VLLM_OAI_TRITON_MXFP4
+from ..speed.moe_measured_aiter import aiter_module
 from ..speed.moe_measured_lanes import lane_module
 
 
@@ -124,7 +125,8 @@ def measured_moe_kernel(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec) ->
     per format, shape and EP (step_model.py ``_group_measured``). vLLM's and SGLang's Triton
     fused MoE on Hopper (and vLLM's before 0.20.0 on SM100) for the formats
     core/speed/moe_measured_lanes.py lists, where vLLM's MoE backend (``serving.moe_backend``,
-    null the release's default per GPU family: core/registry/moe_backends.py) is Triton."""
+    null the release's default per GPU family: core/registry/moe_backends.py) is Triton. vLLM
+    with ``--moe-backend aiter`` on an AMD GPU: AITER's (core/speed/moe_measured_aiter.py)."""
     if s.serving.lora is not None:
         return ""
     lay = mxfp4_layout(rel, gpu)
@@ -132,11 +134,13 @@ def measured_moe_kernel(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec) ->
     cc = capability(gpu.compute_capability)
     hopper = cc == (9, 0)
     experts = group_bytes(s, resolve(s.model)).dtypes.get("experts", "") if s.model.moe else ""
+    rule = rule_id(s, s.precision.weights)
+    if aiter := aiter_module(s.profile.id, gpu.vendor, experts, rule, s.serving.moe_backend):
+        return aiter
     cutlass = rel is not None and rel.kernel_era == TRTLLM_CUTLASS_MOE_MODULE and s.model.moe is not None
     if cutlass and experts != "mxfp4":
         return TRTLLM_CUTLASS_MOE_MODULE
     if rel is not None and cc is not None:
-        rule = rule_id(s, s.precision.weights)
         numbers = _numbers(s.serving.engine_version, rel)
         lane = lane_module(s.profile.id, rel.kernel_era, cc, experts, rule, numbers, s.serving.moe_backend)
         if lane:

@@ -74,6 +74,10 @@ B200's rows (``ModuleTable.stand_in``): the same SM100 GPU and 8 TB/s of HBM3e, 
 1,200 W against 1,000 W (catalog BF16 peak 2,500 against 2,250 TFLOPS), so a compute-bound call
 may run up to a tenth faster on the GB200 than read here (docs/evidence/rl.md, the section on
 NeMo RL's GB200 MoE rollouts).
+AITER's fused MoE on the MI355X (block-FP8 experts, vLLM with ``--moe-backend aiter`` stated):
+ROCm/aiter's own tuned fmoe table (scripts/aiter_fmoe_table.py), timed under random router scores
+(``ModuleTable.routing``: read whatever the step's power law), which core/speed/
+moe_measured_aiter.py says when to read.
 """
 
 from __future__ import annotations
@@ -99,6 +103,7 @@ class ModuleTable:
     group_tokens: bool = False
     # (catalog GPU, measured GPU): a GPU with no rows of its own reads another's (docstring)
     stand_in: tuple[tuple[str, str], ...] = ()
+    routing: str = ""  # the one routing the rows were timed under; "" the step's power law's
 
 
 MODULE_TABLES: dict[str, ModuleTable] = {}
@@ -128,6 +133,9 @@ register(ModuleTable(SGLANG_TRITON_FP8_BLOCK, "sglang"))
 # the Triton fused MoE on SM100 before vLLM 0.20.0 (core/speed/moe_measured_lanes.py)
 VLLM_TRITON_BF16_SM100 = "vllm-triton-bf16-sm100"
 register(ModuleTable(VLLM_TRITON_BF16_SM100, "vllm", stand_in=(("gb200-186gb", "b200-192gb"),)))
+# AITER's fused MoE on CDNA4 (core/speed/moe_measured_aiter.py)
+AITER_FP8_BLOCK = "aiter-fp8-block"
+register(ModuleTable(AITER_FP8_BLOCK, "vllm", routing="random"))
 
 # the experts' (dtype, weights rule) each measured module multiplies: another format runs
 # another kernel, so the table does not apply to it
@@ -139,6 +147,7 @@ FORMATS = {
     VLLM_TRITON_BF16_SM100: ("bf16", ""),
     SGLANG_TRITON_BF16: ("bf16", ""),
     SGLANG_TRITON_FP8_BLOCK: ("fp8", "fp8-block"),
+    AITER_FP8_BLOCK: ("fp8", "fp8-block"),
 }
 _PATH = resources.files("gpusizer.presets").joinpath("moe-module-times.json")
 # a measured call holds its kernels' own ramp and tail: the step's floors for those kernels
@@ -176,7 +185,7 @@ def measured_module(kernel: str, gpu: str, shape: tuple[int, int, int, int], tp:
     registered fallback's where this table lacks the shape, empty where none was measured."""
     if not kernel:
         return ()
-    routing = "power_law_1.01" if alpha < 1.1 else "power_law_1.2"
+    routing = MODULE_TABLES[kernel].routing or ("power_law_1.01" if alpha < 1.1 else "power_law_1.2")
     rows_of = dict(MODULE_TABLES[kernel].stand_in).get(gpu, gpu)
     got = _tables().get((kernel, rows_of, *shape, tp, routing, ""), ())
     fallback = MODULE_TABLES[kernel].fallback
