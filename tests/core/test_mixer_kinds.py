@@ -137,6 +137,13 @@ def test_replayed_qwen3_next_figures_slow_down_and_stay_recorded_misses() -> Non
     assert {e["label"] for e in entries} == set(BEFORE)
     for e in entries:
         ratio = speed_ratio(e, metric(e) / e["published"])
+        if e["label"] == "mean TTFT (c=64, 1k/1k)":
+            # the MI355X run's first token reads AITER's measured fused MoE since its record
+            # states `moe_backend: "aiter"` (core/speed/moe_measured_aiter.py): the table is
+            # cheaper than the rates at prefill sizes (docs/evidence/speed.md, AITER's tuned
+            # fmoe section), so this one figure ends a little faster than before (2.61 -> 2.63)
+            assert 1.25 < ratio < BEFORE[e["label"]] + 0.03, e["label"]
+            continue
         # slower than before by the kernels' floors (2-6 %), still fast by more than 25 %
         assert 1.25 < ratio < BEFORE[e["label"]] - 0.01, e["label"]
 
