@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from gpusizer.core.memory.amp_outputs import returned_logits_fp32
+from gpusizer import estimate_report
+from gpusizer.core.memory.amp_outputs import NOTE, returned_logits_fp32
 from gpusizer.core.memory.training import stage_phases
 from gpusizer.core.model.architecture import resolve
 from gpusizer.core.model.params import count_parameters
@@ -62,3 +63,10 @@ def test_other_frameworks_and_the_fused_loss_hold_none() -> None:
     assert returned_logits_fp32(unsloth, LOSS_KINDS["fused"], 2, TOKENS, VOCAB) == 0
     # fp32 training: no AMP wrapper
     assert returned_logits_fp32(unsloth, kind, 4, TOKENS, VOCAB) == 0
+
+
+def test_the_report_states_the_copy_where_it_is_priced() -> None:
+    assert NOTE in estimate_report(SCENARIO)["assumptions"]
+    fused = dict(SCENARIO, workload={k: v for k, v in SCENARIO["workload"].items() if k != "loss"})
+    assert NOTE not in estimate_report(fused)["assumptions"]
+    assert NOTE not in estimate_report(dict(SCENARIO, framework="huggingface"))["assumptions"]

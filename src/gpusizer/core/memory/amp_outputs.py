@@ -38,3 +38,14 @@ def returned_logits_fp32(
     if activation_bytes >= 4:  # fp32 training: no AMP wrapper, no conversion
         return 0.0
     return 4.0 * tokens * vocab
+
+
+NOTE = (
+    "Accelerate's AMP wrapper (convert_outputs_to_fp32) copies the returned 16-bit logits to "
+    "fp32 at the forward's end: 4 B per logit"
+)
+
+
+def copy_note(profile: FrameworkProfile, kind: LossKind, activation_bytes: float) -> str | None:
+    """The report's assumption line where :func:`returned_logits_fp32` charges the copy."""
+    return NOTE if returned_logits_fp32(profile, kind, activation_bytes, 1.0, 1.0) else None
