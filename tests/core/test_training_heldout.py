@@ -65,7 +65,9 @@ memory = X GB": torch.cuda.max_memory_reserved() / 1024^3, GiB, over the load an
 on one T4 or A100 under Unsloth 2024.1-2025.9.1, the unpacked runs replayed at batch x
 max_seq_length (the bound). Held-out result: 9 of 12 within 15 % blind; the releases before
 2024-11 replayed with their loss (16-bit logits, gradient in place: ``lse_16bit_inplace``) move
-the ratios, not the count (tests/core/test_training_heldout_unsloth.py).
+the ratios, not the count (tests/core/test_training_heldout_unsloth.py); nor does Accelerate's fp32
+copy of the logits those releases return (core/memory/amp_outputs.py): 9 of 12, three misses low
+come in and three alpaca-cleaned runs go high at the replayed bound.
 """
 
 from __future__ import annotations
@@ -139,7 +141,13 @@ def test_heldout_count() -> None:
     # (Llama 3.1 / 3 8B, Mistral v0.3 7B, Qwen2.5 7B, Gemma 2 9B on alpaca-cleaned, Phi-3.5 mini,
     # Phi-4, Llama 3.3 70B, Qwen3 32B); the misses, all low: Llama 3 8B (-28 %) and Llama 3.2 3B
     # (-52 %) on chat datasets of long samples, TinyLlama packed 2 x 4096 without checkpointing
-    # (-19 %). 9 of 12 still with the pre-2024-11 releases' 16-bit logits (lse_16bit_inplace)
+    # (-19 %). 9 of 12 still with the pre-2024-11 releases' 16-bit logits (lse_16bit_inplace).
+    # 9 of 12, other runs, once Accelerate's fp32 copy of the logits those releases return is
+    # priced (core/memory/amp_outputs.py): Llama 3 8B Instruct (0.734 -> 0.950), Llama 3.2 3B
+    # (0.536 -> 0.851) and TinyLlama (0.837 -> 0.913) come in; Llama 3 8B (1.203), Qwen2.5 7B
+    # (1.199) and Gemma 2 9B (1.344) on alpaca-cleaned go high at the replayed 2 x 2048 bound
+    # (their batches padded to short samples' longest; each figure lies between the estimate at
+    # 2 x 512 and at the bound)
     hits = [r["id"] for r in RECORDS if abs(_ratio(r) - 1) <= TOLERANCE]
     assert len(RECORDS) == 72
     assert hits == [
@@ -184,14 +192,14 @@ def test_heldout_count() -> None:
         "litgpt-config-hub|llama-3.2-3b|lora|1xa10g",
         "litgpt-config-hub|llama-3.2-3b|qlora|1xa10g",
         "unsloth-notebook|llama-3.1-8b|alpaca|t4",
-        "unsloth-notebook|llama-3-8b|alpaca|t4",
+        "unsloth-notebook|llama-3-8b-instruct|guanaco-sharegpt|t4",
         "unsloth-notebook|mistral-7b-v0.3|alpaca|t4",
-        "unsloth-notebook|qwen2.5-7b|alpaca|t4",
-        "unsloth-notebook|gemma-2-9b|alpaca|t4",
+        "unsloth-notebook|llama-3.2-3b-instruct|finetome|t4",
         "unsloth-notebook|phi-3.5-mini|guanaco-sharegpt|t4",
         "unsloth-notebook|phi-4|finetome|t4",
         "unsloth-notebook|llama-3.3-70b-instruct|finetome|a100-80gb",
         "unsloth-notebook|qwen3-32b|openmathreasoning-mini|a100-40gb",
+        "unsloth-notebook|tinyllama-1.1b|alpaca-packed|t4",
     ]
 
 

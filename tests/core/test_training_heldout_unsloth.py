@@ -15,7 +15,10 @@ loss over the whole 16-bit logits: unsloth/models/llama.py ``CausalLM_fast_forwa
 backward returns ``logits``). Those records replay it with ``workload.loss: "lse_16bit_inplace"``
 (no estimator change); the blind ratio, under the profile's fused loss (Unsloth since then:
 cut_cross_entropy's ``linear_cross_entropy``, unsloth_zoo ``HAS_CUT_CROSS_ENTROPY``), is kept as
-``ratio_blind``. Tolerance: the pinned ratios to 0.005 (estimate / published, bytes / bytes).
+``ratio_blind``. Those releases' forward also returns the 16-bit logits, which the Trainer's
+Accelerate AMP wrapper copies to fp32 at the forward's end (``convert_outputs_to_fp32``;
+core/memory/amp_outputs.py, tests/core/test_amp_outputs.py): the ratio with the loss alone is kept
+as ``ratio_release_loss``. Tolerance: the pinned ratios to 0.005 (estimate / published, bytes / bytes).
 """
 
 from __future__ import annotations
@@ -39,7 +42,9 @@ def _ratio(rec: dict[str, Any], scenario: dict[str, Any] | None = None) -> float
 
 def test_the_round_is_twelve_runs_nine_within_15_percent() -> None:
     # blind 9 of 12; with the pre-2024-11 releases' loss still 9 of 12 (the misses move 0.715 ->
-    # 0.734, 0.478 -> 0.536, 0.806 -> 0.837)
+    # 0.734, 0.478 -> 0.536, 0.806 -> 0.837); with the fp32 copy of their returned logits 9 of 12:
+    # those three in (0.950, 0.851, 0.913), Llama 3 8B, Qwen2.5 7B and Gemma 2 9B on
+    # alpaca-cleaned out, high at the 2 x 2048 bound (1.203, 1.199, 1.344)
     assert len(ROUND) == 12
     assert sum(abs(r.get("ratio_blind", r["ratio_at_record"]) - 1) <= TOLERANCE for r in ROUND) == 9
     assert sum(abs(_ratio(r) - 1) <= TOLERANCE for r in ROUND) == 9
@@ -63,7 +68,19 @@ def test_a_release_before_cut_cross_entropy_replays_its_16bit_logits(rec: dict[s
     del blind["workload"]["loss"]
     assert _ratio(rec, blind) == pytest.approx(rec["ratio_blind"], abs=0.005)
     assert _ratio(rec) == pytest.approx(rec["ratio_at_record"], abs=0.005)
-    assert rec["ratio_at_record"] >= rec["ratio_blind"]
+    assert rec["ratio_at_record"] > rec["ratio_release_loss"] >= rec["ratio_blind"]
+
+
+@pytest.mark.parametrize(
+    "rec", [r for r in OLD_STACK if r["ratio_at_record"] > 1 + TOLERANCE], ids=lambda r: r["id"]
+)
+def test_a_run_high_at_the_bound_lies_within_its_shapes(rec: dict[str, Any]) -> None:
+    # alpaca-cleaned, unpacked: each batch padded to its longest sample, at most max_seq_length
+    # 2048; the figure lies between the estimate at 2 x 512 and at the 2 x 2048 bound
+    short = dict(
+        rec["recipe_scenario"], workload=dict(rec["recipe_scenario"]["workload"], sequence_length=512)
+    )
+    assert "alpaca|" in rec["id"] and _ratio(rec, short) < 1 < rec["ratio_at_record"]
 
 
 def test_the_newer_releases_keep_the_profiles_fused_loss() -> None:

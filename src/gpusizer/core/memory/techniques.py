@@ -34,6 +34,7 @@ from ..registry.frameworks import FRAMEWORKS
 from ..registry.fused_kernels import FUSED_KERNELS
 from ..registry.lightning_precision import fill_lightning
 from ..registry.loss_kinds import LOSS_KINDS
+from .amp_outputs import returned_logits_fp32
 from .device_map import micro_batches, sequential_stages
 from .layouts import activation_layout
 from .loss import DEFAULT_LOSS, Logits, LossSetup, loss_parallel_extra, transients
@@ -96,6 +97,7 @@ def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> t
     n = w.loss_chunks or (math.ceil(w.sequence_length / per) if per else None)
     setup = LossSetup.of(w.loss, w.compile_loss, n)
     fwd, bwd = transients(arch, setup, Logits(tokens, vocab, pb), head_grad)
+    fwd += returned_logits_fp32(s.profile, setup.kind, pb, tokens, vocab)
     dtensor = p.tensor > 1 and activation_layout(s.profile).dtensor_loss_parallel
     extra = loss_parallel_extra(tokens * vocab) if dtensor and LOSS_KINDS[w.loss] is DEFAULT_LOSS else 0.0
     return fwd + extra, bwd + extra

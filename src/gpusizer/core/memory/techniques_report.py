@@ -10,9 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..model.node import host_gpus
+from ..registry.dtypes import nbytes
 from ..registry.fused_kernels import FUSED_KERNELS
 from ..registry.loss_kinds import LOSS_KINDS
 from ..registry.optimizers import BLOCK_8BIT, MIN_8BIT_SIZE
+from .amp_outputs import copy_note
 from .fsdp_qlora import fsdp_qlora_note
 from .layouts import activation_layout
 from .loading import loading_note
@@ -69,7 +71,9 @@ def technique_assumptions(s: Scenario, mem: Memory) -> tuple[str, ...]:
     if w.serves:
         return ()
     own_loss = activation_layout(s.profile).vocab_parallel_loss  # workload.loss does not apply
-    out = [line for line in (_loss_line(s), _kernel_line(s)) if line and not own_loss]
+    act_b = 4.0 if kbit_prepared(s) else nbytes(s.precision.activations)  # as logit_bytes
+    copy = copy_note(s.profile, LOSS_KINDS[w.loss], act_b)
+    out = [line for line in (_loss_line(s), copy, _kernel_line(s)) if line and not own_loss]
     if w.is_adapter and w.lora_dropout > 0:
         out.append(
             f"LoRA dropout {w.lora_dropout:g}: each targeted module keeps its dropout "

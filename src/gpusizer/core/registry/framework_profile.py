@@ -144,6 +144,10 @@ class FrameworkProfile(ProfileQueries):
     # the last step's autograd graph, with whatever its nodes keep past their backward, and
     # its logits stay through the next forward (core/memory/last_step.py).
     holds_last_step: bool = False
+    # Its forward returns the 16-bit logits its loss keeps (Unsloth before Cut Cross-Entropy),
+    # which the Trainer's Accelerate AMP wrapper converts to fp32 (``convert_outputs_to_fp32``):
+    # 4 B per logit at the forward's end for a loss that keeps them (core/memory/amp_outputs.py)
+    amp_upcasts_returned_logits: bool = False
     # -- training speed (core/speed/train_step.py) ----------------------------------------
     # Attention kernel: PyTorch SDPA's FlashAttention-2 ("flash2") or cuDNN fused attention
     # through Transformer Engine ("cudnn", Megatron-LM).

@@ -96,6 +96,7 @@ FINETUNE_RECIPES: tuple[FrameworkProfile, ...] = (
         pipeline_source=_PP_UNSLOTH,
         **HF_TRAINER,
         lora_kernels="unsloth",
+        amp_upcasts_returned_logits=True,  # a loss keeping the logits: the pre-2024-11 releases
         adapter_fallback=True,
         max_gpus=1,  # Unsloth's open-source release trains on one GPU
         scenario_defaults=(
@@ -114,6 +115,8 @@ FINETUNE_RECIPES: tuple[FrameworkProfile, ...] = (
             "unsloth_zoo/fused_losses/cross_entropy_loss.py, unsloth/models/llama.py",
             "unsloth/kernels/fast_lora.py LoRA_MLP, LoRA_QKV, LoRA_W; rms_layernorm.py, "
             "rope_embedding.py (saved tensors: core/memory/activations_unsloth.py)",
+            "unsloth/models/llama.py CausalLM_fast_forward before fa8e59eb1b returns the 16-bit "
+            "logits; accelerate accelerator.py convert_outputs_to_fp32 (core/memory/amp_outputs.py)",
         ),
         reports="reserved",
     ),

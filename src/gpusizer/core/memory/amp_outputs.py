@@ -1,0 +1,51 @@
+"""The fp32 copy of the 16-bit logits a model returns under the Trainer's mixed precision.
+
+Unsloth's forward before Cut Cross-Entropy returns the very 16-bit logits its loss kept:
+unslothai/unsloth ``unsloth/models/llama.py`` ``CausalLM_fast_forward`` (at 2f55935f94,
+2024-01-31; 669552b4bf, 2024-05-31; 6a437e43f5, 2024-07-18, whose Gemma 2 patch calls the same
+path; c89ae6b9b4, 2024-10-01) computes ``logits = self.lm_head(hidden_states)``, then
+``logits.to(self.config.torch_dtype)``, hands them to ``fast_cross_entropy_loss`` (which saves
+them, ``unsloth/kernels/cross_entropy_loss.py``) and returns
+``CausalLMOutputWithPast(loss=loss, logits=logits, ...)``. From fa8e59eb1b (2024-11-17, "Cut
+Cross Entropy") the training forward returns ``logits=None`` (the fused loss: nothing to copy).
+
+The Trainer runs that forward through Accelerate, and under ``fp16`` / ``bf16`` (native AMP)
+``Accelerator.prepare_model`` wraps it: ``model.forward = convert_outputs_to_fp32(new_forward)``
+(huggingface/accelerate ``src/accelerate/accelerator.py`` at v0.30.0 and v0.34.0), whose
+``convert_to_fp32`` calls ``tensor.float()`` on every fp16 / bf16 tensor of the output
+(``src/accelerate/utils/operations.py`` ``ConvertOutputsToFp32``, ``recursively_apply`` over the
+``ModelOutput`` mapping): a new fp32 tensor of the whole logits, 4 B per logit. transformers'
+``Trainer.compute_loss`` keeps ``outputs`` until it returns the loss, so that copy is alive at
+the forward's end beside the 16-bit logits the loss saved, and gone before ``backward``.
+
+Units: bytes.
+"""
+
+from __future__ import annotations
+
+from ..registry.framework_profile import FrameworkProfile
+from ..registry.loss_kinds import LossKind
+
+
+def returned_logits_fp32(
+    profile: FrameworkProfile, kind: LossKind, activation_bytes: float, tokens: float, vocab: float
+) -> float:
+    """Bytes of Accelerate's fp32 copy of the returned logits at the forward's end: where the
+    profile's forward returns the logits its loss keeps as they are (``kind.keeps_logits``,
+    not fused) and the activations are 16-bit (the Trainer's native AMP); else 0."""
+    if not profile.amp_upcasts_returned_logits or kind.fused or not kind.keeps_logits:
+        return 0.0
+    if activation_bytes >= 4:  # fp32 training: no AMP wrapper, no conversion
+        return 0.0
+    return 4.0 * tokens * vocab
+
+
+NOTE = (
+    "Accelerate's AMP wrapper (convert_outputs_to_fp32) copies the returned 16-bit logits to "
+    "fp32 at the forward's end: 4 B per logit"
+)
+
+
+def copy_note(profile: FrameworkProfile, kind: LossKind, activation_bytes: float) -> str | None:
+    """The report's assumption line where :func:`returned_logits_fp32` charges the copy."""
+    return NOTE if returned_logits_fp32(profile, kind, activation_bytes, 1.0, 1.0) else None
