@@ -17,7 +17,10 @@ Read at the sources:
   ``megatron_policy_worker.py`` (``make_microbatch_iterator(logprob_batch_size)``); packed, the
   bins hold ``logprob_mb_tokens`` = ``max_total_sequence_length x logprob_batch_size``.
 - OpenRLHF (tag v0.5.7): ``--micro_rollout_batch_size`` (default 8), the chunk
-  ``openrlhf/trainer/ppo_utils/experience_maker.py`` ``make_experience_list`` scores at a time.
+  ``openrlhf/trainer/ppo_utils/experience_maker.py`` ``make_experience_list`` scores at a time
+  (``generate_samples`` splits the prompts by it, ``make_experience`` scores each chunk). It
+  chunks the critic's and a reward model's forwards too, which stay at the training micro-batch
+  here.
 
 What it moves: the scoring forwards' micro-batches a step (so the exposed gathers,
 core/pipeline/rl_gathers.py, and the reference's per-forward copies,
