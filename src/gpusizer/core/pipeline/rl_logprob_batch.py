@@ -11,10 +11,11 @@ Read at the sources:
   ``verl/trainer/config/ppo_trainer.yaml`` (a run script sets them); the critic's values forward
   runs at ``critic.forward_micro_batch_size_per_gpu``, whose default there is the critic's
   ``ppo_micro_batch_size_per_gpu``: the training micro-batch, as priced here.
-- NeMo RL (tags v0.4.0 on): ``policy.logprob_batch_size`` (``examples/configs/grpo_math_1B.yaml``,
-  4 beside ``train_micro_batch_size`` 4), read by ``get_logprobs`` and
-  ``get_reference_policy_logprobs`` of ``nemo_rl/models/policy/dtensor_policy_worker.py`` and
-  ``megatron_policy_worker.py`` (``make_microbatch_iterator(logprob_batch_size)``); packed, the
+- NeMo RL (in ``examples/configs/grpo_math_1B.yaml`` at tags v0.3.0-v0.7.0):
+  ``policy.logprob_batch_size`` (4 beside ``train_micro_batch_size`` 4), read at v0.4.0 by
+  ``get_logprobs`` and ``get_reference_policy_logprobs`` of
+  ``nemo_rl/models/policy/dtensor_policy_worker.py`` and ``megatron_policy_worker.py``
+  (``make_microbatch_iterator(logprob_batch_size)``; ``policy/workers/`` from v0.5.0); packed, the
   bins hold ``logprob_mb_tokens`` = ``max_total_sequence_length x logprob_batch_size``.
 - OpenRLHF (tag v0.5.7): ``--micro_rollout_batch_size`` (default 8), the chunk
   ``openrlhf/trainer/ppo_utils/experience_maker.py`` ``make_experience_list`` scores at a time
