@@ -108,6 +108,7 @@ def _boundary_scenario(rid: str, gpus: int, tp: int, fraction: float, prompts: i
     rl = s["rl"]
     rl["prompt_tokens"] = 104
     rl["policy"].update(micro_batch_size=micro, mini_batch_size=prompts * gpus * 5)
+    rl["policy"]["log_prob_micro_batch_size"] = micro  # the scripts' log-prob micro-batch alike
     rl["rollout"].update(
         tensor=tp,
         memory_fraction=fraction,

@@ -38,6 +38,7 @@ KNOBS = (
     ("spin_rl_policy_epochs", "rl.policy.epochs", 2),
     ("spin_rl_policy_mini_batch_size", "rl.policy.mini_batch_size", 128),
     ("spin_rl_policy_micro_batch_size", "rl.policy.micro_batch_size", 2),
+    ("spin_rl_policy_log_prob_micro_batch_size", "rl.policy.log_prob_micro_batch_size", 8),
     ("combo_rl_policy_micro_batch_unit", "rl.policy.micro_batch_unit", "response"),
     ("check_rl_policy_sequence_packing", "rl.policy.sequence_packing", False),
     ("combo_rl_policy_expert_routing", "rl.policy.expert_routing", "balanced"),

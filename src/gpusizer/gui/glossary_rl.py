@@ -18,6 +18,9 @@ RL_GLOSSARY: dict[str, str] = {
     "rollout.n, NeMo RL train_global_batch_size); default: every response of the step in one.",
     "rl.policy.micro_batch_size": "Sequences per forward and backward (verl "
     "ppo_micro_batch_size_per_gpu, NeMo RL train_micro_batch_size); default: the workload's.",
+    "rl.policy.log_prob_micro_batch_size": "Sequences per log-prob forward of the policy and the "
+    "reference (verl log_prob_micro_batch_size_per_gpu, NeMo RL logprob_batch_size); default: "
+    "the training micro-batch.",
     "rl.policy.micro_batch_unit": "Packed, what a micro-batch counts: rows of prompt + longest "
     "tokens (NeMo RL train_mb_tokens) or responses at their own lengths (verl use_remove_padding).",
     "rl.policy.sequence_packing": "Responses packed end to end into micro-batch rows (NeMo RL "

@@ -164,6 +164,10 @@ class PolicySpec(Strict):
     kind: Literal["full_finetune", "lora"] = "full_finetune"
     epochs: Annotated[int, Whole, Field(ge=1, le=64)] = 1  # verl ppo_epochs: updates per rollout batch
     micro_batch_size: Batch | None = None  # sequences per forward (null: workload.micro_batch_size)
+    # sequences per scoring forward of the policy's old log-probs and the reference's (verl
+    # rollout. / ref.log_prob_micro_batch_size_per_gpu, NeMo RL logprob_batch_size, OpenRLHF
+    # micro_rollout_batch_size); null: micro_batch_size (core/pipeline/rl_logprob_batch.py)
+    log_prob_micro_batch_size: Batch | None = None
     # sequences per optimizer step (verl ppo_mini_batch_size x rollout.n, NeMo-RL
     # train_global_batch_size); null: every response of the step in one update
     mini_batch_size: Batch | None = None

@@ -18,6 +18,7 @@ from ..speed.train_rates import memory_rate
 from .rl_check import rl_of, role_model
 from .rl_gathers import exposed_gathers
 from .rl_logits import fp32_logprob_seconds, fp32_loss_seconds
+from .rl_logprob_batch import scoring_policy, split_paced
 from .rl_reference_copy import reference_copy_seconds
 from .rl_roles import computed_tokens
 from .rl_swiglu import unfused_swiglu_seconds
@@ -25,24 +26,38 @@ from .rl_time import forward_flops, forward_seconds
 
 
 def forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float]:
-    """(log-prob forward seconds, training seconds) per step on the training pool."""
+    """(log-prob forward seconds, training seconds) per step on the training pool. The policy's
+    old log-probs and the reference's run at the log-prob micro-batch
+    (core/pipeline/rl_logprob_batch.py), the critic's values and a reward model at the training's."""
     rl, gpus = rl_of(s), s.parallelism.gpus
     arch, counts = resolve(policy.model), count_parameters(policy.model)
     c = compute_estimate(policy, counts, gpu, gpus, arch)
     rate = c.flops_per_token * c.tokens_per_second_per_gpu  # achieved FLOP/s per GPU
+    scoring = scoring_policy(s, policy)
+    cs = c if scoring is policy else compute_estimate(scoring, counts, gpu, gpus, arch)
+    scored = cs.flops_per_token * cs.tokens_per_second_per_gpu  # the same, at the log-prob micro-batch
     # the policy's own scoring pass unless the run skips it (``rl.policy.old_logprobs``)
     models = [s.model] * rl.policy.old_logprobs + [role_model(s, "", rl.reference.model)] * rl.has_reference
+    logprob = len(models)
     models += [role_model(s, "", rl.critic.model)] * rl.has_critic
     models += [role_model(s, "", rl.reward.model)] * (rl.reward.kind == "model")
+    rates = [scored] * logprob + [rate] * (len(models) - logprob)
     tokens = computed_tokens(s)  # the padded rows run the math too (core/pipeline/rl_capacity_padding.py)
     rows, causal = policy.workload.attention_span, policy.parallelism.attention == "flash"
-    fwd = sum(forward_seconds(tokens, forward_flops(m, rows, causal), gpus, rate) for m in models)
+    each = zip(models, rates, strict=True)
+    fwd = sum(forward_seconds(tokens, forward_flops(m, rows, causal), gpus, r) for m, r in each)
     train = c.time_seconds * (2 if rl.has_critic else 1)  # the critic: as much again (its model's)
     waits = exposed_gathers(s, gpu)
-    passes = models.count(s.model)  # the policy's and a reference of its own model
-    host = paced_seconds(policy, gpu, rl.policy.moe_permute_fusion, c.time_seconds, passes, rl.policy.epochs)
-    hf = _hf_paced(s, policy, gpu, c.time_seconds, passes)
-    flags = _policy_flags(s, policy, gpu, passes)
+    passes = models[:logprob].count(s.model), models[logprob:].count(s.model)  # the policy's model's
+    times = c.time_seconds, cs.time_seconds
+    fusion, epochs = rl.policy.moe_permute_fusion, rl.policy.epochs
+
+    def megatron(x: Scenario, t: float, n: int) -> tuple[float, float]:
+        return paced_seconds(x, gpu, fusion, t, n, epochs)
+
+    host = split_paced(megatron, policy, scoring, times, passes)
+    hf = split_paced(lambda x, t, n: _hf_paced(s, x, gpu, t, n), policy, scoring, times, passes)
+    flags = _policy_flags(s, policy, gpu, sum(passes))
     copies = reference_copy_seconds(s, gpu)  # an offloaded reference brought in per micro-batch
     return (
         fwd + waits[0] + host[0] + hf[0] + flags[0] + copies,

@@ -15,7 +15,8 @@ whole model once per micro-batch (``reshard_after_forward``), in FSDP's ``param_
 (MixedPrecision casts the shard before gathering):
 
 - the old policy's log-prob forward, one per micro-batch of ``log_prob_micro_batch_size``
-  (taken as the training micro-batch: verl's tuning scripts set both alike);
+  (``rl.policy.log_prob_micro_batch_size``, else the training micro-batch:
+  core/pipeline/rl_logprob_batch.py);
 - the update: the forward and the backward (which gathers again, its recompute included) of every
   micro-batch, ``epochs`` times.
 
@@ -33,6 +34,7 @@ from ..registry.dtypes import nbytes
 from ..speed.collectives import all_gather_seconds
 from ..speed.train_rates import group_link, network_gb_per_s
 from .rl_check import rl_of
+from .rl_logprob_batch import log_prob_micro, training_micro
 from .rl_roles import responses
 
 FORWARD_AND_BACKWARD = 2  # gathers of one micro-batch's update (forward, backward)
@@ -50,7 +52,6 @@ def exposed_gathers(s: Scenario, gpu: GPUSpec) -> tuple[float, float]:
     net = s.hardware.network_gb_per_s or network_gb_per_s(gpu)
     link = group_link(gpu, ranks, p.tensor, s.hardware.gpus_per_node, net)
     gather = all_gather_seconds(link, model, ranks)
-    micro = rl.policy.micro_batch_size or s.workload.micro_batch_size
     per_rank = math.ceil(responses(rl) / p.data)
-    passes = math.ceil(per_rank / micro)
-    return passes * gather, passes * FORWARD_AND_BACKWARD * rl.policy.epochs * gather
+    scoring, passes = math.ceil(per_rank / log_prob_micro(s)), math.ceil(per_rank / training_micro(s))
+    return scoring * gather, passes * FORWARD_AND_BACKWARD * rl.policy.epochs * gather

@@ -23,6 +23,7 @@ from ..speed.step_model import step_model
 from .rl_check import rl_of, role_model
 from .rl_colocated import colocated_transitions, frozen_bytes, weight_sync_seconds
 from .rl_forwards import forwards
+from .rl_logprob_batch import log_prob_micro
 from .rl_memory import FP32, RLParts, allocator_counted, colocated_phases, split_phases
 from .rl_one_copy import one_copy_parts, shared_counted, shared_phases
 from .rl_preempt import Pool, RunStats, engine_pool
@@ -139,7 +140,7 @@ def _parts(s: Scenario, policy: Scenario, engine: Memory, trained: Memory) -> RL
     ref = frozen_bytes(role_model(s, "", rl.reference.model), s) if separate else 0
     reward = frozen_bytes(role_model(s, "", rl.reward.model), s) if rl.reward.kind == "model" else 0
     vocab = resolve(s.model).vocab
-    mb = policy.workload.micro_batch_size * policy.workload.sequence_length
+    mb = log_prob_micro(s) * policy.workload.sequence_length  # the log-prob passes' (rl_logprob_batch.py)
     return RLParts(
         trained,
         critic,

@@ -34,6 +34,7 @@ import math
 from ..model.specs import GPUSpec, Scenario
 from .rl_check import rl_of, role_model
 from .rl_colocated import frozen_bytes
+from .rl_logprob_batch import log_prob_micro
 from .rl_roles import reference_in_policy, responses
 from .rl_transitions import HOST_EFFICIENCY, host_link_gb_per_s
 
@@ -41,7 +42,7 @@ from .rl_transitions import HOST_EFFICIENCY, host_link_gb_per_s
 def reference_forwards(s: Scenario) -> int:
     """Micro-batches of the reference's forward on one GPU a step."""
     rl, p = rl_of(s), s.parallelism
-    micro = rl.policy.micro_batch_size or s.workload.micro_batch_size
+    micro = log_prob_micro(s)  # ref.log_prob_micro_batch_size_per_gpu (core/pipeline/rl_logprob_batch.py)
     return math.ceil(math.ceil(responses(rl) / p.data) / max(1, micro))
 
 

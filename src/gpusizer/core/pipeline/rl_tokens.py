@@ -12,6 +12,7 @@ from ..model.rl_spec import RLSpec
 from ..model.specs import Scenario
 from .rl_capacity_padding import pass_share
 from .rl_check import rl_of
+from .rl_logprob_batch import log_prob_micro, training_micro
 
 
 def longest_response(rl: RLSpec) -> int:
@@ -48,6 +49,7 @@ def computed_tokens(s: Scenario, training: bool = False) -> float:
     padded = rl.policy.pad_packed_rows or rl.policy.pad_rows_to_capacity != "none"
     if not (rl.policy.sequence_packing and padded):
         return trained_tokens(rl)
-    row = (rl.prompt_tokens + row_response(rl)) * (rl.policy.micro_batch_size or s.workload.micro_batch_size)
+    micro = training_micro(s) if training else log_prob_micro(s)  # NeMo RL logprob_mb_tokens
+    row = (rl.prompt_tokens + row_response(rl)) * micro
     mini = rl.policy.mini_batch_size or responses(rl)
     return trained_tokens(rl) * pass_share(s, row, mini, training)

@@ -25,6 +25,7 @@ OLD_LOGPROBS = "rl.policy.old_logprobs"
 PACKING, UNIT = "rl.policy.sequence_packing", "rl.policy.micro_batch_unit"
 ROUTING, PREFETCH = "rl.policy.expert_routing", "rl.policy.prefetch_gathers"
 MINI, MICRO = "rl.policy.mini_batch_size", "rl.policy.micro_batch_size"
+LOGPROB_MICRO = "rl.policy.log_prob_micro_batch_size"
 HF_OPS = "rl.policy.hf_layer_ops"
 # (label, path, object name) of the policy's check boxes
 _CHECKS = (
@@ -61,6 +62,10 @@ class PolicyRows:
         f.add("Mini-batch", self.mini, MINI, name="spin_rl_policy_mini_batch_size")
         self.micro = QuantityField("count", MICRO, none_text="the workload's micro-batch")
         f.add("Micro-batch", self.micro, MICRO, name="spin_rl_policy_micro_batch_size")
+        # the scoring forwards' own (verl log_prob_micro_batch_size_per_gpu, NeMo RL logprob_batch_size)
+        self.logprob_micro = QuantityField("count", LOGPROB_MICRO, none_text="the training micro-batch")
+        name = "spin_rl_policy_log_prob_micro_batch_size"
+        f.add("Log-prob micro-batch", self.logprob_micro, LOGPROB_MICRO, name=name)
         f.add(
             "Micro-batch counts",
             combo(
@@ -115,6 +120,8 @@ class PolicyRows:
         self.mini.setSpecialValueText(f"all the step's responses ({responses:,})")
         micro = self.state.scenario.workload.micro_batch_size
         self.micro.setSpecialValueText(f"the workload's micro-batch ({micro:,})")
+        trained = rl.policy.micro_batch_size or micro
+        self.logprob_micro.setSpecialValueText(f"the training micro-batch ({trained:,})")
 
     def megatron(self) -> bool:
         """Whether an RL policy trains with Megatron-Core's layers (a framework with an op
