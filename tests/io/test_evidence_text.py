@@ -23,11 +23,12 @@ def test_the_cli_table_prints_the_peak_band_speed_bands_and_how_sure() -> None:
 
 
 def test_no_band_is_printed_where_the_regime_has_none() -> None:
-    # SGLang's published speeds are all NVIDIA's (vLLM's ROCm build has AMD figures now)
+    # SGLang's AMD figures are all MoE (the fourth blind round's MI325X / MI355X runs,
+    # tests/core/data/speed-figures-blind4.json), so a dense model at batch one has no band
     rep = estimate_report({**VLLM, "framework": "sglang", "hardware": {"gpu": "mi300x-192gb"}})
     text = text_report(rep)
     assert re.search(r"tokens/s each,", text)  # no band after it
-    assert "speed extrapolated (SGLang never measured on AMD GPUs" in text
+    assert "speed extrapolated (no banded published SGLang speed at batch one on AMD GPUs" in text
 
 
 def test_markdown_and_html_reports_carry_the_how_sure_section() -> None:
