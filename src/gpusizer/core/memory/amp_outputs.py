@@ -18,6 +18,25 @@ The Trainer runs that forward through Accelerate, and under ``fp16`` / ``bf16`` 
 ``Trainer.compute_loss`` keeps ``outputs`` until it returns the loss, so that copy is alive at
 the forward's end beside the 16-bit logits the loss saved, and gone before ``backward``.
 
+transformers' own loss (``workload.loss`` ``full`` / ``z_loss``) under the same Trainer is
+charged nothing here, because the copy never holds more than that loss's own moments
+(core/memory/loss.py ``transients``: (p + 4)·T·V forward, 8·T·V backward, beside the saved fp32
+log-softmax). Read in the released wheels: up to 4.45
+``transformers/models/llama/modeling_llama.py`` ``LlamaForCausalLM.forward`` upcasts itself
+(4.44.2 ``logits = logits.float()``; 4.45.0 ``self.lm_head(...).float()``) and returns fp32
+logits, which ``convert_to_fp32`` leaves as they are: no copy. From 4.46.0 the forward returns
+the 16-bit logits and ``self.loss_function`` (``transformers/loss/loss_utils.py``
+``ForCausalLMLoss``) upcasts a local copy (4.46-4.48 also ``shift_logits = logits[..., :-1,
+:].contiguous()``; from 4.49.0 the labels are padded instead), so the copy exists: after the
+loss returns, the 16-bit logits and the fp32 copy, p·T·V + 4·T·V beside the saved
+log-softmax: the loss's own forward moment (16-bit logits and their upcast) to the byte from
+4.49, below it at 4.46-4.48, and below the backward's start in every release, for p <= 4.
+``Trainer.compute_loss`` (4.46.0, 4.49.0, 4.57.1 ``transformers/trainer.py``) returns the loss
+alone and ``training_step`` drops ``outputs`` before ``accelerator.backward``. So the profile
+flag stays off for transformers and the Trainer's other users (axolotl, ms-swift): it prices
+only a loss that keeps the returned 16-bit logits as they are (``keeps_logits``, Unsloth's),
+which has no moment of its own to cover the copy.
+
 Units: bytes.
 """
 
