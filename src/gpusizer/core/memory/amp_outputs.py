@@ -42,8 +42,14 @@ Units: bytes.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from ..registry.dtypes import nbytes
 from ..registry.framework_profile import FrameworkProfile
 from ..registry.loss_kinds import LossKind
+
+if TYPE_CHECKING:
+    from ..model.specs import Scenario
 
 
 def returned_logits_fp32(
@@ -68,3 +74,36 @@ NOTE = (
 def copy_note(profile: FrameworkProfile, kind: LossKind, activation_bytes: float) -> str | None:
     """The report's assumption line where :func:`returned_logits_fp32` charges the copy."""
     return NOTE if returned_logits_fp32(profile, kind, activation_bytes, 1.0, 1.0) else None
+
+
+def wraps_forward(s: Scenario) -> bool:
+    """Whether the Trainer's Accelerate runs the model's forward through
+    ``convert_outputs_to_fp32``: a profile on the transformers Trainer
+    (``FrameworkProfile.trainer_amp_wrapper``), 16-bit compute (``precision.activations``: the
+    Trainer's fp16 / bf16 AMP; TRL's ``DPOConfig`` sets ``bf16 = not fp16`` when unset, trl
+    v0.24.0 ``trl/trainer/dpo_config.py``) and no ZeRO. huggingface/accelerate v1.10.0
+    ``src/accelerate/accelerator.py`` ``__init__`` leaves ``native_amp`` off under DeepSpeed,
+    and ZeRO under the Trainer may be DeepSpeed's or FSDP's, which this does not tell apart: not
+    charged there."""
+    return (
+        s.profile.trainer_amp_wrapper
+        and nbytes(s.precision.activations) < 4
+        and s.parallelism.zero_stage == 0
+    )
+
+
+REFERENCE_NOTE = "its logits returned as Accelerate's fp32 copy (the Trainer's mixed precision)"
+
+
+def reference_logits(rows: float, row_logits: float) -> float:
+    """Bytes TRL's no-grad reference forward holds at the policy's forward's end under the
+    wrapper, for ``rows`` rows of ``row_logits`` logits each. trl v0.24.0
+    ``trl/trainer/dpo_trainer.py``: the reference is ``accelerator.prepare_model(ref_model,
+    evaluation_mode=True)`` (or the wrapped policy with its adapters off), and
+    ``concatenated_forward`` reads ``outputs.logits``. Accelerate's ``prepare_model`` wraps the
+    forward whatever ``evaluation_mode`` says, so the 16-bit logits (2 B) and their fp32 copy
+    (4 B) are alive together while ``convert_to_fp32`` runs. Then the copy alone stays, beside one
+    row's fp32 ``logsumexp`` temporary (``trl/trainer/utils.py`` ``selective_log_softmax``: fp32
+    input, one ``torch.logsumexp`` a row). The larger of the two moments: max(6·r, 4·(r + 1))
+    per row's logits. Units: bytes."""
+    return max(6.0 * rows, 4.0 * (rows + 1)) * row_logits

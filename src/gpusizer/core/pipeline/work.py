@@ -23,6 +23,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import ClassVar
 
+from ..memory.amp_outputs import REFERENCE_NOTE, wraps_forward
 from ..memory.optimizer_states import state_format
 from ..memory.overhead import scenario_overhead
 from ..memory.phases import memory_at
@@ -114,6 +115,8 @@ class TrainingWork(WorkBuilder):
                 master += " (16-bit remainders)"  # the memory model's condition (training.py)
             out = [f"{prec.optimizer} states {states}", f"master weights {master}"]
         note = preference_note(w)
+        if note and w.reference_info and w.reference_info.forward and wraps_forward(job.s):
+            note += f"; {REFERENCE_NOTE}"
         return [
             *out,
             f"micro-batch {w.micro_batch_size} x {w.sequence_length} tokens",
