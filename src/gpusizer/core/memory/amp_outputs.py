@@ -95,6 +95,13 @@ def wraps_forward(s: Scenario) -> bool:
 REFERENCE_NOTE = "its logits returned as Accelerate's fp32 copy (the Trainer's mixed precision)"
 
 
+def reference_copy_note(s: Scenario) -> str | None:
+    """The preference assumption line's addition where :func:`reference_logits` prices the
+    reference's forward (a reference that runs one, under :func:`wraps_forward`); else None."""
+    ref = s.workload.reference_info
+    return REFERENCE_NOTE if ref is not None and ref.forward and wraps_forward(s) else None
+
+
 def reference_logits(rows: float, row_logits: float) -> float:
     """Bytes TRL's no-grad reference forward holds at the policy's forward's end under the
     wrapper, for ``rows`` rows of ``row_logits`` logits each. trl v0.24.0
