@@ -14,7 +14,9 @@ reference's weights are held, and its no-grad forward runs on the same rows afte
   ``torch.no_grad()`` each layer's output is freed as the next runs, so what it adds at the
   forward's end is the reference's logits for its rows (the compute dtype's: 16-bit under
   autocast, fp32 for an fp32 model) and one row's log-softmax (``selective_log_softmax``
-  loops over rows), on the GPU of the last pipeline stage. KTO's reference runs its completion
+  loops over rows), on the GPU of the last pipeline stage. Under the Trainer's fp16 / bf16
+  AMP without ZeRO, Accelerate returns them as an fp32 copy, the 16-bit logits alive while it
+  is made (core/memory/amp_outputs.py ``reference_logits``). KTO's reference runs its completion
   and KL batches as two forwards (one row an example each); KTO's own no-grad KL forward runs
   before the policy's, its graph not yet built (below the forward's end: not a peak).
 """
@@ -25,6 +27,7 @@ from ..memo import Memo
 from ..model.architecture import Arch
 from ..model.specs import Scenario
 from ..registry.dtypes import nbytes
+from .amp_outputs import reference_logits, wraps_forward
 from .phases import Phases
 
 LOGIT_BYTES = 2.0  # the fewest bytes of a logit: 16-bit (an 8-bit compute dtype's head runs 16-bit)
@@ -73,7 +76,10 @@ def _transient(s: Scenario, arch: Arch) -> float:
     if not (ref.forward and m.has_reference):
         return 0.0
     rows = m.forward_batch * examples
-    return logit_bytes(s) * (rows + 1) * w.sequence_length * arch.vocab / s.parallelism.tensor
+    row_logits = w.sequence_length * arch.vocab / s.parallelism.tensor
+    if wraps_forward(s):  # the Trainer's AMP returns the logits as an fp32 copy
+        return reference_logits(rows, row_logits)
+    return logit_bytes(s) * (rows + 1) * row_logits
 
 
 def with_reference(s: Scenario, arch: Arch, ph: Phases, last_stage: bool) -> Phases:

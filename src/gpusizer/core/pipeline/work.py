@@ -23,6 +23,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import ClassVar
 
+from ..memory.amp_outputs import reference_copy_note
 from ..memory.optimizer_states import state_format
 from ..memory.overhead import scenario_overhead
 from ..memory.phases import memory_at
@@ -114,6 +115,8 @@ class TrainingWork(WorkBuilder):
                 master += " (16-bit remainders)"  # the memory model's condition (training.py)
             out = [f"{prec.optimizer} states {states}", f"master weights {master}"]
         note = preference_note(w)
+        copy = reference_copy_note(job.s) if note else None
+        note = f"{note}; {copy}" if copy else note
         return [
             *out,
             f"micro-batch {w.micro_batch_size} x {w.sequence_length} tokens",

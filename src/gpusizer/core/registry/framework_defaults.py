@@ -45,4 +45,5 @@ HF_TRAINER: dict[str, Any] = {
     "step_counters": True,
     "ddp_buckets": True,
     "foreach_scratch": True,
+    "trainer_amp_wrapper": True,  # Accelerate's convert_outputs_to_fp32 (core/memory/amp_outputs.py)
 }

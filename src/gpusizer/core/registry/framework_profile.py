@@ -148,6 +148,10 @@ class FrameworkProfile(ProfileQueries):
     # which the Trainer's Accelerate AMP wrapper converts to fp32 (``convert_outputs_to_fp32``):
     # 4 B per logit at the forward's end for a loss that keeps them (core/memory/amp_outputs.py)
     amp_upcasts_returned_logits: bool = False
+    # It runs the model through the transformers Trainer, whose Accelerate wraps the forward in
+    # ``convert_outputs_to_fp32`` under fp16 / bf16 AMP (not under DeepSpeed): TRL's reference
+    # forward returns its logits as an fp32 copy (core/memory/amp_outputs.py reference_logits)
+    trainer_amp_wrapper: bool = False
     # -- training speed (core/speed/train_step.py) ----------------------------------------
     # Attention kernel: PyTorch SDPA's FlashAttention-2 ("flash2") or cuDNN fused attention
     # through Transformer Engine ("cudnn", Megatron-LM).
