@@ -212,7 +212,9 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # the quant state whole on each GPU and FSDP1's frozen root unit gathered in bf16
     # (core/memory/fsdp_qlora.py); the fifths' bands rise with PEFT's offload row (0.54 -> 0.66)
     # and axolotl's 70B line (0.16 -> 0.42), and one more row falls inside its fold's band)
-    "memory/fsdp-deepspeed/adapter": (7, 10),
+    # (11 of 13, 84 %, since the seventh blind round's three Lit-GPT FSDP LoRA rows, replayed with
+    # FSDP1's no_sync() accumulation (parallelism.fsdp_no_sync: 0.95-0.98), gave the regime 13
+    # figures and a band of its own, 0.42-0.98, no longer pooled: off this list)
     # SGLang large-batch on NVIDIA: GPUStack's six Qwen3-8B figures on one H100 at 4 users (BF16
     # and the block-scaled FP8 checkpoint), all within 25 %; 5 of 6 held until block FP8 counted
     # 4 quant kernels a dense Qwen3 layer (its four linears), not DeepSeek's 6: the FP8 rows'
