@@ -212,7 +212,9 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # the quant state whole on each GPU and FSDP1's frozen root unit gathered in bf16
     # (core/memory/fsdp_qlora.py); the fifths' bands rise with PEFT's offload row (0.54 -> 0.66)
     # and axolotl's 70B line (0.16 -> 0.42), and one more row falls inside its fold's band)
-    "memory/fsdp-deepspeed/adapter": (7, 10),
+    # (11 of 13, 84 %, since the seventh blind round's three Lit-GPT FSDP LoRA rows, replayed with
+    # FSDP1's no_sync() accumulation (parallelism.fsdp_no_sync: 0.95-0.98), gave the regime 13
+    # figures and a band of its own, 0.42-0.98, no longer pooled: off this list)
     # transformers-style adapters: 81 of 99 (81 %) until Accelerate's fp32 copy of the logits that
     # Unsloth 2024.1-2024.10 return was priced (core/memory/amp_outputs.py): 77 of 99 (77 %).
     # The three low Unsloth misses come in (0.73 -> 0.95, 0.54 -> 0.85, 0.84 -> 0.91), and three
@@ -220,7 +222,8 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # 1.20, Gemma 2 9B 1.34: their batches padded to short samples' longest; each figure lies
     # between the estimate at 2 x 512 and at the bound); Llama 3.1 8B (1.145) and 3.2 3B (0.851)
     # fall just outside their fifths' bands
-    "memory/hf-peft-eager/adapter": (77, 99),
+    # (88 of 108, 81 %, once the seventh blind round's nine single-GPU Lit-GPT rows joined the
+    # regime, all inside their fifths' bands: off this list)
     # SGLang large-batch on NVIDIA: GPUStack's six Qwen3-8B figures on one H100 at 4 users (BF16
     # and the block-scaled FP8 checkpoint), all within 25 %; 5 of 6 held until block FP8 counted
     # 4 quant kernels a dense Qwen3 layer (its four linears), not DeepSeek's 6: the FP8 rows'

@@ -97,6 +97,10 @@ GLOSSARY: dict[str, str] = {
     "--expert-tensor-parallel-size, MoE parallel folding): a GPU holds experts / (ETP x EP), and "
     "the EP group's ranks are ETP apart (ETP 1: EP neighbouring GPUs). '= TP' (empty) as Megatron "
     "defaults; NeMo RL's recipes set 1.",
+    "parallelism.fsdp_no_sync": "Under FSDP1 (ZeRO-3), a step's micro-batches before its last "
+    "run in no_sync() (Lightning Fabric's no_backward_sync, as Lit-GPT calls it): each unit keeps "
+    "its whole gradient unsharded until the sync, a LoRA layer's too (frozen weights and adapters "
+    "share one flat parameter). Adds the layers' gradients to the forward and backward.",
     "parallelism.replicated_mixers": "A hybrid model's recurrent mixers (Gated DeltaNet, "
     "Mamba-2) run whole on every tensor-parallel rank instead of split by it: Miles' Megatron spec "
     "of Qwen3.5 and Qwen3-Next wraps them as Hugging Face modules after an all-gather. Each TP "

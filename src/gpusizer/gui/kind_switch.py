@@ -53,6 +53,7 @@ _SHORT = {  # parallelism fields as the status bar names them
     "optimizer_in_backward": "optimizer step in backward",
     "activation_offload": "activation offload",
     "replicated_mixers": "mixers whole on each TP rank",
+    "fsdp_no_sync": "FSDP1 no_sync accumulation",
 }
 
 

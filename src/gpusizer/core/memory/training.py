@@ -191,6 +191,10 @@ def _phases(s: Scenario, st: StageStates, lay: Layout, gpu: OnGpu, extra: StepEx
     # FSDP2's previous group's reduce-scatter input, from the second layer's backward on
     rs = rs_held(st.rs_input, acts - extra.top, st.sp.layers * lay.in_flight)
     temps = _temps(s, st, gpu, extra, persistent, rs)
+    if st.no_sync and lay.accumulate:  # FSDP1 no_sync(): gone by the step (core/memory/fsdp_no_sync.py)
+        for phase in ("forward", "backward", "recompute"):
+            if phase in temps:
+                temps[phase] += st.no_sync
     if par.optimizer_in_backward:
         grads = kept = 0.0
     totals = {

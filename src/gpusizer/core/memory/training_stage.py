@@ -21,6 +21,7 @@ from ..model.specs import Scenario
 from ..registry.dtypes import DTYPES, nbytes
 from .dequant import dequant_bytes
 from .fsdp2_buffers import is_fsdp2, reduce_scatter_input_bytes
+from .fsdp_no_sync import no_sync_gradient_bytes
 from .fsdp_qlora import root_bytes_per_param, whole_quant_state
 from .lora import adapted_share, lora_stage
 from .optimizer_states import (
@@ -114,6 +115,7 @@ class StageStates:
     dequant: float = 0.0  # a 4-bit matrix's 16-bit copies in its matmul (core/memory/dequant.py)
     rs_input: float = 0.0  # FSDP2's previous group's reduce-scatter input (core/memory/fsdp2_buffers.py)
     quant_state: float = 0.0  # bitsandbytes' quant state kept whole on each GPU (core/memory/fsdp_qlora.py)
+    no_sync: float = 0.0  # FSDP1 no_sync()'s unsharded unit gradients (core/memory/fsdp_no_sync.py)
 
 
 _STAGE: Memo[StageStates] = Memo(4096)
@@ -165,6 +167,7 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> StageSt
         dequant_bytes(s, arch, sp, base_weight_dtype(s)) if s.workload.info.quantised_base else 0.0,
         reduce_scatter_input_bytes(s, sp, u.train_b),
         whole_quant_state(s, arch, sp, base_weight_dtype(s)),
+        no_sync_gradient_bytes(s, sp, u.train_b),
     )
 
 

@@ -261,6 +261,10 @@ class ParallelismSpec(Strict):
     # per-parameter gradients, so the root unit's unsharded gradient is only the LM head's
     # until the embedding's arrives at the end of the backward
     fsdp_version: Literal[1, 2] = 1
+    # FSDP1's no_sync() over a step's micro-batches before its last (Lightning Fabric's
+    # no_backward_sync, accelerate's accumulate): each unit's gradient kept unsharded until the
+    # sync (core/memory/fsdp_no_sync.py)
+    fsdp_no_sync: bool = False
     # Megatron-Core cpu_offloading_num_layers: that many layers of each stage keep their saved
     # activations in host RAM (null: as activation_offload says)
     offload_layers: Annotated[int, Field(ge=0, le=10**6)] | None = None

@@ -44,6 +44,7 @@ _TRAINING_ONLY = (
     "parallelism.expert_overlap",
     "parallelism.expert_tensor",
     "parallelism.replicated_mixers",
+    "parallelism.fsdp_no_sync",
 )
 
 
@@ -69,6 +70,12 @@ class ParallelismPanel(Panel):
         f.add("GPUs", self.total, key="gpus_total")
         f.add("ZeRO stage", combo(_ZERO), "parallelism.zero_stage", name="combo_zero_stage")
         f.add("Overlap comm", combo(_OVERLAP_COMM), "parallelism.overlap_comm", name="combo_overlap_comm")
+        f.add(  # FSDP1's no_sync() over the step's earlier micro-batches (Lightning Fabric)
+            "",
+            QCheckBox("Accumulate under FSDP1 no_sync"),
+            "parallelism.fsdp_no_sync",
+            name="check_fsdp_no_sync",
+        )
         f.add(
             "",
             QCheckBox("Sequence parallel (with TP)"),
@@ -154,6 +161,8 @@ class ParallelismPanel(Panel):
         model = v("model")
         hybrid = get_path(model, "linear_attention") is not None or get_path(model, "mamba") is not None
         self.form.enable("parallelism.replicated_mixers", hybrid or bool(v("parallelism.replicated_mixers")))
+        zero3 = int(v("parallelism.zero_stage") or 0) >= 3
+        self.form.enable("parallelism.fsdp_no_sync", zero3 or bool(v("parallelism.fsdp_no_sync")))
         self._list_frameworks(kind)
         degrees = [int(v(f"parallelism.{k}") or 1) for k in ("tensor", "pipeline", "data", "context")]
         tp, pp, dp, cp = degrees
