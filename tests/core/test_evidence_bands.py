@@ -137,8 +137,8 @@ SHORT = {
     # 1.458 -> 1.534, so the band is 0.88-1.53 and 25.11's DeepSeek-V3 on 256 B200, 1.465, falls
     # inside it again; docs/evidence/speed.md, the section on the MoE layer's TP collectives)
     # (13 of 13 since the AMD training speeds (speed-figures-training-amd.json, docs/evidence/
-    # speed.md, the AMD training section) added Mixtral 8x22B on 64 MI355X (0.715): 61 figures,
-    # the fifths re-dealt, the held-out fifth of 13 all inside 0.87-1.58: off this list)
+    # speed.md, the AMD training section) added Mixtral 8x22B on 64 MI355X (0.715, 0.840): 62
+    # figures, the fifths re-dealt, the held-out fifth of 13 all inside 0.87-1.56: off this list)
     # TensorRT-LLM MoE: 4 of 5 until its CUTLASS MoE module was read at its measured times
     # (core/speed/moe_measured.py ``group_module``; docs/evidence/speed.md, the section on large-batch
     # MoE at the engines' source): the other fifths' figures came nearer 1 and the band narrowed
@@ -215,15 +215,10 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # (core/memory/fsdp_qlora.py); the fifths' bands rise with PEFT's offload row (0.54 -> 0.66)
     # and axolotl's 70B line (0.16 -> 0.42), and one more row falls inside its fold's band)
     "memory/fsdp-deepspeed/adapter": (7, 10),
-    # MoE training: 50 of 60 (83 %) until the AMD training speeds (speed-figures-training-amd.json,
-    # docs/evidence/speed.md, the AMD training section) added Mixtral 8x22B on 64 MI355X (0.715,
-    # under every fold's p10): 61 figures re-dealt, 48 inside (78.7 %). Outside: that row; in
-    # fifth 1 (band 0.88-1.41) 25.11's DeepSeek-V3 / gpt-oss / Qwen3-235B on B200 (1.47-1.58)
-    # and 26.04.01's two Qwen3-235B rows at 0.872; in fifth 2 25.11's Qwen3-30B on 8 B200
-    # (2.74) and Qwen3-235B BF16 on GB300 (0.85); in fifth 3 Qwen3-30B FP8 on 16 H100 (2.14),
-    # ModelZoo's FSDP Qwen3-235B (0.74) and 26.04.01's DeepSeek-V3 on GB300 (0.875); in fifth 4
-    # ModelZoo's TP 4 Qwen3-235B (1.53) and 26.02.01's Qwen3-235B on B300 (1.99)
-    "speed/training/moe": (48, 61),
+    # (MoE training: 50 of 60 before the AMD training speeds (speed-figures-training-amd.json,
+    # docs/evidence/speed.md, the AMD training section) added Mixtral 8x22B on 64 MI355X at micro
+    # 2 and 1 (0.715, 0.840, both outside their folds' bands): 62 figures re-dealt, 50 inside
+    # (80.6 %): off this list)
     # SGLang large-batch on NVIDIA: GPUStack's six Qwen3-8B figures on one H100 at 4 users (BF16
     # and the block-scaled FP8 checkpoint), all within 25 %; 5 of 6 held until block FP8 counted
     # 4 quant kernels a dense Qwen3 layer (its four linears), not DeepSeek's 6: the FP8 rows'

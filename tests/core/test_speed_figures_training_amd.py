@@ -6,11 +6,14 @@ Source: AMD-AGI/Primus ``docs/tech_blogs/projection/projection.md`` @2eb9dc7 ("V
 Projected vs. Measured Results"), which quotes the measured tokens/s/GPU of AMD's ROCm
 Performance Results page for Primus-Megatron: Llama 3.1 8B FP8 on 1 and 8 MI325X nodes,
 Llama 3.1 70B FP8 and BF16 (torch FSDP2) on 8 MI325X nodes, Mixtral 8x22B BF16 (PP 4, VPP 2,
-EP 8) on 8 MI355X nodes. The 8-node batch and recompute settings are the ROCm documentation's
-own commands for those runs (``primus-megatron-v25.10.rst``, "Multi-node training examples");
-the rest is the Primus config each run names (examples/megatron/configs @2eb9dc7). Nothing was
-tuned to these figures: the estimator is as it was (docs/evidence/speed.md, the section on AMD
-training speeds, has the reading of the misses).
+EP 8) on 8 MI355X nodes; the published blog (ROCm/rocm-blogs
+``blogs/software-tools-optimization/primus-projection/README.md`` @d7e207d) names the
+containers (rocm/primus v26.1, v26.2) and gives Mixtral again at micro-batch 1. The 8-node
+batch and recompute settings are the ROCm documentation's own commands for those runs
+(``primus-megatron-v25.10.rst``, "Multi-node training examples"); the rest is the Primus
+config each run names (examples/megatron/configs @2eb9dc7). Nothing was tuned to these
+figures: the estimator is as it was (docs/evidence/speed.md, the section on AMD training
+speeds, has the reading of the misses).
 """
 
 from __future__ import annotations
@@ -35,11 +38,13 @@ PINNED = {
     "primus-megatron-llama31-70b-64xmi325x-bf16-fsdp": 0.891,
     # 64 x MI355X, PP 4 x VPP 2 x EP 8 x DP 16, micro 2, global 128, BF16: 3,534
     "primus-megatron-mixtral-8x22b-64xmi355x-bf16-pp4-vpp2-ep8": 0.715,
+    # the same at micro 1 (the published blog's row, rocm/primus:v26.2): 3,475
+    "primus-megatron-mixtral-8x22b-64xmi355x-bf16-pp4-vpp2-ep8-mbs1": 0.840,
 }
 
 
 def test_the_data_file_states_its_figures() -> None:
-    assert len(RECORDS) == 5
+    assert len(RECORDS) == 6
     assert {r["scenario"]["hardware"]["gpu"] for r in RECORDS} == {"mi325x-256gb", "mi355x-288gb"}
     for r in RECORDS:
         assert states_its_figure(r), r["id"]
@@ -54,10 +59,10 @@ def test_each_ratio_is_pinned(rid: str) -> None:
 
 
 def test_blind_count() -> None:
-    # within 25 %: 3 of 5 (the two 8B rows at 0.77, the 70B BF16 row at 0.89); every figure is
-    # under-predicted (0.65-0.89), none beyond 1.6x: the FP8 rows and the MI355X MoE row are the
-    # low ones (docs/evidence/speed.md, the AMD training section)
+    # within 25 %: 4 of 6 (the two 8B rows at 0.77, the 70B BF16 row at 0.89, Mixtral at micro 1
+    # 0.84); every figure is under-predicted (0.65-0.89), none beyond 1.6x: the 70B FP8 row and
+    # Mixtral at micro 2 are the low ones (docs/evidence/speed.md, the AMD training section)
     held = [k for k, v in RATIOS.items() if abs(v - 1) <= 0.25]
-    assert len(held) == 3, {k: round(v, 3) for k, v in RATIOS.items()}
+    assert len(held) == 4, {k: round(v, 3) for k, v in RATIOS.items()}
     assert all(v < 1 for v in RATIOS.values())
     assert max(off(v) for v in RATIOS.values()) <= 1.6
