@@ -196,6 +196,7 @@ def _training_speeds() -> Iterator[Figure]:
         "speed-figures-training.json",
         "speed-figures-training-moe.json",
         "speed-figures-training-blackwell.json",
+        "speed-figures-training-amd.json",
     ):
         for rec in load(name):
             est, pub = predicted(rec)

@@ -136,7 +136,9 @@ SHORT = {
     # which Megatron-Core does not run: the ModelZoo Qwen3-235B row at TP 4, the band's p90, reads
     # 1.458 -> 1.534, so the band is 0.88-1.53 and 25.11's DeepSeek-V3 on 256 B200, 1.465, falls
     # inside it again; docs/evidence/speed.md, the section on the MoE layer's TP collectives)
-    "speed/training/moe": (8, 12),
+    # (13 of 13 since the AMD training speeds (speed-figures-training-amd.json, docs/evidence/
+    # speed.md, the AMD training section) added Mixtral 8x22B on 64 MI355X (0.715, 0.840): 62
+    # figures, the fifths re-dealt, the held-out fifth of 13 all inside 0.87-1.56: off this list)
     # TensorRT-LLM MoE: 4 of 5 until its CUTLASS MoE module was read at its measured times
     # (core/speed/moe_measured.py ``group_module``; docs/evidence/speed.md, the section on large-batch
     # MoE at the engines' source): the other fifths' figures came nearer 1 and the band narrowed
@@ -224,6 +226,10 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # fall just outside their fifths' bands
     # (88 of 108, 81 %, once the seventh blind round's nine single-GPU Lit-GPT rows joined the
     # regime, all inside their fifths' bands: off this list)
+    # (MoE training: 50 of 60 before the AMD training speeds (speed-figures-training-amd.json,
+    # docs/evidence/speed.md, the AMD training section) added Mixtral 8x22B on 64 MI355X at micro
+    # 2 and 1 (0.715, 0.840, both outside their folds' bands): 62 figures re-dealt, 50 inside
+    # (80.6 %): off this list)
     # SGLang large-batch on NVIDIA: GPUStack's six Qwen3-8B figures on one H100 at 4 users (BF16
     # and the block-scaled FP8 checkpoint), all within 25 %; 5 of 6 held until block FP8 counted
     # 4 quant kernels a dense Qwen3 layer (its four linears), not DeepSeek's 6: the FP8 rows'

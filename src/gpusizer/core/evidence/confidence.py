@@ -117,8 +117,8 @@ def _older(b: Band, s: Scenario) -> bool:
 
 def _training_never_measured_on(gpu: GPUSpec) -> bool:
     """No replayed training speed figure (``speed/training/*``) ran on the GPU's vendor: the
-    training step's rates there are the vendor fallback's, not measured (docs/evidence/speed.md
-    section 11: AMD Instinct has serving figures only)."""
+    training step's rates there are the vendor fallback's, not measured (Intel's, Apple's; AMD
+    Instinct's since the Primus-Megatron runs of docs/evidence/speed.md's AMD training section)."""
     return vendor(gpu) not in _trained_vendors()
 
 
@@ -132,10 +132,8 @@ def _trained_vendors() -> frozenset[str]:
 def _off_vendor(b: Band, s: Scenario, gpu: GPUSpec) -> Evidence:
     """A training step, or an RL step's training and log-prob phases, on a GPU vendor no replayed
     training speed ran on: the training regimes are not split by vendor, so the band's figures
-    stand, but none checked this vendor's kernels (docs/evidence/speed.md section 42: AMD
-    Instinct's published training speeds state too little of their runs to replay;
-    docs/evidence/rl.md section 7: Miles' Qwen3-30B-A3B on MI300X, whose training reads 0.31 of
-    its timer)."""
+    stand, but none checked this vendor's kernels (AMD Instinct was such a vendor until the
+    Primus-Megatron runs of docs/evidence/speed.md's AMD training section were replayed)."""
     name = vendor_label(vendor(gpu))
     if s.workload.kind == RL:
         what = (

@@ -19,7 +19,15 @@ Sources:
   ``Azure_Results/ND_MI300X_v5_results.md``, yosoyjay fork @a8263ef: "GEMM HipBLASLt ... random
   initialization ... FP8, and 10,000 warmup iterations", best of its square and model shapes
   1,222.9 TFLOPS at 8192^3; 0.468 of the 2,614.9 datasheet peak), the AMD FP8 row of the
-  efficiency medians (MI325X, MI355X); docs/evidence/speed.md section 42.
+  efficiency medians (the MI355X); docs/evidence/speed.md section 42. The MI325X's FP8 rate is
+  AMD's own Max-Achievable FLOPs (ROCm/rocm-blogs ``blogs/software-tools-optimization/
+  measuring-max-achievable-flops-part2/README.md`` @8e011952, Table 1: hipblaslt-bench at
+  4096 x 3648 x 32896, hipBLASLt db8e93b, trig-float data, thermally stable, cold caches,
+  1,519 TFLOPS at a 1,464 MHz median clock); the same table's MI300X row, 1,273, is within 4 %
+  of Azure's 1,222.9. The MI325X runs the MI300X's silicon at 1000 W instead of 750 W, so it
+  holds a higher clock under dense GEMMs (1,464 against 1,230 MHz): the MI300X's efficiency
+  times the MI325X's peak (1,224) misses that. Its BF16 stays the MAMF row (784.9; AMD's MAF
+  is 843); docs/evidence/speed.md, the AMD training section.
 - Attention (FLOPs of Q·Kᵀ and P·V, backward counted as 2.5x forward: five matmuls to two):
   FlashAttention-2 as PyTorch SDPA ships it reaches 35% of the H100's BF16 peak (Shah et al.
   2024, FlashAttention-3, arXiv 2407.08608, abstract) and 310-322 TFLOPS/s backward at head dim
@@ -79,7 +87,7 @@ MAMF_TFLOPS: dict[str, dict[str, float]] = {
     "b300-288gb": {"bf16": 1769.0, "fp8": 3353.3},
     "gb200-186gb": {"bf16": 1822.0, "fp8": 3615.6},
     "mi300x-192gb": {"bf16": 668.4, "fp8": 1222.9},  # fp8: Azure's hipBLASLt benchmark (docstring)
-    "mi325x-256gb": {"bf16": 784.9},
+    "mi325x-256gb": {"bf16": 784.9, "fp8": 1519.0},  # fp8: AMD's measured MAF (docstring)
     "mi355x-288gb": {"bf16": 1565.0},
     "gaudi-2-96gb": {"bf16": 418.7, "fp8": 826.5},
     "gaudi-3-128gb": {"bf16": 1243.0, "fp8": 1289.5},
