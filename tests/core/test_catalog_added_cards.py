@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import pytest
 
+from gpusizer.core.errors import ScenarioError
 from gpusizer.core.model.presets import gpu_spec
 from gpusizer.core.pipeline.estimate import estimate
-from gpusizer.core.sizing.compare import compare_gpus
+from gpusizer.core.sizing.compare import compare_gpus, left_out_gpus, left_out_line
 from gpusizer.core.speed.gpu_family import gpu_family
 
 GiB = 2**30
@@ -156,3 +157,33 @@ def test_deepseek_r1_sizes_on_mi350x() -> None:
     )
     assert est.memory.total <= gpu_spec("mi350x-288gb").capacity_bytes
     assert est.compute.tokens_per_second > 0
+
+
+FP8 = {**SERVE, "precision": {"weights": "fp8"}, "parallelism": {}, "serving": {"max_context": 8192}}
+
+
+@pytest.mark.parametrize(("gpu_id", "cc"), [("t4-16gb", "7.5"), ("v100-sxm2-32gb", "7.0")])
+def test_vllm_refuses_fp8_weights_below_compute_capability_8(gpu_id: str, cc: str) -> None:
+    """vLLM's Fp8Config.get_min_capability is 80 (vllm/model_executor/layers/quantization/
+    fp8.py): "The quantization method fp8 is not supported for the current GPU. Minimum
+    capability: 80. Current capability: 75." The estimate refuses naming the field."""
+    with pytest.raises(ScenarioError) as exc:
+        estimate({**FP8, "hardware": {"gpu": gpu_id}})
+    assert exc.value.field == "precision.weights"
+    assert "compute capability 8.0" in exc.value.message and f"has {cc}" in exc.value.message
+
+
+def test_fp8_weights_load_from_ampere_and_are_not_judged_elsewhere() -> None:
+    # Ampere (8.0) loads them through Marlin's W8A16 kernel: no FP8 tensor cores, noted
+    assert estimate({**FP8, "hardware": {"gpu": "a30-24gb"}}).compute.compute_dtype == "bf16"
+    # llama.cpp has no such rule here: a T4 scenario of another framework is not judged
+    gguf = {**FP8, "framework": "llama.cpp", "precision": {"weights": "gguf_q8_0"}, "serving": {}}
+    assert estimate({**gguf, "hardware": {"gpu": "t4-16gb"}}).memory.total > 0
+
+
+def test_comparison_leaves_out_what_vllm_will_not_load() -> None:
+    ids = ["t4-16gb", "v100-sxm2-32gb", "a30-24gb"]
+    assert left_out_gpus(FP8, ids) == ["t4-16gb", "v100-sxm2-32gb"]
+    line = left_out_line(FP8, ids) or ""
+    assert "t4-16gb, v100-sxm2-32gb" in line and "loads fp8 weights from compute capability 8.0" in line
+    assert [o["gpu"] for o in compare_gpus(FP8, gpus=ids)] == ["a30-24gb"]
