@@ -7,8 +7,12 @@ have no BF16, answering at their FP16 rate with the same bytes.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from gpusizer.cli import main
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.model.presets import gpu_spec
 from gpusizer.core.pipeline.estimate import estimate
@@ -187,3 +191,11 @@ def test_comparison_leaves_out_what_vllm_will_not_load() -> None:
     line = left_out_line(FP8, ids) or ""
     assert "t4-16gb, v100-sxm2-32gb" in line and "loads fp8 weights from compute capability 8.0" in line
     assert [o["gpu"] for o in compare_gpus(FP8, gpus=ids)] == ["a30-24gb"]
+
+
+def test_cli_refusal_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "t4-fp8.json"
+    path.write_text(json.dumps({**FP8, "hardware": {"gpu": "t4-16gb"}}), encoding="utf-8")
+    assert main(["estimate", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and err.startswith("error: precision.weights: vLLM loads fp8 weights")
