@@ -36,7 +36,9 @@ def test_plan_with_deepep_lists_the_nvlink_gpus(tmp_path: Path, capsys: pytest.C
     out = capsys.readouterr().out
     assert "H100 SXM 80GB" in out and "No GPU in the catalog fits" not in out
     assert out.rstrip().endswith(
-        "SGLang runs on NVIDIA, AMD and Intel GPUs only. Left out: 36 GPUs (NVIDIA 22, AMD 9, "
+        # the catalog's PCIe NVIDIA cards (T4, A30, L20, RTX 4070 Ti SUPER, RTX A5000 among
+        # them) and AMD's (MI350X, MI210 among them); V100, A800 and H800 have NVLink
+        "SGLang runs on NVIDIA, AMD and Intel GPUs only. Left out: 43 GPUs (NVIDIA 27, AMD 11, "
         "Intel 5): DeepEP low-latency (serving.moe_a2a_backend) needs NVIDIA GPUs joined by NVLink."
     )
 

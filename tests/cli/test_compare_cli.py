@@ -63,7 +63,7 @@ def test_json_is_compare_gpus_and_filters_apply(tmp_path: Path, capsys: pytest.C
     )
     options = json.loads(out)
     assert code == 0 and {o["vendor"] for o in options} == {"AMD"}
-    assert {o["gpu"] for o in options} == {"mi300x-192gb", "mi325x-256gb", "mi355x-288gb"}
+    assert {o["gpu"] for o in options} == {"mi300x-192gb", "mi325x-256gb", "mi350x-288gb", "mi355x-288gb"}
     pace = [o["tokens_per_second_per_user"] for o in options]
     assert pace == sorted(pace, reverse=True)
 

@@ -59,8 +59,14 @@ ISSUE_13_IDS = (
 CATEGORIES = {"datacenter", "workstation", "consumer", "unified_memory"}
 ID_RULE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")  # lowercase words joined by "-"
 # Rates a vendor does not publish, said so in the entry's notes (Intel gives Gaudi's matrix
-# engine peaks for BF16 and FP8 only).
-UNPUBLISHED_RATES = {"gaudi-2-96gb": {"fp32", "fp16"}, "gaudi-3-128gb": {"fp32", "fp16"}}
+# engine peaks for BF16 and FP8 only), and rates the hardware lacks (Turing and Volta have no
+# BF16: NVIDIA's T4 and V100 datasheets list FP16 tensor rates only).
+UNPUBLISHED_RATES = {
+    "gaudi-2-96gb": {"fp32", "fp16"},
+    "gaudi-3-128gb": {"fp32", "fp16"},
+    "t4-16gb": {"bf16"},
+    "v100-sxm2-32gb": {"bf16"},
+}
 
 
 def test_catalog_size_and_issue_list() -> None:

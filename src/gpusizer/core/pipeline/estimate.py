@@ -18,6 +18,7 @@ from ..model.unified import memory_share_note
 from ..registry.dtypes import DTYPES
 from ..serving.context_limit import derived_context
 from ..speed.compute import compute_estimate
+from .quant_capability import check_quant_capability
 from .runs_on import check_runs_on
 from .scenario import parse_scenario
 from .work import Job, builder_of, model_of, training_peak
@@ -164,6 +165,7 @@ def estimate(scenario: Scenario | dict) -> Estimate:
     is refused (core/pipeline/runs_on.py)."""
     s = parse_scenario(scenario)
     check_runs_on(s)
+    check_quant_capability(s)  # a weight format the engine does not load on this GPU
     job = _job(s)
     counts, gpu, builder = job.counts, job.gpu, job.work
     share = memory_share_note(gpu, s.hardware.gpu_memory_fraction)

@@ -18,6 +18,7 @@ from ..model.field_path import get_path
 from ..model.presets import gpu_presets, gpu_spec, scenario_gpu
 from ..model.specs import GPUSpec, Scenario
 from ..registry.frameworks import FRAMEWORKS, FrameworkProfile
+from .quant_capability import quant_capability_refusal
 from .validate_sched import a2a_gpu_refusal
 
 _LISTED = 6  # at most this many GPU ids in a message; more are said by vendor
@@ -64,8 +65,15 @@ def _stoppers(s: Scenario, gpu: GPUSpec) -> list[tuple[str, FrameworkProfile]]:
 def scenario_runs_on(s: Scenario, gpu: GPUSpec) -> bool:
     """Whether the scenario's framework and its kind's own engines all run on ``gpu``, and the
     MoE exchange it states too (``serving.moe_a2a_backend``: DeepEP needs NVLink,
-    core/pipeline/validate_sched.py ``a2a_gpu_refusal``)."""
-    return not _stoppers(s, gpu) and a2a_gpu_refusal(s, gpu) is None
+    core/pipeline/validate_sched.py ``a2a_gpu_refusal``), and its weight format loads there
+    (core/pipeline/quant_capability.py)."""
+    return not _stoppers(s, gpu) and _refusal(s, gpu) is None
+
+
+def _refusal(s: Scenario, gpu: GPUSpec) -> str | None:
+    """Why a GPU the framework runs on still cannot take the scenario: the stated MoE exchange,
+    or a weight format the engine does not load on it (None: neither)."""
+    return a2a_gpu_refusal(s, gpu) or quant_capability_refusal(s, gpu)
 
 
 def check_runs_on(s: Scenario) -> None:
@@ -98,15 +106,15 @@ def left_out(s: Scenario, gpu_ids: Iterable[str], specs: dict[str, GPUSpec]) -> 
 def left_out_note(s: Scenario, ids: list[str]) -> str | None:
     """The sentence that says which GPUs a comparison left out and why (None: none): their
     ids when few, else how many of each vendor. GPUs the framework (or an engine) runs on but
-    the stated MoE exchange does not get a sentence of their own after it."""
+    the stated MoE exchange or the weight format does not get a sentence of their own after it."""
     presets = gpu_presets()
     # an id outside the catalog is the scenario's inline GPU (compare.left_out_gpus)
     specs = {g: gpu_spec(g) if g in presets else scenario_gpu(s) for g in ids}
-    by_a2a = [g for g in ids if not _stoppers(s, specs[g]) and a2a_gpu_refusal(s, specs[g])]
+    by_a2a = [g for g in ids if not _stoppers(s, specs[g]) and _refusal(s, specs[g])]
     by_engine = [g for g in ids if g not in by_a2a]
     out = [_engine_note(s, by_engine)] if by_engine else []
     if by_a2a:
-        out.append(f"Left out: {_which(by_a2a)}: {a2a_gpu_refusal(s, specs[by_a2a[0]])}.")
+        out.append(f"Left out: {_which(by_a2a)}: {_refusal(s, specs[by_a2a[0]])}.")
     return " ".join(out) or None
 
 

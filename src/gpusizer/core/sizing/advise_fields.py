@@ -63,8 +63,14 @@ def missing_option(
 
 def compute_notes(g: GpuTarget, s: Scenario, used: str) -> list[str]:
     """Low-precision weights on a GPU without their tensor cores: stored that way,
-    computed in the activation dtype (core/roofline.matmul_dtype), and timed so."""
+    computed in the activation dtype (core/roofline.matmul_dtype), and timed so. BF16
+    activations on a GPU without BF16 (Turing, Volta: no ``bf16`` rate in the catalog) run at
+    its FP16 rate (core/roofline.peak_tflops), as vLLM's ``--dtype auto`` picks float16 there
+    (vllm/config/model.py ``_resolve_auto_dtype``: the platform's supported dtypes)."""
+    notes = []
     wanted = DTYPES[s.precision.weights].compute_dtype
     if wanted in ("fp8", "int8", "fp4") and wanted not in g.spec.dense_tflops and used != wanted:
-        return [f"no {wanted.upper()} tensor cores: {s.precision.weights} weights compute in {used}"]
-    return []
+        notes.append(f"no {wanted.upper()} tensor cores: {s.precision.weights} weights compute in {used}")
+    if s.precision.activations == "bf16" and "bf16" not in g.spec.dense_tflops and used == "fp16":
+        notes.append(f"no BF16 tensor cores on {g.spec.name}: 16-bit matmuls timed in fp16")
+    return notes

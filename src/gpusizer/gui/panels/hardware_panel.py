@@ -187,11 +187,12 @@ class HardwarePanel(Panel):
 
     def show_sizes(self, est: Any) -> None:
         g = est.gpu
-        bf16 = g.dense_tflops.get("bf16") or max(g.dense_tflops.values(), default=0)
+        sixteen = "bf16" if "bf16" in g.dense_tflops else "fp16"  # Turing, Volta: no BF16
+        rate = g.dense_tflops.get(sixteen) or max(g.dense_tflops.values(), default=0)
         nodes = -(-est.gpus // est.scenario.hardware.gpus_per_node)
         self.info.setText(
             f"{fmt_bytes(g.capacity_bytes, self.unit, 1)} usable · {g.hbm_bandwidth_gb_per_s:,.0f} GB/s"
-            f" · {bf16:,.0f} BF16 TFLOPS · {g.interconnect_gb_per_s:,.0f} GB/s link"
+            f" · {rate:,.0f} {sixteen.upper()} TFLOPS · {g.interconnect_gb_per_s:,.0f} GB/s link"
             f"<br>{count(est.gpus, 'GPU')} on {count(nodes, 'node')}"
             f" · host {host_cpu(est.scenario.hardware).short}"
         )

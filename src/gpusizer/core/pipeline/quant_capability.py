@@ -1,0 +1,42 @@
+"""A weight format the engine does not load on the scenario's GPU: vLLM refuses a quantisation
+method below its config's minimum compute capability (core/registry/quant_capability.py, with
+the sources). ``estimate`` refuses such a scenario naming ``precision.weights``; a comparison
+leaves the GPU out with the same sentence (core/pipeline/runs_on.py), as it does a GPU the
+framework does not run on. A GPU without a CUDA compute capability (AMD, Apple, Intel, a custom
+entry without one) is not judged.
+"""
+
+from __future__ import annotations
+
+from ..errors import ScenarioError
+from ..model.presets import scenario_gpu
+from ..model.specs import GPUSpec, Scenario
+from ..registry.quant_capability import min_capability
+
+
+def _version(cc: str) -> tuple[int, int]:
+    major, minor = cc.split(".")
+    return int(major), int(minor)
+
+
+def quant_capability_refusal(s: Scenario, gpu: GPUSpec) -> str | None:
+    """Why the scenario's engine cannot load its weights on ``gpu`` (None: it can, or the
+    pair is not judged)."""
+    need = min_capability(s.profile.id, s.precision.weights)
+    cc = gpu.compute_capability
+    if need is None or cc is None or _version(cc) >= _version(need.capability):
+        return None
+    return (
+        f"{s.profile.label} loads {s.precision.weights} weights from compute capability "
+        f"{need.capability} ({need.source}); {gpu.name} has {cc}"
+    )
+
+
+def check_quant_capability(s: Scenario) -> None:
+    """ScenarioError naming ``precision.weights`` where the engine refuses the weight format
+    on the scenario's GPU."""
+    why = quant_capability_refusal(s, scenario_gpu(s))
+    if why:
+        raise ScenarioError(
+            "precision.weights", f"{why}: choose 16-bit or GPTQ weights, or another GPU in hardware.gpu"
+        )
