@@ -116,7 +116,8 @@ def needed(
         elif growth.why == "deadline" and _run_time(s, c) is not None and _fewest_units(growth, bought):
             # one unit bought: the need is the buyer's or renter's question (2 of a server's 8);
             # past one, the spare is a part of the last unit and the bisection's cost (a search
-            # per step, 0.15 s of CPU for a 70B pre-training over 49 GPU types, measured before the catalog grew to 63) buys little
+            # per step, 0.15 s of CPU for a 70B pre-training over 49 GPU types, measured before
+            # the catalog grew to 63) buys little
             n = _smallest_in_time(s, filler, growth, c.layout.gpus)
         best = filler.best(n) if n != c.layout.gpus else []
         if best:
