@@ -5,10 +5,8 @@ the count takes; a MoE model may also spread its experts over the replicas (EP =
 N GPUs (attention DP N, EP N: core/sizing/layout_adp.py) with as many such engines as the count
 takes. Each TP width is tried with the fewest stages that hold the memory of its share of the
 users. The fastest serves the most tokens per second over all its replicas (at a fixed count,
-the cheapest per million tokens), among those meeting the serving targets and then the stated
-default service level (core/sizing/service_level.py, which ranks options: Qwen3 235B-A22B FP8 for
-100 users on 16 A100 SXM ran TP 2 x DP 8, EP 8 at a 2.29 s first token, ranked after the rows that
-meet 2 s, where TP 4 x DP 4, EP 4 on the same 16 meets it at 1.71 s); then the fastest per user.
+the cheapest per million tokens), among those meeting the serving targets; then the fastest per
+user.
 """
 
 from __future__ import annotations
@@ -33,7 +31,7 @@ from .option import Pace
 from .pace import option_pace
 from .search import holds
 from .served import load_users, served_pace
-from .service_level import ServiceLevel, default_target
+from .service_level import ServiceLevel
 from .unmet import speed_gaps
 
 
@@ -126,10 +124,8 @@ class ServingFill:
             got = self._replica(*width, n)
             if got is not None:
                 found.append(got)
-        level = default_target(s)  # a layout meeting it ranks its option higher (compare_rank.py)
         key = lambda c: (  # noqa: E731
             not c.met,
-            level is not None and bool(speed_gaps(c.pace, level)),
             -(c.pace.tokens_per_second or 0.0),
             -(c.pace.tokens_per_second_per_user or 0.0),
             c.layout.gpus,

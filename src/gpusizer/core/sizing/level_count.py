@@ -40,8 +40,9 @@ def level_count(s: Scenario, filler: Filler, unit: Unit, bought: int, top: int) 
     level = default_target(s)
     if level is None or s.workload.trains:
         return None
-    if filler.serves(bought, level):  # the count bought meets it (its layout is chosen so)
-        return None
+    if filler.serves(bought, level):  # another layout on the count bought meets it
+        c = _meeting(filler, bought, level)
+        return None if c is None else _answer(c, bought, "", bought)
     lo, n, seen = bought, bought, _closest(filler, bought, level)
     while True:
         if n >= top:

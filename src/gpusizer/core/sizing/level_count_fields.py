@@ -18,7 +18,8 @@ class LevelCount:
     targets and the default level (``layout``) reaches the first token in ``ttft_seconds`` and
     ``tokens_per_second_per_user`` each, ``tokens_per_second`` in all; ``gpus`` None: none up to
     the most weighed (``weighed``), and ``tried`` the count that came nearest, whose closest
-    layout reaches those speeds (the option's own count, ``bought``: none came nearer)."""
+    layout reaches those speeds (the option's own count, ``bought``: none came nearer); ``what``
+    empty: another layout on the count bought meets it (the search keeps the fastest)."""
 
     gpus: int | None
     what: str
@@ -54,8 +55,11 @@ class LevelCount:
                 f"; more GPUs do not meet it: up to {self.weighed:,} the nearest is {self.tried:,} GPUs, "
                 f"{self.layout}, at {speeds}"
             )
+        hint = f"(set {_fields(level)} to size on it)"
+        if not self.what:  # the count bought, another layout than the fastest
+            return f"; on the same {self.gpus:,} GPUs {self.layout} meets it {hint}: {speeds}"
         verb = "meets" if self.what.startswith("one ") or self.gpus == 1 else "meet"
-        return f"; {self.what} {verb} it (set {_fields(level)} to size on it): {self.layout}, {speeds}"
+        return f"; {self.what} {verb} it {hint}: {self.layout}, {speeds}"
 
 
 def _speeds(ttft: float | None, per_user: float | None) -> str:
