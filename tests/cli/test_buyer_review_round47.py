@@ -13,7 +13,9 @@ pre-training, a Gemma 3 12B LoRA under Unsloth).
    keeps the fastest layout; the row's figures and rank stand).
 3. Training GPUs left idle by the global batch say so and name the batch that uses them all
    (core/sizing/idle_words.py).
-4. Each new case's ``compare`` runs in under 10 s of CPU; its figures agree with ``plan`` and
+4. A GPU the call's deadline budget ran out before is sized by the count search's fastest
+   layout (core/sizing/compare_scale.py ``_cut_deadline``), not read as missing the deadline.
+5. Each new case's ``compare`` runs in under 10 s of CPU; its figures agree with ``plan`` and
    ``estimate``.
 """
 
@@ -178,6 +180,45 @@ def test_idle_gpus_of_a_serving_layout_read_as_before() -> None:
     s = json.loads((DATA / "serve-deepseek-r1-fp8-1000.gpusizer.json").read_text())
     o = rows(s, "b200-192gb")["b200-192gb"]
     assert any("no layout of this model uses all of" in n for n in o["notes"]), o["notes"]
+
+
+# --- 3b. a deadline whose search ran out of the call's budget ---------------------------------
+
+MISTRAL = "full-ft-mistral-small-24b-5days"
+
+
+def test_a_gpu_past_the_deadline_budget_is_sized_not_read_missed() -> None:
+    got = {o["gpu"]: o for o in gpusizer.compare_gpus(case(MISTRAL))}
+    o = got["mi325x-256gb"]
+    # before: "the 5-day deadline is missed; more GPUs do not meet it: 4,096 take 0.0 days"
+    # beside the platform's own 0.8 days, ranked 17th; the call's deadline budget (620,000
+    # steps, core/sizing/work.py) was spent on the GPUs searched before it
+    assert o["targets_met"] is True and o["unmet"] is None and o["gpus"] == 8
+    assert o["time_seconds"] / 86400 < 5
+    assert any(
+        "the count is the fewest whole units on which the fastest layout meets" in n for n in o["notes"]
+    )
+    # before: 2 RTX 6000 Ada "more GPUs do not meet it: 32 take 2.1 days"; 8 meet it
+    assert got["rtx-6000-ada-48gb"]["targets_met"] is True and got["rtx-6000-ada-48gb"]["gpus"] == 8
+
+
+@pytest.mark.parametrize("gpu", ["mi325x-256gb", "rtx-6000-ada-48gb", "h200-141gb", "rtx-4090-24gb"])
+def test_the_fallback_count_is_the_full_searchs(gpu: str) -> None:
+    # alone, the GPU gets the whole budget and the deadline's own search: the same count and
+    # layout as the catalog's fallback (the fastest layout on the fewest whole units)
+    alone = rows(case(MISTRAL), gpu)[gpu]
+    full = {o["gpu"]: o for o in gpusizer.compare_gpus(case(MISTRAL))}[gpu]
+    assert (full["gpus"], full["layout"]) == (alone["gpus"], alone["layout"])
+    assert full["time_seconds"] == pytest.approx(alone["time_seconds"], rel=1e-12)
+
+
+def test_a_gpu_that_cannot_meet_it_still_says_so() -> None:
+    # OLMoE's 500B tokens on RTX 6000 Ada: 32 cards (the workstation cap) take 171 days
+    # in the whole catalog, past the call's deadline budget: the fallback weighs up to the cap
+    got = {o["gpu"]: o for o in gpusizer.compare_gpus(case("pretrain-olmoe-1b-7b-500b-3weeks"))}
+    o = got["rtx-6000-ada-48gb"]
+    assert o["targets_met"] is False and "over the 21-day deadline" in o["unmet_reason"]
+    assert "more GPUs do not meet it: 32 take 171.3 days" in o["unmet_reason"], o["unmet_reason"]
 
 
 # --- 4. the new cases: time, and the same figures in compare, plan and estimate ----------------
