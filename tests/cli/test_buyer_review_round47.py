@@ -107,6 +107,20 @@ def test_plan_carries_the_same_count_and_estimate_the_same_speed() -> None:
     assert rep["serving"]["ttft_seconds"] == pytest.approx(lc["ttft_seconds"], rel=1e-9)
 
 
+def test_plan_text_says_the_count_as_compare_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # plan's table printed only "hold the 200 users but not the default speed target" in the
+    # Why: no gap, no count; it now prints compare's "Not offered" sentence for such a row
+    from gpusizer.cli import main
+
+    f = tmp_path / "amd.gpusizer.json"
+    f.write_text(json.dumps(case(AMD)))
+    assert main(["plan", str(f)]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("Default target (mi325x-256gb): "))
+    assert line.endswith(rows(case(AMD), "mi325x-256gb")["mi325x-256gb"]["unmet_reason"])
+    assert "Default target (mi355x-288gb)" not in out  # it meets the level
+
+
 def test_more_gpus_do_not_meet_the_level_for_one_user_on_one_mac() -> None:
     o = rows(case("local-gpt-oss-20b-m4-max"), "apple-m4-max-128gb")["apple-m4-max-128gb"]
     # one user's 4,096-token prompt: a second Mac runs a second replica, not a faster prefill
