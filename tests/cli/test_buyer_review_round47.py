@@ -141,6 +141,15 @@ def test_the_probe_says_the_nearest_count_it_weighed() -> None:
     assert f"{said}, at first token 2.75 s" in o["unmet_reason"], o["unmet_reason"]
 
 
+def test_a_row_at_its_cap_says_no_more_are_weighed() -> None:
+    # 32 RTX 3060 (the consumer cap, core/sizing/practical.py) for gpt-oss-120b's 200 users:
+    # nothing past 32 is weighed, which "32 come no nearer" misstated
+    s = json.loads((DATA / "serve-gpt-oss-120b-200-cheapest.gpusizer.json").read_text())
+    o = rows(s, "rtx-3060-12gb")["rtx-3060-12gb"]
+    assert o["gpus"] == 32 and o["level_count"]["gpus_weighed"] == 32
+    assert o["unmet_reason"].endswith("; no more GPUs are weighed past the 32 shown"), o["unmet_reason"]
+
+
 def test_a_queued_row_keeps_its_engine_setting_not_a_count() -> None:
     # llama.cpp at 4,096 tokens of context queues the 4 users on one card: the request cap's
     # setting (batch_lever) meets the level on 1 GPU, more cards of the cap on 4

@@ -10,12 +10,15 @@ token in 2.32 s, past the level's 2 s, so they rank after one MI355X platform at
 MI325X platforms (24 GPUs, TP 8 x DP 3) meet the level too at $46.80/h; the buyer read "0.32 s
 over the 2 s asked" and no count. The count kept is the option's (the configuration is the
 contract, and its figures and rank are of it); the reason now names the fewest whole units that
-meet the level and its speeds (``level_count``), and ``compare`` prices them.
+meet the level and its speeds (``level_count``), and ``compare`` and ``plan`` price them.
 
 The search is the user's targets' own (core/sizing/compare_scale.py ``_smallest``): whole units
 doubled from the count bought until a layout meets the targets and the level
-(core/sizing/fill_serving.py ``serves``), then a bisection; it stops where doubling made no user
-faster (first token or tokens/s per user by 1 %) or at the most GPUs an option may have.
+(core/sizing/fill_serving.py ``serves``), then a bisection. It stops where a doubling brings the
+missed half of the level no nearer (the first token 1 % earlier, tokens/s per user 1 % nearer
+its floor; a half already met is no progress), or at the most GPUs an option may have, and then
+says the nearest count weighed. Where another layout on the count bought meets the level (the
+search keeps the fastest), that layout is named.
 """
 
 from __future__ import annotations

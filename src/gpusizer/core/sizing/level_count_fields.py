@@ -48,6 +48,8 @@ class LevelCount:
         targets.max_ttft_seconds 2 to size on it): TP 8 x PP 1 x DP 3, first token 1.65 s, 47.4
         tokens/s per user``."""
         speeds = _speeds(self.ttft_seconds, self.tokens_per_second_per_user)
+        if self.gpus is None and self.weighed == self.bought:  # the row is at the most already
+            return f"; no more GPUs are weighed past the {self.bought:,} shown"
         if self.gpus is None and self.tried == self.bought:
             return f"; more GPUs do not meet it: {self.weighed:,} come no nearer"
         if self.gpus is None:
