@@ -38,9 +38,11 @@ from .disagg_split import propose_split
 from .fill import Filler
 from .fill_serving import Choice
 from .fraction_lever import fraction_lever
+from .idle_words import idle_note
 from .layer_split import splits_layers
 from .layout_search import MAX_GPUS, Evaluator, GpuTarget
 from .layout_space import Layout
+from .level_count import with_level
 from .links import links_for
 from .need_lever import need_lever
 from .offload_note import offload_step_note
@@ -123,7 +125,9 @@ class GpuAdvice:
             cap = practical_cap(self.g.spec)
             tail = f"; {cap_words(cap, self.g.spec)}" if cap else ""
             return [(self._missing("practical_limit", why + tail), None)]
-        return [(self._batched(self._option(c, growth, i), c), c) for i, c in enumerate(growth.choices)]
+        out = [(self._batched(self._option(c, growth, i), c), c) for i, c in enumerate(growth.choices)]
+        top = growth.unit.top(most)  # the answer's count that meets the default level too
+        return [(with_level(out[0][0], self.s, self.filler, growth.unit, top), out[0][1]), *out[1:]]
 
     def _lever(self, option: SizingOption) -> SizingOption:
         """A memory no-fit with the memory fraction that would fit (core/sizing/fraction_lever.py)."""
@@ -263,10 +267,8 @@ class GpuAdvice:
         notes += idle_slots(self.s, c.layout, c.batch, est)
         notes += offload_step_note(est)
         if bought > lay.gpus:
-            notes.append(
-                f"{bought - lay.gpus} of the {bought:,} GPUs idle: no layout of this model uses "
-                f"all of {growth.unit.units(bought)} x {growth.unit.name(bought)}"
-            )
+            units = f"{growth.unit.units(bought)} x {growth.unit.name(bought)}"
+            notes.append(idle_note(self.s, lay, bought, units))
         variant = self.variants[c.variant]
         notes += pools_note(changes, self.s)
         if variant.names:

@@ -32,7 +32,7 @@ Defaults, explicit and editable:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -150,3 +150,14 @@ def run_cost_range(per_hour: float | None, seconds_range: Any) -> list[float] | 
     if per_hour is None or not seconds_range:
         return None
     return [per_hour * seconds_range[0] / 3600, per_hour * seconds_range[1] / 3600]
+
+
+def pricer(
+    specs: Mapping[str, GPUSpec], prices: Mapping[str, Mapping[str, Any]] | None, rates: Rates, training: bool
+) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """An option's :func:`money` and :func:`per_work` fields together, for the answers priced
+    beside a ranked option as it is (core/sizing/compare_rank.price_options: the aggregated or
+    disaggregated answer not ranked, the count that meets the default service level)."""
+    return lambda x: (
+        (c := money(specs[x["gpu"]], x, prices, rates)) | per_work(c, x, training, rates.usd_per_kwh)
+    )

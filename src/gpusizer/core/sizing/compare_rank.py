@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import ScenarioError, excerpt
 from ..limits import MAX_RATE, MIN_RATE
 from ..model.specs import GPUSpec
-from .compare_costs import Rates, money, per_work
+from .compare_costs import Rates, money, per_work, pricer
 from .compare_options import (
     AMORTIZATION_YEARS,
     BASES,
@@ -31,6 +31,7 @@ from .compare_options import (
     SORTS,
     UTILIZATION,
 )
+from .level_count_fields import level_priced
 from .option_band import band_head, cost_at_slow_edge, slow_edge
 from .pd_choice import other_cost
 from .prices import check_prices
@@ -115,12 +116,8 @@ def price_options(
         if o["fits"]:
             row = o | cost | per_work(cost, rl_work(o), training, how.electricity_usd_per_kwh)
             row["notes"] = priced_notes(o["notes"], row) + unit_notes(row, how.basis)  # the band's cost
-            row |= other_cost(
-                o,
-                lambda x: per_work(
-                    money(specs[x["gpu"]], x, how.prices, rates), x, training, how.electricity_usd_per_kwh
-                ),
-            )
+            priced = pricer(specs, how.prices, rates, training)
+            row |= other_cost(o, priced) | level_priced(row, priced)  # the default level's count too
             row["notes"] += need_rent_note(row, money(specs[o["gpu"]], need_priced(o), how.prices, rates))
             unpriced = priced_reason(row, how.basis)
             if unpriced is not None:

@@ -91,14 +91,70 @@ def grow(s: Scenario, filler: Filler, unit: Unit, least: int, max_gpus: int, kee
             done = unit.count(timed[0].layout.gpus)
             timed = _fastest_on(s, filler, done, timed, keep, days * DAY)
             return Growth(timed, unit, least, done, why, True, (*notes, cut) if cut else notes)
-        unmet = f"{cut}; the fewest that hold the work are shown" if cut else _unmet(s, filler, top)
-        return Growth(filler.best(start, keep), unit, least, start, why, False, (*notes, unmet), True)
+        if cut:  # the budget ran out before this GPU: the count search's layouts, timed
+            return _cut_deadline(s, filler, unit, least, (start, top), keep, notes)
+        return Growth(
+            filler.best(start, keep), unit, least, start, why, False, (*notes, _unmet(s, filler, top)), True
+        )
     found, tried = _smallest(filler, unit, start, top)
     if found is not None:
         return Growth(filler.best(found, keep), unit, least, found, why, True, notes)
     shown = filler.best(start, keep)
     missed = (*notes, _unmet(s, filler, top))
     return Growth(shown, unit, least, start, why, False, missed, tried >= top, tried)
+
+
+def _cut_deadline(
+    s: Scenario,
+    filler: Filler,
+    unit: Unit,
+    least: int,
+    span: tuple[int, int],
+    keep: int,
+    notes: tuple[str, ...],
+) -> Growth:
+    """``targets.max_training_days`` where the deadline's search ran out of the call's work
+    budget (core/sizing/work.py) before this GPU: the fewest whole units from ``span``'s start
+    to its top on which the count search's fastest layout (:meth:`Filler.best`) trains in time,
+    doubling then a bisection (as :func:`_run_deadline`). Mistral Small 3.1 24B fully
+    fine-tuned at 8K on 2B tokens within 5 days (tests/cli/data/buyer/
+    full-ft-mistral-small-24b-5days) spent the budget on the first GPUs of the catalog; 29 of
+    46 rows then read the deadline missed, one MI325X platform "the 5-day deadline is missed;
+    more GPUs do not meet it: 4,096 take 0.0 days" beside its own 0.8 days, 2 RTX 6000 Ada "more
+    GPUs do not meet it: 32 take 2.1 days"."""
+    start, top = span
+    limit = (s.targets.max_training_days or 0.0) * DAY
+
+    def met(n: int) -> bool:
+        best = filler.best(n)
+        secs = best[0].pace.time_seconds if best else None
+        return secs is not None and secs / effective_time_share(s, best[0].layout.gpus) <= limit
+
+    lo, n = 0, start
+    while not met(n):
+        if n >= top:
+            return Growth(
+                filler.best(start, keep),
+                unit,
+                least,
+                start,
+                "deadline",
+                False,
+                (*notes, _unmet(s, filler, top)),
+                True,
+            )
+        lo, n = n, min(top, unit.count(max(2 * n, n + 1)))
+    hi = n
+    while lo and unit.count(lo + 1) < hi:
+        mid = unit.count((lo + hi) // 2)
+        mid = mid if lo < mid < hi else unit.count(lo + 1)
+        hi, lo = (mid, lo) if met(mid) else (hi, mid)
+    steps = filler.evaluator(0).work.deadline_limit
+    cut = (
+        f"the deadline's search stopped at its work limit ({steps:,} steps): the count is the fewest "
+        "whole units on which the fastest layout meets the deadline"
+    )
+    return Growth(filler.best(hi, keep), unit, least, hi, "deadline", True, (*notes, cut))
 
 
 def _fastest_on(

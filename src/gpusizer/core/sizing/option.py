@@ -20,6 +20,7 @@ from .option_split import SPLIT_FIELDS, DisaggSplit
 if TYPE_CHECKING:
     from .batch_lever_fields import BatchLever
     from .fraction_lever import FractionLever
+    from .level_count_fields import LevelCount
 
 # Every comparison option carries every field (null where it does not apply), so tables and
 # CSV align. Money fields are filled by compare_rank.price_options.
@@ -202,6 +203,9 @@ class SizingOption:
     # serving option that meets its targets on a need grown by a stated request cap: the
     # setting that meets them on fewer GPUs (core/sizing/need_lever.py); in the JSON only where set
     need_lever: BatchLever | None = None
+    # serving option that meets its targets but not the default service level: the fewest whole
+    # units that meet it too (core/sizing/level_count.py); in the JSON only where set
+    level_count: LevelCount | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The public option: every field of :data:`FIELDS` (money null until priced)."""
@@ -223,6 +227,8 @@ class SizingOption:
             split = split | {"batch_lever": self.batch_lever.fields()}
         if self.need_lever is not None:
             split = split | {"need_lever": self.need_lever.fields()}
+        if self.level_count is not None:
+            split = split | {"level_count": self.level_count.fields()}
         return out | dict(self.unit) | copy.deepcopy(self.band) | split | dict(self.pd or {})
 
     def edits(self, gpu: bool = True) -> dict[str, Any]:

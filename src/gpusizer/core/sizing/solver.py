@@ -152,6 +152,9 @@ def plan_text(
     ]
     lines.insert(1, "-" * len(lines[0]))
     lines += [f"Why ({o['gpu']}): {o['layout_reason']}" for o in options if o["rank"] == 1]
+    # a row that misses only the default level: by how much, and the count that meets it
+    # (core/sizing/level_count.py), as compare's "Not offered" line says it
+    lines += [f"Default target ({o['gpu']}): {o['unmet_reason']}" for o in options if o.get("level_count")]
     missing = sorted(set(gpu_presets()) - {o["gpu"] for o in options} - set(left_out))
     if missing:
         lines.append(f"Not listed (no layout fits within the search limit): {', '.join(missing)}")
