@@ -27,6 +27,7 @@ from ...core.pipeline.report import roofline_points
 from ...io.evidence_text import TOOK, banded
 from .base import ChartBase
 from .labels import Leaders
+from .op_names import long_name, short_name
 from .palette import LINE_PEN_WIDTH, TOTAL_PEN_WIDTH
 from .roofline_labels import CLUSTER, PHASE_COLORS, PHASES, RooflineLabels, log_xy, names_html, text_color
 
@@ -149,7 +150,7 @@ class RooflineChart(RooflineLabels, ChartBase):
         names = "".join(
             f"<br><span style='font-weight:normal'>{names_html(g, dark, sep)}</span>" for g in here
         )
-        self._step_names[ph] = "; ".join(", ".join(q["name"] for q in g) for g in here)
+        self._step_names[ph] = "; ".join(", ".join(short_name(q["name"]) for q in g) for g in here)
         if self._detail < 2:
             names = ""  # no room: the star's tooltip names them (tooltip_at)
         bound = f" ({p['bound']}-bound)" if self._detail else ""
@@ -226,7 +227,7 @@ class RooflineChart(RooflineLabels, ChartBase):
         if best is None:
             return ""
         return (
-            f"{best['phase']} · {best['name']}: {best['intensity']:,.2f} FLOP/B, "
+            f"{best['phase']} · {long_name(best['name'])}: {best['intensity']:,.2f} FLOP/B, "
             f"{best['attainable_flops_per_s'] / 1e12:,.1f} TFLOP/s, {best['bound']}-bound"
             + (f", {best['seconds'] * 1e3:,.3f} ms" if "seconds" in best else "")
             + (self._step_time(best) + self._at_step(best["phase"]) if best["name"] == "step" else "")

@@ -14,6 +14,7 @@ from PySide6.QtCore import QLineF, QPointF, QRectF
 from PySide6.QtGui import QColor
 
 from .labels import LEADER_PX, Leaders, crosses, outside, overlaps, place, scene_rect
+from .op_names import short_name
 from .palette import DECODE_COLOR, PREFILL_COLOR
 
 if TYPE_CHECKING:
@@ -56,8 +57,9 @@ def text_color(phase: str, dark: bool) -> str:
 
 def names_html(group: list[dict[str, Any]], dark: bool = False, sep: str = " · ") -> str:
     """The operation names of a cluster, coloured by phase (and named by phase where a cluster
-    holds both: "prefill: lm_head · decode: mlp, qkv"; ``sep`` between the phases)."""
-    by_phase = {ph: [p["name"] for p in group if p["phase"] == ph] for ph in PHASES}
+    holds both: "prefill: LM head · decode: mlp, qkv"; ``sep`` between the phases), in the
+    words of gui/charts/op_names.py."""
+    by_phase = {ph: [short_name(p["name"]) for p in group if p["phase"] == ph] for ph in PHASES}
     by_phase = {ph: names for ph, names in by_phase.items() if names}
     both = len(by_phase) > 1
     return sep.join(
