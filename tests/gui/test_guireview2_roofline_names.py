@@ -67,3 +67,53 @@ def test_the_plot_and_tooltip_name_the_gated_deltanet_operations(qtbot) -> None:
     assert long_name("recurrent_state") in tip
     # the export's rows keep the core's ids (a CSV is read by scripts)
     assert any(row[1] == "recurrent_state" for row in chart.data_rows())
+
+
+HYBRID_TRAIN: dict[str, Any] = {  # tests/core/test_replicated_mixers.py HYBRID, ticked
+    "model": {"preset": "qwen3-next-80b-a3b"},
+    "framework": "megatron",
+    "hardware": {"gpu": "h100-sxm-80gb"},
+    "workload": {
+        "kind": "pretraining",
+        "sequence_length": 4096,
+        "micro_batch_size": 1,
+        "global_batch_size": 64,
+        "training_tokens": 1e9,
+    },
+    "parallelism": {"tensor": 4, "expert": 8, "data": 8, "sequence_parallel": True, "recompute": "full"},
+}
+
+
+def _title_span(label: Any) -> tuple[float, float]:
+    """The scene x-range of a label's first line (its bold "decode step ..." title)."""
+    from gpusizer.gui.charts.labels import scene_rect
+
+    doc = label.textItem.document()
+    line = doc.firstBlock().layout().lineAt(0).naturalTextRect()
+    left = scene_rect(label).left() + doc.documentMargin()  # the box holds the text's margin
+    return left + line.left(), left + line.right()
+
+
+def test_a_moved_step_label_meets_its_leader_at_its_title(qtbot) -> None:
+    # Before: at the chart's size in a 1400 x 900 window the decode step's label, placed under
+    # the plot with a 480 px line of operations, centred its title; the leader line from the
+    # star ended over blank space 100 px left of "decode step (memory-bound)".
+    from PySide6.QtCore import QPointF
+
+    from gpusizer.gui.charts.labels import LEADER_PX, _nearest, scene_rect
+
+    for data, size in ((HYBRID_TRAIN, (890, 430)), (QWEN3_NEXT, (890, 430)), (QWEN3_NEXT, (1380, 560))):
+        chart = _chart(qtbot, data, size)
+        vb, led = chart.plot.vb, 0
+        for ph, label in chart.step_labels.items():
+            step = chart.points(ph, step=True)
+            if not step or not label.isVisible():
+                continue
+            star = vb.mapViewToScene(QPointF(*log_xy(step[0])))
+            end = _nearest(star, scene_rect(label))
+            if (end - star).manhattanLength() <= LEADER_PX:
+                continue  # no leader drawn: the label sits at the star
+            led += 1
+            lo, hi = _title_span(label)
+            assert lo - 6 <= end.x() <= hi + 6, (size, ph, end.x(), lo, hi)
+        assert led, size  # the case does move a label off its star

@@ -69,6 +69,7 @@ class RooflineChart(RooflineLabels, ChartBase):
         self._tall = True  # step labels: one phase a line
         self._detail = 2  # step labels: with the operations at their star (FORMS)
         self._step_names: dict[str, str] = {}  # phase: those operations, for the star's tooltip
+        self._step_html: dict[str, str] = {}  # phase: its label's text (aligned once placed)
         self.compute_label = self.text_item((1, 1.1), pixels=13, boxed=False)
         self.memory_label = self.text_item((1, 1.0), pixels=13, boxed=False)
         self.set_axis_label("bottom", "arithmetic intensity (FLOP per byte moved)")
@@ -156,10 +157,9 @@ class RooflineChart(RooflineLabels, ChartBase):
         bound = f" ({p['bound']}-bound)" if self._detail else ""
         # Below the roofs, where nothing else is drawn: memory-bound to the right of the star
         # (under the slope), compute-bound centred under it (under the flat roof).
-        self.set_centred_html(
-            label,
-            f"<div style='color:{text_color(ph, dark)}'><b>{ph} step{bound}</b>{names}</div>",
-        )
+        colour = text_color(ph, dark)
+        self._step_html[ph] = f"<div style='color:{colour}'><b>{ph} step{bound}</b>{names}</div>"
+        self.set_centred_html(label, self._step_html[ph])
         # Its natural width is new: a wrap of the longer text before is not to be restored
         # (labels.wrap_to gave a 238 px box to "decode step", across the slope).
         label.width_before_wrap = None
