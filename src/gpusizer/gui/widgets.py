@@ -4,7 +4,7 @@ check boxes."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -79,7 +79,15 @@ class MultiCheck(QWidget):
 
     valueChanged = Signal(object)
 
-    def __init__(self, ids: Sequence[str], columns: int = 4, parent: QWidget | None = None):
+    def __init__(
+        self,
+        ids: Sequence[str],
+        columns: int = 4,
+        parent: QWidget | None = None,
+        tips: Mapping[str, str] | None = None,
+    ):
+        """``tips``: each box's own tooltip (what a short id stands for); a box without one
+        shows the field's (gui/glossary.py, set by the binder on the grid)."""
         super().__init__(parent)
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -88,6 +96,8 @@ class MultiCheck(QWidget):
         for i, id_ in enumerate(ids):
             box = QCheckBox(id_)
             box.setObjectName(f"check_target_{id_}")
+            if tips and id_ in tips:
+                box.setToolTip(tips[id_])
             box.toggled.connect(lambda _c: self.valueChanged.emit(self.value()))
             grid.addWidget(box, i // columns, i % columns)
             self.boxes[id_] = box

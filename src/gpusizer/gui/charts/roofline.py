@@ -27,6 +27,7 @@ from ...core.pipeline.report import roofline_points
 from ...io.evidence_text import TOOK, banded
 from .base import ChartBase
 from .labels import Leaders
+from .op_names import long_name, short_name
 from .palette import LINE_PEN_WIDTH, TOTAL_PEN_WIDTH
 from .roofline_labels import CLUSTER, PHASE_COLORS, PHASES, RooflineLabels, log_xy, names_html, text_color
 
@@ -68,6 +69,7 @@ class RooflineChart(RooflineLabels, ChartBase):
         self._tall = True  # step labels: one phase a line
         self._detail = 2  # step labels: with the operations at their star (FORMS)
         self._step_names: dict[str, str] = {}  # phase: those operations, for the star's tooltip
+        self._step_html: dict[str, str] = {}  # phase: its label's text (aligned once placed)
         self.compute_label = self.text_item((1, 1.1), pixels=13, boxed=False)
         self.memory_label = self.text_item((1, 1.0), pixels=13, boxed=False)
         self.set_axis_label("bottom", "arithmetic intensity (FLOP per byte moved)")
@@ -149,16 +151,15 @@ class RooflineChart(RooflineLabels, ChartBase):
         names = "".join(
             f"<br><span style='font-weight:normal'>{names_html(g, dark, sep)}</span>" for g in here
         )
-        self._step_names[ph] = "; ".join(", ".join(q["name"] for q in g) for g in here)
+        self._step_names[ph] = "; ".join(", ".join(short_name(q["name"]) for q in g) for g in here)
         if self._detail < 2:
             names = ""  # no room: the star's tooltip names them (tooltip_at)
         bound = f" ({p['bound']}-bound)" if self._detail else ""
         # Below the roofs, where nothing else is drawn: memory-bound to the right of the star
         # (under the slope), compute-bound centred under it (under the flat roof).
-        self.set_centred_html(
-            label,
-            f"<div style='color:{text_color(ph, dark)}'><b>{ph} step{bound}</b>{names}</div>",
-        )
+        colour = text_color(ph, dark)
+        self._step_html[ph] = f"<div style='color:{colour}'><b>{ph} step{bound}</b>{names}</div>"
+        self.set_centred_html(label, self._step_html[ph])
         # Its natural width is new: a wrap of the longer text before is not to be restored
         # (labels.wrap_to gave a 238 px box to "decode step", across the slope).
         label.width_before_wrap = None
@@ -226,7 +227,7 @@ class RooflineChart(RooflineLabels, ChartBase):
         if best is None:
             return ""
         return (
-            f"{best['phase']} · {best['name']}: {best['intensity']:,.2f} FLOP/B, "
+            f"{best['phase']} · {long_name(best['name'])}: {best['intensity']:,.2f} FLOP/B, "
             f"{best['attainable_flops_per_s'] / 1e12:,.1f} TFLOP/s, {best['bound']}-bound"
             + (f", {best['seconds'] * 1e3:,.3f} ms" if "seconds" in best else "")
             + (self._step_time(best) + self._at_step(best["phase"]) if best["name"] == "step" else "")

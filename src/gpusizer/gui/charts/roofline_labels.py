@@ -14,6 +14,7 @@ from PySide6.QtCore import QLineF, QPointF, QRectF
 from PySide6.QtGui import QColor
 
 from .labels import LEADER_PX, Leaders, crosses, outside, overlaps, place, scene_rect
+from .op_names import short_name
 from .palette import DECODE_COLOR, PREFILL_COLOR
 
 if TYPE_CHECKING:
@@ -56,8 +57,9 @@ def text_color(phase: str, dark: bool) -> str:
 
 def names_html(group: list[dict[str, Any]], dark: bool = False, sep: str = " · ") -> str:
     """The operation names of a cluster, coloured by phase (and named by phase where a cluster
-    holds both: "prefill: lm_head · decode: mlp, qkv"; ``sep`` between the phases)."""
-    by_phase = {ph: [p["name"] for p in group if p["phase"] == ph] for ph in PHASES}
+    holds both: "prefill: LM head · decode: mlp, qkv"; ``sep`` between the phases), in the
+    words of gui/charts/op_names.py."""
+    by_phase = {ph: [short_name(p["name"]) for p in group if p["phase"] == ph] for ph in PHASES}
     by_phase = {ph: names for ph, names in by_phase.items() if names}
     both = len(by_phase) > 1
     return sep.join(
@@ -105,6 +107,7 @@ class RooflineLabels(_Base):
     _label_args: tuple[float, float, float, float, float]
     _tall: bool
     _detail: int
+    _step_html: dict[str, str]
 
     def points(self, phase: str, step: bool = False) -> list[dict[str, Any]]:
         raise NotImplementedError
@@ -157,6 +160,7 @@ class RooflineLabels(_Base):
             for ph in PHASES
             if (step := self.points(ph, step=True))
         ]
+        self._align_steps()
         self.leaders.draw(
             [
                 *(pair for pair in stars if pair[1].isVisible()),
@@ -168,6 +172,24 @@ class RooflineLabels(_Base):
             ],
             self.theme.muted,
         )
+
+    def _align_steps(self) -> None:
+        """Each placed step label's lines flush toward its star: a label the placer moved off
+        (Qwen3-Next's decode step at 1400 x 900, its operations' line 480 px wide) had its
+        leader end over the blank beside a short centred title. Left-aligned where the star
+        is left of the label's middle third, right-aligned where right of it; the box keeps
+        its size and place (the text width is unchanged)."""
+        vb = self.plot.vb
+        for ph, label in self.step_labels.items():
+            step, html = self.points(ph, step=True), self._step_html.get(ph, "")
+            if not step or not html or not label.isVisible():
+                continue
+            r, x = scene_rect(label), vb.mapViewToScene(QPointF(*log_xy(step[0]))).x()
+            third = r.width() / 3
+            align = "left" if x < r.left() + third else "right" if x > r.right() - third else "center"
+            width = label.textItem.textWidth()
+            label.setHtml(f"<div style='text-align:{align}'>{html}</div>")
+            label.setTextWidth(width)
 
     def _place_all(self, tall: bool, detail: int = 2) -> int:
         """Place every label (step labels ``tall`` or not, with ``detail``: FORMS); returns

@@ -12,6 +12,7 @@ from ..binding import Binder
 from ..quantity_field import QuantityField
 from ..state import get_path
 from ..style import set_role
+from ..why_disabled import explain_disabled
 from ..widgets import ComboBox, combo
 from .base import Panel
 
@@ -158,15 +159,39 @@ class ParallelismPanel(Panel):
             "parallelism.expert_tensor",
             get_path(v("model"), "moe") is not None or v("parallelism.expert_tensor") is not None,
         )
-        model = v("model")
-        hybrid = get_path(model, "linear_attention") is not None or get_path(model, "mamba") is not None
-        self.form.enable("parallelism.replicated_mixers", hybrid or bool(v("parallelism.replicated_mixers")))
-        zero3 = int(v("parallelism.zero_stage") or 0) >= 3
-        self.form.enable("parallelism.fsdp_no_sync", zero3 or bool(v("parallelism.fsdp_no_sync")))
+        self._mixers_row()
+        self._no_sync_row()
         self._list_frameworks(kind)
         degrees = [int(v(f"parallelism.{k}") or 1) for k in ("tensor", "pipeline", "data", "context")]
         tp, pp, dp, cp = degrees
         self.total.setText(f"<b>{tp * pp * dp * cp:,}</b>  (TP {tp} × PP {pp} × DP {dp} × CP {cp})")
+
+    def _mixers_row(self) -> None:
+        """The replicated mixers apply to a hybrid model's recurrent layers split by TP
+        (core/speed/train_mixers.py prices (TP - 1) x the mixers' work: nothing at TP 1).
+        Disabled otherwise, as "Sequence parallel" is at TP 1, with the reason in its
+        tooltip (gui/why_disabled.py); enabled while ticked, so it can be unticked."""
+        v = self.state.value
+        model = v("model")
+        hybrid = get_path(model, "linear_attention") is not None or get_path(model, "mamba") is not None
+        reason = "" if hybrid else "the model has no recurrent mixers (linear attention or Mamba layers)"
+        if not reason and int(v("parallelism.tensor") or 1) <= 1:
+            reason = "tensor parallel (TP) is 1: no rank splits the mixers"
+        path = "parallelism.replicated_mixers"
+        enabled = not reason or bool(v(path))
+        self.form.enable(path, enabled)
+        explain_disabled(self.form, path, "" if enabled else reason)
+
+    def _no_sync_row(self) -> None:
+        """FSDP1's ``no_sync()`` keeps whole unsharded gradients only where ZeRO-3 shards them
+        (core/memory/fsdp_no_sync.py); disabled below stage 3 with the reason in its tooltip,
+        enabled while ticked so it can be unticked."""
+        v = self.state.value
+        path = "parallelism.fsdp_no_sync"
+        enabled = int(v("parallelism.zero_stage") or 0) >= 3 or bool(v(path))
+        self.form.enable(path, enabled)
+        reason = "ZeRO stage is below 3: nothing is sharded for no_sync() to gather"
+        explain_disabled(self.form, path, "" if enabled else reason)
 
     def _show_dispatcher(self, training: bool) -> None:
         """The EP dispatcher rows are Megatron-Core's: shown for a framework that runs its

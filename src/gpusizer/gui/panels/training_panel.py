@@ -73,7 +73,9 @@ class TrainingPanel(Panel):
         )
         f.add(
             "Fused kernels",
-            MultiCheck(tuple(FUSED_KERNELS), columns=2),
+            # the ids (Liger's and flash-attn's own names) fit two columns; each box's
+            # tooltip gives the registry's label (core/registry/fused_kernels.py)
+            MultiCheck(tuple(FUSED_KERNELS), columns=2, tips={k.id: k.label for k in FUSED_KERNELS.values()}),
             "workload.fused_kernels",
             name="checks_fused_kernels",
             to_state=tuple,

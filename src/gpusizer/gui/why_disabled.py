@@ -1,0 +1,23 @@
+"""A disabled field says why in its tooltip: "Not available: <reason>." after the field's own
+definition (gui/glossary.py), on the caption and the widget both, so a reader who hovers the
+greyed row learns what would enable it instead of guessing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .glossary import tooltip_for
+
+PREFIX = "Not available:"
+
+
+def explain_disabled(form: Any, path: str, reason: str) -> None:
+    """Set the tooltips of ``form``'s row ``path`` (a gui/widgets.py Form): its definition,
+    then "Not available: ``reason``." while ``reason`` is not empty."""
+    tip = tooltip_for(path)
+    if reason:
+        tip = f"{tip}\n\n{PREFIX} {reason}." if tip else f"{PREFIX} {reason}."
+    form.labels[path].setToolTip(tip)
+    for b in form.binder.bindings:
+        if b.path == path:
+            b.widget.setToolTip(tip)
