@@ -238,7 +238,7 @@ def _heldout() -> Iterator[Figure]:
     speed-figures-blind3.json (tests/core/test_speed_figures_blind3.py; the section on the third
     blind round), those beyond 4x included (their ``beyond_4x`` says why they are kept); the
     fourth, speed-figures-blind4.json (tests/core/test_speed_figures_blind4.py; the section on the
-    fourth blind round)."""
+    fourth blind round); mlx-lm's blind peaks and speeds (mlx-blind.json)."""
     from tests.core import (
         test_speed_figures_blind2,
         test_speed_figures_blind3,
@@ -250,6 +250,22 @@ def _heldout() -> Iterator[Figure]:
     yield from _blind("blind2", test_speed_figures_blind2.SET, skip="client_path")
     yield from _blind("blind3", test_speed_figures_blind3.SET)
     yield from _blind("blind4", test_speed_figures_blind4.SET)
+    yield from _mlx_blind()
+
+
+def _mlx_blind() -> Iterator[Figure]:
+    """mlx-lm's printed peaks and speeds replayed blind (mlx-blind.json,
+    tests/core/test_mlx_blind.py; docs/evidence/serving.md, the section on MLX blind), each in
+    its scenario's regime whatever its outcome; a peak as its memory regime's figure."""
+    from tests.core.test_mlx_blind import FIGURES, RATIOS
+    from tests.core.test_speed_figures import speed_ratio
+
+    for r, e in FIGURES:
+        key = f"mlx-blind:{r['id']}:{e['label']}"
+        if e["metric"] == "peak_memory_gb":
+            yield _memory(key, e["scenario"], e["published"] * 1e9)
+        else:
+            yield _served(key, e, speed_ratio(e, RATIOS[(r["id"], e["label"])]))
 
 
 def _blind(name: str, blind: Any, skip: str | None = None) -> Iterator[Figure]:

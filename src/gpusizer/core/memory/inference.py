@@ -30,6 +30,7 @@ from ..registry.dtypes import nbytes
 from .attention_unfused import prefill_scores_bytes
 from .bnb_inference import bnb_prefill_bytes
 from .kv_cap import capped_tokens, kv_cap, prefill_step
+from .prefill_head import last_chunk_logits_bytes
 
 
 def _minimum(a: Any, b: Any) -> Any:
@@ -97,7 +98,8 @@ def _prefill_activations(s: Scenario, arch: Arch, batch: Any, prompt: Any) -> tu
     prefill in chunks (``FrameworkProfile.prefill_chunk_tokens``: vLLM's
     ``max_num_batched_tokens``, llama.cpp's ``n_batch`` per sequence); transformers prefills
     the whole prompt. Logits are computed for the last position only during generation (fp32
-    upcast included)."""
+    upcast included), and for the whole last chunk where the release runs the LM head over it
+    (core/memory/prefill_head.py)."""
     par, prof = s.parallelism, s.profile
     pb = nbytes(s.precision.activations)
     tokens = batch * prompt
@@ -117,6 +119,7 @@ def _prefill_activations(s: Scenario, arch: Arch, batch: Any, prompt: Any) -> tu
         attn = attn + batch * arch.heads * prompt**2 * (4 + pb) / par.tensor
     attn = attn + prefill_scores_bytes(s, arch, tokens, prompt)  # an unfused forward's scores
     logits = batch * arch.vocab * (pb + 4) / par.tensor
+    logits = logits + last_chunk_logits_bytes(s, arch, batch, prompt, pb)  # mlx-lm before 0.27.0
     return stream + _maximum(mlp, attn), logits
 
 

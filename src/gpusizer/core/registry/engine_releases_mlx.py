@@ -24,6 +24,8 @@ version between two releases takes the older one's rules. Read at ml-explore/mlx
 
 from __future__ import annotations
 
+from typing import Literal
+
 from .engines import BatchTier, EngineRelease, Scheduling
 
 PREFILL_STEP_TOKENS = 2048  # generate.py generate_step prefill_step_size (512 before 0.22.2)
@@ -36,6 +38,15 @@ _SOURCES = (
 )
 
 
+# Before PR #406 the tokens left after the whole chunks (1 to prefill_step_size of them) went
+# through generate_step's _step, whose model call returns the logits of every one of them
+# before ``logits[:, -1, :]``: read at ml-explore/mlx-examples 9f34fdbd (0.19.3)
+# llms/mlx_lm/utils.py, ml-explore/mlx-lm v0.22.0 mlx_lm/utils.py and v0.26.4 mlx_lm/generate.py.
+_LAST_CHUNK = (
+    "ml-explore/mlx-lm v0.26.4 mlx_lm/generate.py generate_step: the last prompt chunk's logits "
+    "over every position (the LM head on the last token from v0.27.0, PR #406)"
+)
+
 # mlx_lm/models/llama.py defines make_cache since PR #505 (dcb4b9ba, 2025-09-26, first in
 # v0.28.1, for layers with use_sliding): make_prompt_cache then never builds the RotatingKVCache
 # of --max-kv-size for Llama, nor for Mistral (utils.py MODEL_REMAPPING "mistral": "llama").
@@ -43,7 +54,13 @@ LLAMA_OWN_CACHE = ("llama", "mistral")
 
 
 def _mlx_lm(
-    version: str, date: str, sequences: int, prefill: int, *sources: str, own: tuple[str, ...] = ()
+    version: str,
+    date: str,
+    sequences: int,
+    prefill: int,
+    *sources: str,
+    own: tuple[str, ...] = (),
+    head: Literal["last_token", "last_chunk"] = "last_token",
 ) -> EngineRelease:
     return EngineRelease(
         version,
@@ -56,18 +73,29 @@ def _mlx_lm(
         scheduling=Scheduling(mixed=False, admission="reserve", graph_batch=1, graph_prefill=False),
         kv_layout="whole_context",
         own_cache_families=own,
+        prefill_head=head,
         sources=(*_SOURCES, *sources),
     )
 
 
 MLX_LM = (
-    _mlx_lm("0.19.0", "2024-10", 1, 512),
+    _mlx_lm("0.19.0", "2024-10", 1, 512, _LAST_CHUNK, head="last_chunk"),
     _mlx_lm(
         "0.22.2",
         "2025-03",
         1,
         PREFILL_STEP_TOKENS,
         "ml-explore/mlx-lm PR #40 (fd175f11, version 0.22.2): prefill_step_size 512 -> 2048",
+        _LAST_CHUNK,
+        head="last_chunk",
+    ),
+    _mlx_lm(
+        "0.27.0",
+        "2025-08",
+        1,
+        PREFILL_STEP_TOKENS,
+        "ml-explore/mlx-lm PR #406 (24fefe3d, 2025-08-28, first in v0.27.0): the prompt's chunks "
+        "evaluate only the cache, the LM head runs on the last prompt token",
     ),
     _mlx_lm(
         "0.28.4",

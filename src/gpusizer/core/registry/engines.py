@@ -150,6 +150,10 @@ class EngineRelease:
     # every rank's tokens, reduce-scatter of the outputs); a multi-node NVLink domain (more
     # than 8 GPUs a node) takes the all-to-all
     moe_comm: Literal["all_to_all", "gather"] = "all_to_all"
+    # The prompt's last forward runs the LM head over "last_token" (the one position sampled) or
+    # "last_chunk" (every position of the last prefill chunk, then sliced: mlx-lm before v0.27.0,
+    # core/memory/prefill_head.py)
+    prefill_head: Literal["last_token", "last_chunk"] = "last_token"
     # Under attention DP the MoE layers take every rank's tokens padded to the busiest rank's
     # count where the experts take FP4 activations (TensorRT-LLM 0.19-0.21, core/serving/step_costs.py)
     dp_padding: bool = False
