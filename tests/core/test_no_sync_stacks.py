@@ -77,6 +77,7 @@ def test_false_overrides_the_stack() -> None:
         ("workload", {"global_batch_size": 4}),  # one micro-batch a step: every backward syncs
         ("parallelism", {"zero_stage": 2}),  # not FSDP1 FULL_SHARD's path
         ("parallelism", {"fsdp_version": 2}),  # FSDP2: set_requires_gradient_sync, not priced
+        ("parallelism", {"overlap_comm": True}),  # DeepSpeed's setting: the Trainer over DeepSpeed
     ],
 )
 def test_no_default_outside_fsdp1_accumulation(block: str, fields: dict[str, Any]) -> None:

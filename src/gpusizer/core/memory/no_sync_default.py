@@ -8,7 +8,9 @@ micro-batch (not an RL workload, whose policy trainers were not read for it). St
 explicitly, the field wins (``false``: ``sync_each_batch=True`` in accelerate before
 transformers 4.47, or a loop that syncs every micro-batch). Anything else is returned as it
 came, so a scenario outside those stacks, below ZeRO-3, under FSDP2 or with one micro-batch a
-step answers as before; the echo states the value filled in.
+step answers as before; the echo states the value filled in. A scenario that states DeepSpeed's
+``overlap_comm`` runs the Trainer over DeepSpeed, which never enters ``no_sync()`` (its
+engine reduces every backward): no default there.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ def stack_no_sync(s: Scenario) -> bool:
         return False
     if par.zero_stage < 3 or par.fsdp_version != 1 or s.workload.info.phased:
         return False  # RL's phases: its trainers' loops were not read for it
+    if par.overlap_comm is not None:  # DeepSpeed's own setting: the Trainer over DeepSpeed
+        return False  # (transformers trainer.py: no no_sync under DistributedType.DEEPSPEED)
     return layout(s).accumulate
 
 
