@@ -90,7 +90,7 @@ def test_no_default_outside_fsdp1_accumulation(block: str, fields: dict[str, Any
 @pytest.mark.parametrize("framework", ["deepspeed", "fsdp", "torchtune", "torchtitan"])
 def test_stacks_that_sync_every_micro_batch_keep_false(framework: str) -> None:
     # DeepSpeed's engine reduces every backward; torchtune's recipes call neither no_sync nor
-    # set_requires_gradient_sync (v0.1.0-v0.6.1); the bare FSDP profile has no loop of its own;
+    # set_requires_gradient_sync (v0.1.0-v0.6.1-rc3); the bare FSDP profile has no loop of its own;
     # torchtitan runs FSDP2
     sc = {**FULL, "framework": framework}
     total, echoed = _report(sc)

@@ -31,7 +31,7 @@ Not such stacks: Lightning's Trainer (``ParallelStrategy.block_backward_sync`` e
 ``no_sync`` only for a ``DistributedDataParallel`` model: lightning 2.1.0-2.6.5
 ``src/lightning/pytorch/strategies/parallel.py``; FSDPStrategy reduce-scatters every
 micro-batch), torchtune (no recipe calls ``no_sync`` or ``set_requires_gradient_sync``, v0.1.0-
-v0.6.1), DeepSpeed (its engine reduces every backward), torchtitan (FSDP2).
+v0.6.1-rc3), DeepSpeed (its engine reduces every backward), torchtitan (FSDP2).
 """
 
 from __future__ import annotations
