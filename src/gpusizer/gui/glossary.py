@@ -100,7 +100,10 @@ GLOSSARY: dict[str, str] = {
     "parallelism.fsdp_no_sync": "Under FSDP1 (ZeRO-3), a step's micro-batches before its last "
     "run in no_sync() (Lightning Fabric's no_backward_sync, as Lit-GPT calls it): each unit keeps "
     "its whole gradient unsharded until the sync, a LoRA layer's too (frozen weights and adapters "
-    "share one flat parameter). Adds the layers' gradients to the forward and backward.",
+    "share one flat parameter). Adds the layers' gradients to the forward and backward. "
+    "transformers' Trainer (through accelerate), axolotl and Lit-GPT run it by default when a "
+    "step accumulates (under the Trainer with LoRA only the adapters' units hold a gradient); "
+    "a file that leaves the field out gets its stack's default.",
     "parallelism.replicated_mixers": "A hybrid model's recurrent mixers (Gated DeltaNet, "
     "Mamba-2) run whole on every tensor-parallel rank instead of split by it: Miles' Megatron spec "
     "of Qwen3.5 and Qwen3-Next wraps them as Hugging Face modules after an all-gather. Each TP "

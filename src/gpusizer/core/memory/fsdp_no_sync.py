@@ -37,16 +37,22 @@ from ..registry.dtypes import DTYPES, nbytes
 _ROOT_GROUPS = ("embedding", "lm_head", "vision")
 
 
-def no_sync_gradient_bytes(s: Scenario, sp: StageParams, train_b: float) -> float:
+def no_sync_gradient_bytes(s: Scenario, sp: StageParams, train_b: float, trainable: float = 0.0) -> float:
     """Bytes per GPU of the units' unsharded gradients that ``no_sync()`` accumulation keeps
     through the forward and backward of a step's later micro-batches (0 unless
-    ``parallelism.fsdp_no_sync`` under FSDP1 at ZeRO-3); ``train_b``: bytes per trainable value.
-    The caller adds them only when a step has more than one micro-batch."""
+    ``parallelism.fsdp_no_sync`` under FSDP1 at ZeRO-3); ``train_b``: bytes per trainable value;
+    ``trainable``: the stage's adapter parameters, whole. The caller adds them only when a step
+    has more than one micro-batch. Where the stack wraps each adapter layer as its own unit
+    (transformers' Trainer with PEFT: core/registry/no_sync.py ``adapter_units``) only the
+    adapters' gradient is kept whole, the quantised base's units taking none."""
     par, prec, w = s.parallelism, s.precision, s.workload
     if not par.fsdp_no_sync or par.zero_stage < 3 or par.fsdp_version != 1:
         return 0.0
     if not w.is_adapter:
         return sp.total * (nbytes(prec.param_dtype) if prec.param_dtype else train_b)
+    rule = s.profile.no_sync
+    if rule is not None and rule.adapter_units:
+        return trainable * train_b
     if DTYPES[prec.weights].quantized or w.info.quantised_base:
         return 0.0
     params = sp.total
@@ -59,7 +65,10 @@ def no_sync_gradient_bytes(s: Scenario, sp: StageParams, train_b: float) -> floa
 def check_no_sync(s: Scenario) -> None:
     """``parallelism.fsdp_no_sync`` names FSDP1's ``no_sync()``: refused (one line naming the
     field) outside training, below ``zero_stage`` 3 and under ``fsdp_version`` 2 (FSDP2 has no
-    ``no_sync``: ``set_requires_gradient_sync`` keeps per-parameter sharded gradients)."""
+    ``no_sync``; its ``set_requires_gradient_sync(False)``, which accelerate's ``no_sync`` calls
+    for FSDP2, also keeps each trainable parameter's unsharded gradient until the sync: torch
+    ``_fully_shard/_fsdp_param_group.py`` ``post_backward``, ``to_accumulated_grad_if_needed``;
+    not priced here)."""
     par = s.parallelism
     if not par.fsdp_no_sync:
         return

@@ -167,7 +167,7 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> StageSt
         dequant_bytes(s, arch, sp, base_weight_dtype(s)) if s.workload.info.quantised_base else 0.0,
         reduce_scatter_input_bytes(s, sp, u.train_b),
         whole_quant_state(s, arch, sp, base_weight_dtype(s)),
-        no_sync_gradient_bytes(s, sp, u.train_b),
+        no_sync_gradient_bytes(s, sp, u.train_b, lora_local),
     )
 
 

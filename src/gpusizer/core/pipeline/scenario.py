@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from ..errors import ScenarioError, check_text, excerpt, from_validation
 from ..memo import Memo
+from ..memory.no_sync_default import with_stack_no_sync
 from ..memory.techniques import fill_profile_defaults
 from ..model.checkpoint import fill_precision
 from ..model.presets import model_presets
@@ -233,7 +234,7 @@ def _validate(data: dict[str, Any], ascii_only: bool = False) -> Scenario:
     scenario = _pad_vocab(default_node(scenario))
     check_scenario(scenario)
     check_balance(scenario)  # on the stated layout only: the search's candidates keep it as read
-    return scenario
+    return with_stack_no_sync(scenario)  # the stack's FSDP1 no_sync() where left out
 
 
 def with_hardware(s: Scenario, hw: HardwareSpec) -> Scenario:

@@ -30,6 +30,7 @@ from .framework_defaults import NVIDIA_ONLY as NVIDIA_ONLY
 from .framework_defaults import VENDORS, OverheadDefaults
 from .framework_defaults import MiB as MiB
 from .long_context import LongContextRule
+from .no_sync import NoSyncRule
 from .profile_queries import ProfileQueries
 from .serving_support import FeatureTable
 
@@ -198,6 +199,9 @@ class FrameworkProfile(ProfileQueries):
     # ZeRO-3 runs FSDP2 (``fully_shard``) whatever ``parallelism.fsdp_version`` says: its
     # per-group reduce-scatter buffers (core/memory/fsdp2_buffers.py; torchtitan apply_fsdp)
     fsdp2: bool = False
+    # Its gradient accumulation runs FSDP1's no_sync() by default: ``parallelism.fsdp_no_sync``
+    # where the scenario leaves it out (core/registry/no_sync.py, core/memory/no_sync_default.py)
+    no_sync: NoSyncRule | None = None
     # (block, field, value) the profile sets when the scenario leaves the field out.
     scenario_defaults: tuple[tuple[str, str, object], ...] = ()
     techniques: tuple[str, ...] = ()  # what the profile does, in the user's words (tooltips)

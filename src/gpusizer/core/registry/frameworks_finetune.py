@@ -19,6 +19,7 @@ from .framework_profile import (
     MiB,
     OverheadDefaults,
 )
+from .no_sync import LIGHTNING_FABRIC, TRANSFORMERS_TRAINER
 
 # Where it runs: the install docs that list its GPU vendors (FrameworkProfile.runs_on)
 _TORCHTUNE = "torchtune: PyTorch's CUDA, ROCm and Intel XPU devices (training.get_device)"
@@ -136,6 +137,7 @@ FINETUNE_RECIPES: tuple[FrameworkProfile, ...] = (
         bnb_rule="bitsandbytes-all-linear",
         dequant_copies=2,
         holds_last_step=True,
+        no_sync=LIGHTNING_FABRIC,  # fabric.no_backward_sync under FSDPStrategy (core/registry/no_sync.py)
         scenario_defaults=(
             ("precision", "master_weights", None),
             ("precision", "optimizer_states", "bf16"),
@@ -201,6 +203,7 @@ FINETUNE_RECIPES: tuple[FrameworkProfile, ...] = (
         runs_on_source=_AXOLOTL,
         pipeline_source=_PP_AXOLOTL,
         **HF_TRAINER,
+        no_sync=TRANSFORMERS_TRAINER,  # its trainers subclass transformers' Trainer
         reports="reserved",
         scenario_defaults=(("workload", "loss", "fused"),),
         techniques=(

@@ -19,6 +19,7 @@ from .framework_profile import (
     MiB,
     OverheadDefaults,
 )
+from .no_sync import TRANSFORMERS_TRAINER
 from .serving_support import HF_FEATURES
 
 # Where it runs: the install docs that list its GPU vendors (FrameworkProfile.runs_on)
@@ -83,6 +84,7 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
         pipeline_source=_PP_HF,
         pipeline_device_map_training=True,  # Trainer's is_model_parallel (core/memory/device_map.py)
         **HF_TRAINER,
+        no_sync=TRANSFORMERS_TRAINER,  # accumulation under FSDP1's no_sync() (core/registry/no_sync.py)
         kv_window_slack=1,
         eager_scores=True,
         mla_latent_decode=False,

@@ -34,6 +34,7 @@ _OVERLAP_COMM = (
 _RECOMPUTE = (("None", "none"), ("Selective (attention)", "selective"), ("Full (layer inputs only)", "full"))
 _ATTENTION = (("Flash (fused)", "flash"), ("Eager (scores stored)", "eager"))
 _DISPATCHER = (("All-to-all (NCCL)", "alltoall"), ("DeepEP", "deepep"), ("HybridEP", "hybridep"))
+_NO_SYNC = "Accumulate under FSDP1 no_sync"
 _TRAINING_ONLY = (
     "parallelism.virtual_stages",
     "parallelism.zero_stage",
@@ -71,12 +72,8 @@ class ParallelismPanel(Panel):
         f.add("GPUs", self.total, key="gpus_total")
         f.add("ZeRO stage", combo(_ZERO), "parallelism.zero_stage", name="combo_zero_stage")
         f.add("Overlap comm", combo(_OVERLAP_COMM), "parallelism.overlap_comm", name="combo_overlap_comm")
-        f.add(  # FSDP1's no_sync() over the step's earlier micro-batches (Lightning Fabric)
-            "",
-            QCheckBox("Accumulate under FSDP1 no_sync"),
-            "parallelism.fsdp_no_sync",
-            name="check_fsdp_no_sync",
-        )
+        self.no_sync = QCheckBox(_NO_SYNC)  # FSDP1's no_sync() over a step's earlier micro-batches
+        f.add("", self.no_sync, "parallelism.fsdp_no_sync", name="check_fsdp_no_sync")
         f.add(
             "",
             QCheckBox("Sequence parallel (with TP)"),
@@ -161,6 +158,9 @@ class ParallelismPanel(Panel):
         )
         self._mixers_row()
         self._no_sync_row()
+        # the stack's default, filled in where a file leaves the field out (core/registry/no_sync.py)
+        rule = profile.no_sync if profile is not None else None
+        self.no_sync.setText(f"{_NO_SYNC} (on by default: {rule.label})" if rule else _NO_SYNC)
         self._list_frameworks(kind)
         degrees = [int(v(f"parallelism.{k}") or 1) for k in ("tensor", "pipeline", "data", "context")]
         tp, pp, dp, cp = degrees
