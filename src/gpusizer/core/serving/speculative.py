@@ -38,6 +38,7 @@ from ..speed.step import StepModel
 from ..speed.step_wrap import StepWork, StepWrapper
 from .mtp import check_mtp
 from .mtp_depth import check_depth
+from .spec_tree import Tree, check_tree
 
 EAGLE3_DRAFT_VOCAB = 32000  # yuhuili/EAGLE3-LLaMA3.1-Instruct-8B config draft_vocab_size
 
@@ -130,6 +131,7 @@ def check_speculative(s: Scenario) -> None:
     table = s.profile.features(s.serving.engine_version)
     check_mtp(s.model, spec.method, "serving.speculative.method", table)
     check_depth(s.model, spec, "serving.speculative.num_tokens", table)
+    check_tree(spec, settings(spec)[0], "serving.speculative")
     if isinstance(spec.draft_model, ModelSpec):
         v, dv = resolve(s.model).vocab, resolve(spec.draft_model).vocab
         if v != dv:
@@ -191,13 +193,16 @@ class SpeculativeStep(StepWrapper):
         layers: float,
         vocab: float,
         tokens: float | None = None,
+        tree: Tree | None = None,
     ) -> None:
         """``tokens``: the tokens a step emits where the positions' acceptance differs (a reused
-        MTP layer, core/serving/mtp_depth.py); None: ``expected_tokens(a, k)``."""
+        MTP layer, core/serving/mtp_depth.py); None: ``expected_tokens(a, k)``. ``tree``: SGLang's
+        draft tree (core/serving/spec_tree.py); None: the chain."""
         super().__init__(base)
         self.k, self.a = k, a
         self.tokens = expected_tokens(a, k) if tokens is None else tokens
         self._draft, self._draft_layers, self._draft_vocab = draft, layers, vocab
+        self._tree = tree if tree is not None and tree.topk > 1 else None
 
     def _propose(self, d: float, decode_ctx: float) -> float:
         """Seconds of the ``k`` proposer passes for ``d`` requests."""
@@ -209,20 +214,29 @@ class SpeculativeStep(StepWrapper):
             return self.k * one
         if not self._draft_layers:
             return 0.0
+        if self._tree is None:
+            return self.k * self._head_pass(d, decode_ctx)
+        # a tree: the draft extend at one token a request, then k - 1 passes over topk branches
+        t = self._tree.topk
+        return self._head_pass(d, decode_ctx) + (self.k - 1) * self._head_pass(d * t, decode_ctx * t)
+
+    def _head_pass(self, d: float, decode_ctx: float) -> float:
+        """Seconds of one EAGLE / MTP head pass over ``d`` tokens: its layers' share of the
+        target's step and its LM head (weights read once, two flops a weight a token)."""
+        base = self._base
         sh, r = base.shape, base.rate
         body = base.seconds(d, decode_ctx, sampled=0) * self._draft_layers / max(1, sh.layers)
         head_w = sh.hidden * self._draft_vocab
         head = max(2.0 * d * head_w / r.head, head_w * sh.head_b / r.bandwidth)
-        return self.k * (body + head)
+        return body + head
 
     def _spec(self, w: StepWork) -> float:
         """The verify step of ``w``'s decodes at ``k + 1`` positions each, and their proposals."""
         d = w.decodes
-        n = d * (self.k + 1)
+        per = self.k + 1 if self._tree is None else self._tree.verify  # positions a request
+        n = d * per
         sampled = n + (w.sampled or 0.0)
-        verify = self._base.seconds(
-            *w._replace(decodes=n, decode_ctx=w.decode_ctx * (self.k + 1), sampled=sampled)
-        )
+        verify = self._base.seconds(*w._replace(decodes=n, decode_ctx=w.decode_ctx * per, sampled=sampled))
         return verify + self._propose(d, w.decode_ctx)
 
     def step(self, work: StepWork) -> float:
