@@ -58,27 +58,24 @@ def is_tree(spec: SpeculativeSpec) -> bool:
 
 
 def check_tree(spec: SpeculativeSpec, k: int, block: str) -> None:
-    """SGLang's bounds (module docstring), one line naming the field: a chain verifies ``k + 1``;
-    a tree verifies at most its ``1 + t + (k - 1) t^2`` candidates; n-gram lookup drafts no tree
-    (SGLang's tree is the EAGLE worker's)."""
+    """SGLang's bounds (module docstring), one line naming the field: a tree needs its count of
+    tokens verified, at most its ``1 + t + (k - 1) t^2`` candidates; n-gram lookup and a draft
+    model draft no tree (SGLang's tree is the EAGLE worker's). With ``topk`` null or 1 a count
+    other than ``k + 1`` is read as ``k + 1``, as SGLang adjusts it (:func:`tree_note` says so)."""
     if not is_tree(spec):
         return
     if spec.method in ("ngram", "draft_model"):
         raise ScenarioError(
-            f"{block}.topk",
+            f"{block}.topk" if spec.topk is not None else f"{block}.num_draft_tokens",
             f"a draft tree is SGLang's EAGLE worker's: methods eagle, eagle3, mtp, not \"{spec.method}\"",
         )
     t, n = spec.topk or 1, spec.num_draft_tokens
-    if n is None:
-        if t > 1:
-            raise ScenarioError(
-                f"{block}.num_draft_tokens", f"required with topk {t} (the tokens a request verifies)"
-            )
+    if t == 1:
         return
-    if t == 1 and n != k + 1:
+    if n is None:
         raise ScenarioError(
-            f"{block}.num_draft_tokens",
-            f"with topk 1 (a chain) it is num_tokens + 1 = {k + 1} (SGLang sets it so), not {n}",
+            f"{block}.topk",
+            f"topk {t} drafts a tree: set num_draft_tokens too (tokens a request verifies)",
         )
     most = 1 + t + (k - 1) * t * t
     if n > most:
@@ -94,6 +91,8 @@ def tree_note(spec: SpeculativeSpec, k: int) -> str | None:
     if not is_tree(spec):
         return None
     t = tree_of(spec, k)
+    if t.topk == 1:
+        return f"draft tree with topk 1: a chain, {k + 1} tokens a request verified (SGLang sets it so)"
     return (
         f"draft tree (SGLang): {t.topk} branches a draft pass, {t.verify} tokens a request verified; "
         f"the acceptance rate is the chain-equivalent one (a chain of {k} emitting the tree's length)"
