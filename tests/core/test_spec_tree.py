@@ -86,7 +86,9 @@ def test_more_tokens_than_the_tree_has_candidates_is_refused() -> None:
 @pytest.mark.parametrize("method", ["ngram"])
 def test_a_method_without_a_tree_is_refused(method: str) -> None:
     spec = {"method": method, "topk": 4, "num_draft_tokens": 8}
-    refused(at(SGL, "serving.speculative", spec), "serving.speculative.topk", "eagle, eagle3, mtp")
+    refused(
+        at(SGL, "serving.speculative", spec), "serving.speculative.topk", "eagle, eagle3, mtp", 'not "ngram"'
+    )
 
 
 def test_the_rollout_checks_its_tree_as_serving() -> None:

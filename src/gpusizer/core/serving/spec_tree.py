@@ -34,6 +34,10 @@ from dataclasses import dataclass
 from ..errors import ScenarioError
 from ..model.serving_features import SpeculativeSpec
 
+# the methods SGLang's EAGLE worker drafts a tree for (its NEXTN/MTP runs as EAGLE:
+# core/registry/engine_names.py); n-gram lookup and a separate draft model draft a chain here
+TREE_METHODS = ("eagle", "eagle3", "mtp")
+
 
 @dataclass(frozen=True)
 class Tree:
@@ -64,10 +68,10 @@ def check_tree(spec: SpeculativeSpec, k: int, block: str) -> None:
     other than ``k + 1`` is read as ``k + 1``, as SGLang adjusts it (:func:`tree_note` says so)."""
     if not is_tree(spec):
         return
-    if spec.method in ("ngram", "draft_model"):
+    if spec.method not in TREE_METHODS:
         raise ScenarioError(
             f"{block}.topk" if spec.topk is not None else f"{block}.num_draft_tokens",
-            f"a draft tree is SGLang's EAGLE worker's: methods eagle, eagle3, mtp, not \"{spec.method}\"",
+            f"a draft tree is SGLang's EAGLE worker's: {', '.join(TREE_METHODS)}, not \"{spec.method}\"",
         )
     t, n = spec.topk or 1, spec.num_draft_tokens
     if t == 1:
