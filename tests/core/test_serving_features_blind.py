@@ -90,21 +90,23 @@ def test_blind_acceptance_length_tree_known_short(row: dict[str, Any]) -> None:
 COUNTS = {"speedup": (10, 14), "acceptance": (12, 13)}
 
 # each row's ours / published, pinned at 2 % so that a change to the estimator shows here
+# (re-pinned with the EAGLE heads' own projections priced, core/serving/eagle_extra.py: each
+# EAGLE row 0.3-2.6 % slower, none crossing the bar)
 RATIOS = {
-    "vllm-16937-eagle1-k2": 1.013,
-    "vllm-16937-eagle1-k4": 1.016,
-    "vllm-16937-eagle1-k7": 1.033,
-    "vllm-16937-eagle3-k2": 1.237,
-    "vllm-20780-eagle3-k4": 1.423,
-    "vllm-20780-eagle3-k7": 1.544,
-    "vllm-20780-eagle1-k3": 1.071,
-    "vllm-20780-eagle1-k7": 1.098,
-    "sglang-4716-llama-3.3-70b-eagle3-tp8": 1.507,  # 1.748 as a chain; the tree priced
-    "sglang-docs-eagle3-llama-3.1-8b": 0.984,
-    "sglang-docs-eagle2-llama-3.1-8b": 0.992,
-    "eagle-211-qwen3-8b-h200": 1.186,
-    "eagle-211-qwen3-30b-a3b-h200": 0.961,
-    "eagle-173-sglang-llama-2-7b": 0.630,  # 0.860 as a chain; the tree priced
+    "vllm-16937-eagle1-k2": 1.003,
+    "vllm-16937-eagle1-k4": 0.999,
+    "vllm-16937-eagle1-k7": 1.011,
+    "vllm-16937-eagle3-k2": 1.221,
+    "vllm-20780-eagle3-k4": 1.405,
+    "vllm-20780-eagle3-k7": 1.518,
+    "vllm-20780-eagle1-k3": 1.063,
+    "vllm-20780-eagle1-k7": 1.082,
+    "sglang-4716-llama-3.3-70b-eagle3-tp8": 1.498,  # 1.748 as a chain; the tree priced
+    "sglang-docs-eagle3-llama-3.1-8b": 0.972,
+    "sglang-docs-eagle2-llama-3.1-8b": 0.986,
+    "eagle-211-qwen3-8b-h200": 1.173,
+    "eagle-211-qwen3-30b-a3b-h200": 0.958,
+    "eagle-173-sglang-llama-2-7b": 0.623,  # 0.860 as a chain; the tree priced
 }
 
 

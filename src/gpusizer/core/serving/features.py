@@ -15,6 +15,7 @@ from ..model.specs import GPUSpec, Scenario
 from ..registry.sglang_reserve import reserve_step
 from ..speed.step import EngineCosts, StepModel
 from ..speed.step_model import step_model
+from .eagle_extra import head_extra
 from .engine_settings import EngineSettings
 from .inverse import kv_moved, outside
 from .kv_offload import load_seconds, offload_fields
@@ -183,7 +184,8 @@ def with_speculative(s: Scenario, gpu: GPUSpec, costs: EngineCosts, step: StepMo
     layers, vocab = draft_layers(spec)
     per_gpu = vocab / s.parallelism.tensor if vocab else step.shape.vocab
     tree = tree_of(spec, k)  # SGLang's draft tree; the chain's when unset
-    return SpeculativeStep(step, k, a, draft, layers, per_gpu, tokens_per_step(s, spec), tree)
+    extra = head_extra(spec.method, resolve(s.model), s.parallelism.tensor)  # EAGLE's own projections
+    return SpeculativeStep(step, k, a, draft, layers, per_gpu, tokens_per_step(s, spec), tree, extra)
 
 
 def tokens_per_step(s: Scenario, spec: SpeculativeSpec) -> float:

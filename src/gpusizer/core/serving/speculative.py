@@ -36,6 +36,7 @@ from ..model.specs import ModelSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..speed.step import StepModel
 from ..speed.step_wrap import StepWork, StepWrapper
+from .eagle_extra import HeadExtra
 from .mtp import check_mtp
 from .mtp_depth import check_depth
 from .spec_tree import Tree, check_tree
@@ -194,15 +195,18 @@ class SpeculativeStep(StepWrapper):
         vocab: float,
         tokens: float | None = None,
         tree: Tree | None = None,
+        extra: HeadExtra | None = None,
     ) -> None:
         """``tokens``: the tokens a step emits where the positions' acceptance differs (a reused
         MTP layer, core/serving/mtp_depth.py); None: ``expected_tokens(a, k)``. ``tree``: SGLang's
-        draft tree (core/serving/spec_tree.py); None: the chain."""
+        draft tree (core/serving/spec_tree.py); None: the chain. ``extra``: an EAGLE head's own
+        projections (core/serving/eagle_extra.py)."""
         super().__init__(base)
         self.k, self.a = k, a
         self.tokens = expected_tokens(a, k) if tokens is None else tokens
         self._draft, self._draft_layers, self._draft_vocab = draft, layers, vocab
         self._tree = tree if tree is not None and tree.topk > 1 else None
+        self._extra = extra
 
     def _propose(self, d: float, decode_ctx: float) -> float:
         """Seconds of the ``k`` proposer passes for ``d`` requests."""
@@ -214,11 +218,24 @@ class SpeculativeStep(StepWrapper):
             return self.k * one
         if not self._draft_layers:
             return 0.0
+        once = 0.0
+        if self._extra is not None and self._extra.per_proposal:  # EAGLE-3's fc, on the verified
+            once = self._matmul(d * self._verify(), self._extra.per_proposal)
         if self._tree is None:
-            return self.k * self._head_pass(d, decode_ctx)
+            return self.k * self._head_pass(d, decode_ctx) + once
         # a tree: the draft extend at one token a request, then k - 1 passes over topk branches
         t = self._tree.topk
-        return self._head_pass(d, decode_ctx) + (self.k - 1) * self._head_pass(d * t, decode_ctx * t)
+        return self._head_pass(d, decode_ctx) + (self.k - 1) * self._head_pass(d * t, decode_ctx * t) + once
+
+    def _verify(self) -> int:
+        """Positions a request the target verifies: ``k + 1``, or the tree's count."""
+        return self.k + 1 if self._tree is None else self._tree.verify
+
+    def _matmul(self, d: float, weights: float) -> float:
+        """Seconds of ``d`` tokens through ``weights`` parameters (read once, two flops each a
+        token), as the LM head is priced."""
+        sh, r = self._base.shape, self._base.rate
+        return max(2.0 * d * weights / r.head, weights * sh.head_b / r.bandwidth)
 
     def _head_pass(self, d: float, decode_ctx: float) -> float:
         """Seconds of one EAGLE / MTP head pass over ``d`` tokens: its layers' share of the
@@ -228,12 +245,14 @@ class SpeculativeStep(StepWrapper):
         body = base.seconds(d, decode_ctx, sampled=0) * self._draft_layers / max(1, sh.layers)
         head_w = sh.hidden * self._draft_vocab
         head = max(2.0 * d * head_w / r.head, head_w * sh.head_b / r.bandwidth)
-        return body + head
+        if self._extra is None:
+            return body + head
+        return body + head + self._matmul(d, self._extra.per_pass)
 
     def _spec(self, w: StepWork) -> float:
         """The verify step of ``w``'s decodes at ``k + 1`` positions each, and their proposals."""
         d = w.decodes
-        per = self.k + 1 if self._tree is None else self._tree.verify  # positions a request
+        per = self._verify()  # positions a request
         n = d * per
         sampled = n + (w.sampled or 0.0)
         verify = self._base.seconds(*w._replace(decodes=n, decode_ctx=w.decode_ctx * per, sampled=sampled))
