@@ -18,6 +18,9 @@ batch, specdecode-bench.github.io on vLLM 0.10-0.11 H100) plus ``k`` proposer pa
   ``deepseek_mtp.py``);
 - ``ngram``: prompt lookup on the host, no GPU work.
 
+An EAGLE head's pass also reads its own projections (core/serving/eagle_extra.py); SGLang's draft
+tree drafts over ``topk`` branches and verifies its count of tokens (core/serving/spec_tree.py).
+
 Memory: the proposer's weights (loaded before the engine profiles, so the KV pool shrinks by
 them) and its layers' KV (vLLM V1 gives the draft's attention layers pages in the same pool: a
 token costs the target's and the draft's bytes).
