@@ -58,11 +58,20 @@ def test_blind_speedup_within(row: dict[str, Any]) -> None:
     assert _speedup(row) == pytest.approx(row["published"], rel=TOL), row["source"]
 
 
-@pytest.mark.parametrize("row", [r for r in SPEED if not r["within"]], ids=lambda r: r["id"])
+@pytest.mark.parametrize(
+    "row", [r for r in SPEED if not r["within"] and "reads" not in r], ids=lambda r: r["id"]
+)
 def test_blind_speedup_known_high(row: dict[str, Any]) -> None:
     """Ours reads faster than published by more than 25 % (the record's miss_reason: vLLM's
-    EAGLE-3 draft step costs more than its bytes; SGLang verifies a 64-token tree)."""
+    EAGLE-3 draft step costs more than its bytes; SGLang's tree step more than its work)."""
     assert _speedup(row) > (1 + TOL) * row["published"], row["miss_reason"]
+
+
+@pytest.mark.parametrize("row", [r for r in SPEED if r.get("reads") == "slow"], ids=lambda r: r["id"])
+def test_blind_speedup_known_slow(row: dict[str, Any]) -> None:
+    """Ours reads slower than published by more than 25 % (the record's miss_reason: EAGLE PR
+    173's 64-token tree priced as SGLang runs it, with a chain's default acceptance)."""
+    assert _speedup(row) < (1 - TOL) * row["published"], row["miss_reason"]
 
 
 @pytest.mark.parametrize("row", [r for r in LENGTHS if r.get("within", True)], ids=lambda r: r["id"])
@@ -75,25 +84,29 @@ def test_blind_acceptance_length_tree_known_short(row: dict[str, Any]) -> None:
     assert _length(row) < (1 - TOL) * row["published"], row["miss_reason"]
 
 
-# (within 25 %, rows) per kind: this round's verdict, docs/evidence/serving.md blind section
-COUNTS = {"speedup": (11, 14), "acceptance": (12, 13)}
+# (within 25 %, rows) per kind: this round's verdict, docs/evidence/serving.md blind section;
+# speedups 11 -> 10 with SGLang's draft tree priced (core/serving/spec_tree.py): EAGLE PR 173's
+# tree, within as a chain (0.86), reads 0.63 with the tree's verify and a chain's acceptance
+COUNTS = {"speedup": (10, 14), "acceptance": (12, 13)}
 
 # each row's ours / published, pinned at 2 % so that a change to the estimator shows here
+# (re-pinned with the EAGLE heads' own projections priced, core/serving/eagle_extra.py: each
+# EAGLE row 0.3-2.6 % slower, none crossing the bar)
 RATIOS = {
-    "vllm-16937-eagle1-k2": 1.013,
-    "vllm-16937-eagle1-k4": 1.016,
-    "vllm-16937-eagle1-k7": 1.033,
-    "vllm-16937-eagle3-k2": 1.237,
-    "vllm-20780-eagle3-k4": 1.423,
-    "vllm-20780-eagle3-k7": 1.544,
-    "vllm-20780-eagle1-k3": 1.071,
-    "vllm-20780-eagle1-k7": 1.098,
-    "sglang-4716-llama-3.3-70b-eagle3-tp8": 1.748,
-    "sglang-docs-eagle3-llama-3.1-8b": 0.984,
-    "sglang-docs-eagle2-llama-3.1-8b": 0.992,
-    "eagle-211-qwen3-8b-h200": 1.186,
-    "eagle-211-qwen3-30b-a3b-h200": 0.961,
-    "eagle-173-sglang-llama-2-7b": 0.860,
+    "vllm-16937-eagle1-k2": 1.003,
+    "vllm-16937-eagle1-k4": 0.999,
+    "vllm-16937-eagle1-k7": 1.011,
+    "vllm-16937-eagle3-k2": 1.221,
+    "vllm-20780-eagle3-k4": 1.405,
+    "vllm-20780-eagle3-k7": 1.518,
+    "vllm-20780-eagle1-k3": 1.063,
+    "vllm-20780-eagle1-k7": 1.082,
+    "sglang-4716-llama-3.3-70b-eagle3-tp8": 1.498,  # 1.748 as a chain; the tree priced
+    "sglang-docs-eagle3-llama-3.1-8b": 0.972,
+    "sglang-docs-eagle2-llama-3.1-8b": 0.986,
+    "eagle-211-qwen3-8b-h200": 1.173,
+    "eagle-211-qwen3-30b-a3b-h200": 0.958,
+    "eagle-173-sglang-llama-2-7b": 0.623,  # 0.860 as a chain; the tree priced
 }
 
 

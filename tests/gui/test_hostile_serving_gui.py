@@ -19,6 +19,8 @@ from .test_hostile_rl_gui import HOSTILE, refused
 SERVING_FIELDS = (
     ("serving.prefix.shared_tokens", "spin_serving_prefix_tokens"),
     ("serving.speculative.num_tokens", "spin_serving_draft_tokens"),
+    ("serving.speculative.topk", "spin_serving_speculative_topk"),
+    ("serving.speculative.num_draft_tokens", "spin_serving_speculative_num_draft_tokens"),
     ("serving.lora.adapters", "spin_serving_lora_adapters"),
     ("serving.lora.max_loaded", "spin_serving_lora_loaded"),
     ("serving.lora.rank", "spin_serving_lora_rank"),

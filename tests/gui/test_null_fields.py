@@ -47,10 +47,12 @@ TRT = {**VLLM, "framework": "tensorrt-llm"}
 V0 = {**VLLM, "serving": {"engine_version": "0.6.4"}}
 PREFIX = {**VLLM, "serving": {"prefix": {"shared_tokens": 1024}}}
 SPEC = {**VLLM, "serving": {"speculative": {"method": "ngram"}}}
+TREE = {**VLLM, "serving": {"speculative": {"method": "eagle"}}}  # SGLang's tree fields: EAGLE's
 LORAS = {**VLLM, "serving": {"lora": {"adapters": 4}}}
 OFFLOAD = {**VLLM, "serving": {"prefix": {"shared_tokens": 1024}, "kv_offload": {"capacity_gb": 64}}}
 SPLIT_SERVE = {**VLLM, "serving": {"disaggregated": {"prefill_gpus": 1, "decode_gpus": 1}}}
 RL_SPEC = {**RL, "rl": {**RL["rl"], "rollout": {**RL["rl"]["rollout"], "speculative": {"method": "ngram"}}}}
+RL_TREE = {**RL, "rl": {**RL["rl"], "rollout": {**RL["rl"]["rollout"], "speculative": {"method": "eagle"}}}}
 MOE_TRAIN = {  # Qwen3-30B-A3B at NeMo RL v0.4.0's training layout: TP 2, EP 8 on 16 GPUs
     "model": {"preset": "qwen3-30b-a3b"},
     "framework": "megatron",
@@ -110,6 +112,8 @@ SERVING = (
     Case("serving.speculative.method", VLLM, "ngram"),
     Case("serving.speculative.num_tokens", SPEC, 3),
     Case("serving.speculative.acceptance_rate", SPEC, 0.6),
+    Case("serving.speculative.topk", TREE, 1),  # 1: a chain, valid alone
+    Case("serving.speculative.num_draft_tokens", TREE, 3),  # EAGLE's 2 drafts + 1: a chain's
     Case("serving.lora.adapters", VLLM, 4),
     Case("serving.lora.max_loaded", LORAS, 2),
     Case("serving.lora.rank", LORAS, 8),
@@ -186,6 +190,8 @@ TRAINING = (
     Case("rl.rollout.speculative.method", RL, "ngram"),
     Case("rl.rollout.speculative.num_tokens", RL_SPEC, 3),
     Case("rl.rollout.speculative.acceptance_rate", RL_SPEC, 0.6),
+    Case("rl.rollout.speculative.topk", RL_TREE, 1),
+    Case("rl.rollout.speculative.num_draft_tokens", RL_TREE, 3),
     Case("rl.host_link_gb_per_s", RL, 32.0),
 )
 CASES = SERVING + TRAINING

@@ -84,6 +84,10 @@ RL_GLOSSARY: dict[str, str] = {
     "num_speculative_tokens); default: the method's.",
     "rl.rollout.speculative.acceptance_rate": "Chance each draft token is accepted; default: the "
     "method's published figure, stated in the assumptions.",
+    "rl.rollout.speculative.topk": "SGLang's draft tree (--speculative-eagle-topk): branches each "
+    "draft pass expands; empty or 1: a chain.",
+    "rl.rollout.speculative.num_draft_tokens": "Tokens of the tree each request verifies "
+    "(--speculative-num-draft-tokens); a chain verifies draft tokens + 1.",
     "rl.offload_states": "Colocated: the training states (weights, gradients, optimizer) go to "
     "host memory while the engine runs (verl param_offload / optimizer_offload).",
     "rl.offload_memory": "Where offloaded optimizer states go: pinned host memory at the link's "

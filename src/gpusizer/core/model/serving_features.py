@@ -17,6 +17,8 @@ from ..registry.pd_connectors import PD_CONNECTORS
 
 SpecMethod = Literal["draft_model", "eagle", "eagle3", "mtp", "ngram"]
 MAX_SPEC_TOKENS = 16  # vLLM num_speculative_tokens; EAGLE-3's deepest published chain is 8
+MAX_SPEC_TOPK = 16  # SGLang --speculative-eagle-topk; the published trees branch 8 (EAGLE PR 173)
+MAX_SPEC_VERIFY = 1024  # SGLang --speculative-num-draft-tokens; the published trees verify 64
 
 
 class PrefixSpec(Strict):
@@ -35,11 +37,15 @@ class SpeculativeSpec(Strict):
     one forward pass and keeps each with probability ``acceptance_rate`` (Leviathan et al.'s
     alpha; null: the method's published default, core/serving/speculative.py ``METHODS``).
     ``draft_model``: the draft's model block (a preset or a full block), for ``draft_model``.
+    ``topk`` and ``num_draft_tokens``: SGLang's draft tree (``--speculative-eagle-topk``,
+    ``--speculative-num-draft-tokens``; null: a chain, core/serving/spec_tree.py).
     ``method`` null: off."""
 
     method: SpecMethod | None = None
     num_tokens: Annotated[int, Whole, Field(ge=1, le=MAX_SPEC_TOKENS)] | None = None
     acceptance_rate: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
+    topk: Annotated[int, Whole, Field(ge=1, le=MAX_SPEC_TOPK)] | None = None
+    num_draft_tokens: Annotated[int, Whole, Field(ge=2, le=MAX_SPEC_VERIFY)] | None = None
     # a ModelSpec once parsed (core/pipeline/scenario.py expands and validates the block first;
     # this module cannot name ModelSpec: core/model/specs.py imports it)
     draft_model: Any = None

@@ -24,6 +24,8 @@ from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
 from ..serving.mtp import check_mtp
 from ..serving.mtp_depth import check_depth
+from ..serving.spec_tree import check_tree
+from ..serving.speculative import settings
 from .rl_engine_seqs import engine_sequences
 
 
@@ -102,6 +104,8 @@ def check_rl(s: Scenario) -> None:
         table = FRAMEWORKS[ro.engine].features(ro.engine_version)
         check_mtp(s.model, spec.method, "rl.rollout.speculative.method", table, ("eagle", "eagle3", "ngram"))
         check_depth(s.model, spec, "rl.rollout.speculative.num_tokens", table)
+        if spec.method is not None:  # SGLang's draft tree, as serving's (core/serving/spec_tree.py)
+            check_tree(spec, settings(spec)[0], "rl.rollout.speculative")
     if ro.async_engine and ro.engine != "vllm":
         raise ScenarioError(
             "rl.rollout.async_engine",

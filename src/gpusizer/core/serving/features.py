@@ -15,6 +15,7 @@ from ..model.specs import GPUSpec, Scenario
 from ..registry.sglang_reserve import reserve_step
 from ..speed.step import EngineCosts, StepModel
 from ..speed.step_model import step_model
+from .eagle_extra import head_extra
 from .engine_settings import EngineSettings
 from .inverse import kv_moved, outside
 from .kv_offload import load_seconds, offload_fields
@@ -25,6 +26,7 @@ from .prefix import cached_tokens, prefix_memory, prefix_of, shared_tokens, user
 from .rules import memory_rule
 from .rules.pool import is_request_refusal, request_refusal
 from .scheduler_types import Engine, Workload
+from .spec_tree import tree_note, tree_of
 from .speculative import (
     SpeculativeStep,
     draft_layers,
@@ -181,7 +183,9 @@ def with_speculative(s: Scenario, gpu: GPUSpec, costs: EngineCosts, step: StepMo
         draft = step_model(s.model_copy(update={"model": spec.draft_model}), gpu, costs)
     layers, vocab = draft_layers(spec)
     per_gpu = vocab / s.parallelism.tensor if vocab else step.shape.vocab
-    return SpeculativeStep(step, k, a, draft, layers, per_gpu, tokens_per_step(s, spec))
+    tree = tree_of(spec, k)  # SGLang's draft tree; the chain's when unset
+    extra = head_extra(spec.method, resolve(s.model), s.parallelism.tensor)  # EAGLE's own projections
+    return SpeculativeStep(step, k, a, draft, layers, per_gpu, tokens_per_step(s, spec), tree, extra)
 
 
 def tokens_per_step(s: Scenario, spec: SpeculativeSpec) -> float:
@@ -226,7 +230,7 @@ def feature_notes(s: Scenario, st: EngineSettings) -> tuple[str, ...]:
             f"speculative decoding ({spec.method}): {k} draft tokens a step, acceptance {a:g} ({origin}), "
             f"{tokens_per_step(s, spec):.2f} tokens a step (Leviathan et al. 2023)"
         )
-        out += filter(None, [mtp_note(s, spec.method), depth_note(s.model, spec, k)])
+        out += filter(None, [mtp_note(s, spec.method), depth_note(s.model, spec, k), tree_note(spec, k)])
     if prefix_of(s) is not None:
         block = max(1, st.kv_block_tokens)
         out.append(

@@ -18,6 +18,9 @@ batch, specdecode-bench.github.io on vLLM 0.10-0.11 H100) plus ``k`` proposer pa
   ``deepseek_mtp.py``);
 - ``ngram``: prompt lookup on the host, no GPU work.
 
+An EAGLE head's pass also reads its own projections (core/serving/eagle_extra.py); SGLang's draft
+tree drafts over ``topk`` branches and verifies its count of tokens (core/serving/spec_tree.py).
+
 Memory: the proposer's weights (loaded before the engine profiles, so the KV pool shrinks by
 them) and its layers' KV (vLLM V1 gives the draft's attention layers pages in the same pool: a
 token costs the target's and the draft's bytes).
@@ -36,8 +39,10 @@ from ..model.specs import ModelSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..speed.step import StepModel
 from ..speed.step_wrap import StepWork, StepWrapper
+from .eagle_extra import HeadExtra
 from .mtp import check_mtp
 from .mtp_depth import check_depth
+from .spec_tree import Tree, check_tree
 
 EAGLE3_DRAFT_VOCAB = 32000  # yuhuili/EAGLE3-LLaMA3.1-Instruct-8B config draft_vocab_size
 
@@ -130,6 +135,7 @@ def check_speculative(s: Scenario) -> None:
     table = s.profile.features(s.serving.engine_version)
     check_mtp(s.model, spec.method, "serving.speculative.method", table)
     check_depth(s.model, spec, "serving.speculative.num_tokens", table)
+    check_tree(spec, settings(spec)[0], "serving.speculative")
     if isinstance(spec.draft_model, ModelSpec):
         v, dv = resolve(s.model).vocab, resolve(spec.draft_model).vocab
         if v != dv:
@@ -191,13 +197,19 @@ class SpeculativeStep(StepWrapper):
         layers: float,
         vocab: float,
         tokens: float | None = None,
+        tree: Tree | None = None,
+        extra: HeadExtra | None = None,
     ) -> None:
         """``tokens``: the tokens a step emits where the positions' acceptance differs (a reused
-        MTP layer, core/serving/mtp_depth.py); None: ``expected_tokens(a, k)``."""
+        MTP layer, core/serving/mtp_depth.py); None: ``expected_tokens(a, k)``. ``tree``: SGLang's
+        draft tree (core/serving/spec_tree.py); None: the chain. ``extra``: an EAGLE head's own
+        projections (core/serving/eagle_extra.py)."""
         super().__init__(base)
         self.k, self.a = k, a
         self.tokens = expected_tokens(a, k) if tokens is None else tokens
         self._draft, self._draft_layers, self._draft_vocab = draft, layers, vocab
+        self._tree = tree if tree is not None and tree.topk > 1 else None
+        self._extra = extra
 
     def _propose(self, d: float, decode_ctx: float) -> float:
         """Seconds of the ``k`` proposer passes for ``d`` requests."""
@@ -209,20 +221,44 @@ class SpeculativeStep(StepWrapper):
             return self.k * one
         if not self._draft_layers:
             return 0.0
+        once = 0.0
+        if self._extra is not None and self._extra.per_proposal:  # EAGLE-3's fc, on the verified
+            once = self._matmul(d * self._verify(), self._extra.per_proposal)
+        if self._tree is None:
+            return self.k * self._head_pass(d, decode_ctx) + once
+        # a tree: the draft extend at one token a request, then k - 1 passes over topk branches
+        t = self._tree.topk
+        return self._head_pass(d, decode_ctx) + (self.k - 1) * self._head_pass(d * t, decode_ctx * t) + once
+
+    def _verify(self) -> int:
+        """Positions a request the target verifies: ``k + 1``, or the tree's count."""
+        return self.k + 1 if self._tree is None else self._tree.verify
+
+    def _matmul(self, d: float, weights: float) -> float:
+        """Seconds of ``d`` tokens through ``weights`` parameters (read once, two flops each a
+        token), as the LM head is priced."""
+        sh, r = self._base.shape, self._base.rate
+        return max(2.0 * d * weights / r.head, weights * sh.head_b / r.bandwidth)
+
+    def _head_pass(self, d: float, decode_ctx: float) -> float:
+        """Seconds of one EAGLE / MTP head pass over ``d`` tokens: its layers' share of the
+        target's step and its LM head (weights read once, two flops a weight a token)."""
+        base = self._base
         sh, r = base.shape, base.rate
         body = base.seconds(d, decode_ctx, sampled=0) * self._draft_layers / max(1, sh.layers)
         head_w = sh.hidden * self._draft_vocab
         head = max(2.0 * d * head_w / r.head, head_w * sh.head_b / r.bandwidth)
-        return self.k * (body + head)
+        if self._extra is None:
+            return body + head
+        return body + head + self._matmul(d, self._extra.per_pass)
 
     def _spec(self, w: StepWork) -> float:
         """The verify step of ``w``'s decodes at ``k + 1`` positions each, and their proposals."""
         d = w.decodes
-        n = d * (self.k + 1)
+        per = self._verify()  # positions a request
+        n = d * per
         sampled = n + (w.sampled or 0.0)
-        verify = self._base.seconds(
-            *w._replace(decodes=n, decode_ctx=w.decode_ctx * (self.k + 1), sampled=sampled)
-        )
+        verify = self._base.seconds(*w._replace(decodes=n, decode_ctx=w.decode_ctx * per, sampled=sampled))
         return verify + self._propose(d, w.decode_ctx)
 
     def step(self, work: StepWork) -> float:

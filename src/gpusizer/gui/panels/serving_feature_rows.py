@@ -58,6 +58,11 @@ def add_speculative_rows(f: Form, block: str, names: tuple[str, str, str]) -> Co
     f.add("Draft tokens", k, f"{block}.num_tokens", name=names[1])
     a = QuantityField("number", f"{block}.acceptance_rate", step=0.05, none_text="method default")
     f.add("Acceptance rate", a, f"{block}.acceptance_rate", name=names[2])
+    stem = "spin_" + block.replace(".", "_")  # SGLang's draft tree (core/serving/spec_tree.py)
+    t = QuantityField("count", f"{block}.topk", none_text="chain")
+    f.add("Draft tree top-k", t, f"{block}.topk", name=f"{stem}_topk")
+    n = QuantityField("count", f"{block}.num_draft_tokens", none_text="chain: draft tokens + 1")
+    f.add("Tokens verified", n, f"{block}.num_draft_tokens", name=f"{stem}_num_draft_tokens")
     return method
 
 
@@ -72,6 +77,8 @@ def refresh_speculative_rows(
     f.show(f"{block}.method", len(items) > 1)  # "off" alone: nothing to choose (Ollama; MLX's draft)
     f.show(f"{block}.num_tokens", held is not None)
     f.show(f"{block}.acceptance_rate", held is not None)
+    f.show(f"{block}.topk", held is not None)
+    f.show(f"{block}.num_draft_tokens", held is not None)
 
 
 def add_lora_targets(f: Form) -> MultiCheck:

@@ -83,6 +83,10 @@ TIPS = {
     "serving.speculative.num_tokens": "Draft tokens per step (vLLM num_speculative_tokens).",
     "serving.speculative.acceptance_rate": "Chance each draft token is accepted (default: the "
     "method's published figure, stated in the assumptions).",
+    "serving.speculative.topk": "SGLang's draft tree (--speculative-eagle-topk): branches each "
+    "draft pass expands per request; empty or 1: a chain. Set the tokens verified with it.",
+    "serving.speculative.num_draft_tokens": "Tokens of the tree each request verifies in one "
+    "target pass (--speculative-num-draft-tokens); a chain verifies draft tokens + 1.",
     "serving.lora.adapters": "LoRA adapters served on this base model (vLLM --enable-lora, "
     "max_cpu_loras); off by default.",
     "serving.lora.max_loaded": "Adapters on the GPU at once (vLLM max_loras, default 1): each "
