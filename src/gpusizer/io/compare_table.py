@@ -188,6 +188,10 @@ def band_tip_lines(o: dict[str, Any], unit: str = "GiB") -> list[str]:
     ):
         if o.get(key):
             out.append(f"Runs like this: {band_fmt(fmt)(o[key], unit)} {label}")
+    per_m = o.get("cost_per_million_tokens_range")
+    if per_m:  # the speed band on price / tokens per second (core/sizing/compare_costs.py)
+        lo, hi = usd_fmt(per_m[0], unit), usd_fmt(per_m[1], unit)
+        out.append(f"At that speed band a million tokens cost ${lo}-${hi}")
     cost = o.get("training_cost_range")
     if cost:  # the run's time band priced: what a budget signed at the band's edges pays
         out.append(f"At that time band the run costs ${usd_fmt(cost[0], unit)}-${usd_fmt(cost[1], unit)}")
