@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from gpusizer.core.pipeline.estimate import estimate
+from gpusizer.gui.breakdown import FiguresView
 from gpusizer.io.report import report_facts, to_markdown
 
 from .helpers import set_scenario
@@ -45,3 +46,21 @@ def test_markdown_report_bands_cost_and_verdict() -> None:
     md = to_markdown(report_facts(estimate(_case("serve-gpt-oss-120b-pd"))))
     cost = next(x for x in md.splitlines() if "Cost per million output tokens" in x)
     assert cost.count("$") == 3, cost
+
+
+def test_figures_row_bands_serving_speed_and_cost(window) -> None:
+    # the figures beside the breakdown table (gui/breakdown.py) were bare where the CLI banded
+    # them: first token, per token, throughput and cost now carry the serving regime's band
+    set_scenario(window, _case("serve-gpt-oss-120b-pd"))
+    values = {k: v.text() for k, v in window.findChild(FiguresView).values.items()}
+    assert values["Cost"].count("$") == 3, values["Cost"]
+    assert all("(" in values[k] for k in ("First token", "Per token", "Throughput")), values
+
+
+def test_figures_row_bands_rl_hours_and_generated(window) -> None:
+    set_scenario(window, _case("rl-qwen3-8b-split-7days"))
+    values = {k: v.text() for k, v in window.findChild(FiguresView).values.items()}
+    assert "(" in values["Generated"], values  # the step band on the rollout's tokens/s
+    assert (
+        values[next(k for k in values if k.startswith("Run"))].count("(") == 3
+    )  # time, its band, hours' band
