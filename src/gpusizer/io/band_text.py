@@ -12,8 +12,6 @@ from ..core.model.result import Estimate
 from .evidence_text import OUTSIDE, TOOK, banded
 from .units import to_unit
 
-NO_BAND = "no band: no published figures of this regime"
-
 
 def usd(v: float) -> str:
     """``$1,234``: whole dollars, as the CLI's run costs were before they carried a band."""
