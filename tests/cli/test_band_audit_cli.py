@@ -28,6 +28,11 @@ def _json(name: str, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
     return out
 
 
+def _pair(r: tuple[float, float] | None) -> list[float]:
+    assert r is not None
+    return [r[0], r[1]]
+
+
 def _speed_band(rep: dict[str, Any]) -> Band:
     """The report's own speed band (its ``evidence.speed.band``: p10, p90 of estimate / published)."""
     p10, p90 = rep["evidence"]["speed"]["band"]
@@ -41,15 +46,15 @@ def test_pd_pools_and_cost_carry_the_serving_band(capsys: pytest.CaptureFixture[
     sv, b = rep["serving"], _speed_band(rep)
     assert b.has_band and sv["disaggregated_prefill_gpus"]
     assert sv["disaggregated_ttft_seconds_range"] == pytest.approx(
-        list(b.time_range(sv["disaggregated_ttft_seconds"]))
+        _pair(b.time_range(sv["disaggregated_ttft_seconds"]))
     )
     assert sv["disaggregated_tokens_per_second_range"] == pytest.approx(
-        list(b.size_range(sv["disaggregated_tokens_per_second"]))
+        _pair(b.size_range(sv["disaggregated_tokens_per_second"]))
     )
     assert sv["cost_per_million_tokens_range"] == pytest.approx(
-        list(b.time_range(sv["cost_per_million_tokens"]))
+        _pair(b.time_range(sv["cost_per_million_tokens"]))
     )
-    assert sv["ttft_p99_seconds_range"] == pytest.approx(list(b.time_range(sv["ttft_p99_seconds"])))
+    assert sv["ttft_p99_seconds_range"] == pytest.approx(_pair(b.time_range(sv["ttft_p99_seconds"])))
 
 
 def test_text_words_the_pools_bands(capsys: pytest.CaptureFixture[str]) -> None:
