@@ -119,3 +119,17 @@ def test_compare_prices_the_speed_band(capsys: pytest.CaptureFixture[str]) -> No
     assert o["cost_per_million_tokens_range"] == pytest.approx([c * tps / hi, c * tps / lo])
     assert main(["compare", str(_case("serve-gpt-oss-120b-200-cheapest")), "--gpus", "b200-192gb"]) == 0
     assert "$/M tok band" in capsys.readouterr().out.splitlines()[0]
+
+
+def test_hardware_tooltip_states_the_ttft_and_tpot_bands() -> None:
+    # the row's TTFT and TPOT columns had bands in --json (core/sizing/option_band.py) but none
+    # in words; the tooltip (gui/hardware/table.py) now states them in the columns' units
+    from gpusizer import compare_gpus
+    from gpusizer.io.compare_table import band_tip_lines
+
+    case = json.loads(_case("serve-gpt-oss-120b-200-cheapest").read_text())
+    (o,) = compare_gpus(case, gpus=["b200-192gb"])
+    lines = band_tip_lines(o)
+    lo, hi = o["tpot_seconds_range"]
+    assert f"Runs like this: {lo * 1e3:,.1f}-{hi * 1e3:,.1f} ms per output token" in lines, lines
+    assert any(x.endswith("s to the first token") for x in lines), lines

@@ -182,6 +182,8 @@ def band_tip_lines(o: dict[str, Any], unit: str = "GiB") -> list[str]:
         out.append(f"Peak of runs like this: {band_fmt(bytes_fmt)(peak, unit)} per GPU")
     for key, label, fmt in (
         ("tokens_per_second_per_user_range", "tokens/s per user", num_fmt(1)),
+        ("ttft_seconds_range", "to the first token", num_fmt(2, 1, " s")),  # the TTFT column's units
+        ("tpot_seconds_range", "per output token", num_fmt(1, 1000, " ms")),
         ("time_seconds_range", "time to train", duration_fmt),
         ("rl_time_per_step_seconds_range", "per RL step", duration_fmt),
         ("rl_run_seconds_range", "for the RL run", duration_fmt),
