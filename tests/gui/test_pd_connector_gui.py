@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from gpusizer.core.evidence.derived import add_serving_derived
+from gpusizer.core.evidence.ranges import estimate_evidence
 from gpusizer.core.pipeline.report import serving_block
 from gpusizer.core.registry.pd_connectors import PD_CONNECTORS
 from gpusizer.gui.panels.serving_feature_rows import ALL_TARGETS
@@ -117,7 +119,10 @@ def test_the_summary_states_the_path_in_ios_wording(window) -> None:
     path_ms = est.serving.disaggregated_path_seconds * 1e3
     assert path_ms > 0
     split = est.scenario.serving.disaggregated.model_dump()
-    line = next(x for x in feature_lines(serving_block(est.serving), split) if "split P/D" in x).strip()
+    # the window's block carries the pools' bands (core/evidence/derived.py), as the CLI's does
+    block = serving_block(est.serving)
+    add_serving_derived(block, estimate_evidence(est)[1].band)
+    line = next(x for x in feature_lines(block, split) if "split P/D" in x).strip()
     assert f"P/D path {path_ms:,.1f} ms" in line
     assert line in window.summary.serving.text()
 

@@ -161,6 +161,28 @@ def _count(n: float) -> str:
     return f"{n:,.0f}"
 
 
+# the figures row's derived figures carry their regime's band as the CLI's lines do
+# (core/evidence/derived.py: a cost, GPU-hours or wall time scales with the time)
+def _time(b: Band, v: float, fmt: Any = duration) -> str:
+    return banded(fmt(v), b.time_range(v) if v else None, fmt, v, TOOK)
+
+
+def _scaled(rng: tuple[float, float] | None, k: float) -> tuple[float, float] | None:
+    return None if rng is None else (rng[0] * k, rng[1] * k)
+
+
+def _whole(v: float) -> str:
+    return f"{v:,.0f}"
+
+
+def _hours(v: float) -> str:
+    return f"{v:,.0f}" if v >= 10 else f"{v:,.2f}"
+
+
+def _usd(v: float) -> str:
+    return f"${v:,.2f}"
+
+
 def _rl_rows(rl: dict[str, Any], band: Band) -> list[tuple[str, str]]:
     """RL post-training's step and run (core/pipeline/rl_report.py), not the training phase's
     time alone, which is one part of the step; each with its regime's band (``speed/rl/...``:
@@ -170,9 +192,11 @@ def _rl_rows(rl: dict[str, Any], band: Band) -> list[tuple[str, str]]:
     if rl.get("steps") and rl.get("run_seconds"):
         sec = rl["run_seconds"]
         run = banded(duration(sec), band.time_range(sec), duration, sec, TOOK)
-        run = f"{run} ({gpu_hours(rl['gpu_hours'])})"
+        h = rl["gpu_hours"]
+        run = f"{run} ({banded(gpu_hours(h), band.time_range(h), _hours, h, TOOK)})"
         rows.append((f"Run ({count(rl['steps'], 'step')})", run))
-    rows.append(("Generated", f"{rl['tokens_generated_per_second']:,.0f} tokens/s"))
+    gen = rl["tokens_generated_per_second"]
+    rows.append(("Generated", f"{banded(_whole(gen), band.size_range(gen), _whole)} tokens/s"))
     return rows
 
 
@@ -184,7 +208,8 @@ def _training_time(est: Estimate) -> str:
     t = c.time_seconds
     rng = estimate_evidence(est)[1].band.time_range(t)
     band = f" ({band_words(rng, duration, t, TOOK, ' to ')})" if rng else ""
-    return f"{duration(t)}{band} at {c.mfu:.0%} MFU ({gpu_hours(c.gpu_hours)})"
+    hours = banded(gpu_hours(c.gpu_hours), _scaled(rng, c.gpu_hours / t), _hours, c.gpu_hours, TOOK)
+    return f"{duration(t)}{band} at {c.mfu:.0%} MFU ({hours})"
 
 
 class FiguresView(QWidget):
@@ -235,23 +260,20 @@ class FiguresView(QWidget):
             elif c.time_seconds:
                 rows.append(("Training time", _training_time(est)))
                 share = c.effective_time_share or 1.0  # restarts and lost work
-                rows.append(("Wall time", f"{duration(c.time_seconds / share)} at {share:.2%} effective"))
+                wall = _time(estimate_evidence(est)[1].band, c.time_seconds / share)
+                rows.append(("Wall time", f"{wall} at {share:.2%} effective"))
         elif est.serving is not None:  # as the engine runs it (the step costs included)
             sv = est.serving
             if not sv.starts:
                 return [*rows, ("Serving", "the engine does not start")]
-            rows += [
-                ("First token", duration(sv.ttft_seconds)),
-                ("Per token", duration(sv.tpot_seconds)),
-                (
-                    "Throughput",
-                    f"{sv.tokens_per_second:,.0f} tokens/s ({sv.tokens_per_second_per_user:,.1f} per user)",
-                ),
-            ]
+            b = estimate_evidence(est)[1].band
+            rows += [("First token", _time(b, sv.ttft_seconds)), ("Per token", _time(b, sv.tpot_seconds))]
+            rate = banded(f"{sv.tokens_per_second:,.0f}", b.size_range(sv.tokens_per_second), _whole)
+            rows.append(("Throughput", f"{rate} tokens/s ({sv.tokens_per_second_per_user:,.1f} per user)"))
             if sv.host_memory_bytes:
                 rows.append(("System RAM", _big(sv.host_memory_bytes, u)))
             if sv.cost_per_million_tokens is not None:
-                rows.append(("Cost", f"${sv.cost_per_million_tokens:,.2f} per M tokens"))
+                rows.append(("Cost", f"{_time(b, sv.cost_per_million_tokens, _usd)} per M tokens"))
         else:
             rows += [
                 ("Prefill", duration(c.prefill_seconds)),

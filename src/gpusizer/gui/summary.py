@@ -18,10 +18,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.evidence.derived import add_serving_derived
 from ..core.evidence.ranges import add_serving_ranges, estimate_evidence, evidence_block
 from ..core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ..core.pipeline.report import serving_block
 from ..core.sizing.option import SizingOption
+from ..io.band_text import fit_band_of
 from ..io.calibration import calibration_lines, estimate_calibration
 from ..io.evidence_text import EVIDENCE_TIP, how_sure, how_sure_short
 from ..io.serving_text import feature_lines, speed_line, users_line
@@ -34,7 +36,8 @@ from .style import set_role, set_text_color
 def verdict(est: Estimate, unit: str) -> str:
     """``62.10 GiB of 79.65 GiB per GPU — fits, 17.55 GiB headroom`` (io/wording.py: the CLI
     and the report word it the same)."""
-    return verdict_line(fit_of(est), unit)
+    flip = fit_band_of(est, unit)  # the verdict flips inside the peak's band (io/band_text.py)
+    return verdict_line(fit_of(est), unit) + (f"; {flip}" if flip else "")
 
 
 def context_line(est: Estimate) -> str:
@@ -113,6 +116,7 @@ def serving_text(est: Estimate) -> str:
     assert sv is not None
     block = serving_block(sv)
     add_serving_ranges(block, estimate_evidence(est)[1].band)
+    add_serving_derived(block, estimate_evidence(est)[1].band)  # p99, cost, the P/D pools
     if not sv.starts:
         return (
             f"<b>{html.escape(est.scenario.profile.label)} does not start</b>: {html.escape(sv.reason or '')}"

@@ -58,6 +58,13 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
         usd_fmt,
         tip="Cost per million tokens (served or trained), renting or owning",
     ),
+    Column(
+        "cost_per_million_tokens_range",
+        "$/M tok band",
+        band_fmt(usd_fmt),
+        tip="Cost per million tokens at the edges of the speed band: the hours are billed alike, "
+        "so the slow edge costs the most. The ranking stays on the estimate",
+    ),
     Column("training_cost", "$ to train", usd_fmt, "train", "Cost of the training run"),
     Column(
         "training_cost_range",

@@ -182,12 +182,18 @@ def band_tip_lines(o: dict[str, Any], unit: str = "GiB") -> list[str]:
         out.append(f"Peak of runs like this: {band_fmt(bytes_fmt)(peak, unit)} per GPU")
     for key, label, fmt in (
         ("tokens_per_second_per_user_range", "tokens/s per user", num_fmt(1)),
+        ("ttft_seconds_range", "to the first token", num_fmt(2, 1, " s")),  # the TTFT column's units
+        ("tpot_seconds_range", "per output token", num_fmt(1, 1000, " ms")),
         ("time_seconds_range", "time to train", duration_fmt),
         ("rl_time_per_step_seconds_range", "per RL step", duration_fmt),
         ("rl_run_seconds_range", "for the RL run", duration_fmt),
     ):
         if o.get(key):
             out.append(f"Runs like this: {band_fmt(fmt)(o[key], unit)} {label}")
+    per_m = o.get("cost_per_million_tokens_range")
+    if per_m:  # the speed band on price / tokens per second (core/sizing/compare_costs.py)
+        lo, hi = usd_fmt(per_m[0], unit), usd_fmt(per_m[1], unit)
+        out.append(f"At that speed band a million tokens cost ${lo}-${hi}")
     cost = o.get("training_cost_range")
     if cost:  # the run's time band priced: what a budget signed at the band's edges pays
         out.append(f"At that time band the run costs ${usd_fmt(cost[0], unit)}-${usd_fmt(cost[1], unit)}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.model.result import COMPONENTS
+from .band_text import fit_band_line
 from .evidence_text import how_sure, peak_band
 from .preference_text import preference_line
 from .rl_text import rl_lines
@@ -36,6 +37,9 @@ def text_report(rep: dict[str, Any]) -> str:
         lines.append(f"  {'band':<13}{band:>16}   (runs like this, 80 % of published figures)")
     lines.append(_row("capacity", g["memory_bytes"]))
     lines.append(f"  {verdict_phrase(fit_of_report(rep), 'GiB', also='GB')}")  # io/wording.py
+    flip = fit_band_line(rep)  # the verdict flips inside the peak's band (io/band_text.py)
+    if flip:
+        lines.append(f"  {'band':<13}{flip}")
     if rep.get("host_memory_bytes"):  # offloaded / paged tensors in system RAM, not the peak
         lines.append(_row("host RAM", rep["host_memory_bytes"]) + "   (per GPU, system memory)")
     sv = rep.get("serving")

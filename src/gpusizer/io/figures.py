@@ -12,7 +12,7 @@ from ..core.model.result import Estimate
 from ..core.registry.workloads import WORKLOAD_KINDS
 from ..core.sizing.option import SizingOption
 from .evidence_text import banded
-from .serving_text import feature_lines, users_line
+from .serving_text import cost_per_million, feature_lines, users_line
 from .wording import count, duration, gpus_needed_spans, per_gpu_phrase, plain
 
 
@@ -146,7 +146,7 @@ def cost_lines(report: Mapping[str, Any], price_per_hour: float | None) -> list[
     out = [f"Price: {_usd(price_per_hour)} per GPU-hour, {hourly} per hour for {count(gpus, 'GPU')}"]
     sv = report.get("serving")
     if sv is not None and sv.get("cost_per_million_tokens") is not None:
-        out.append(f"Cost per million output tokens: {_usd(sv['cost_per_million_tokens'])}")
+        out.append(f"Cost per million output tokens: {cost_per_million(sv, _usd)}")
     out += compute_lines(report, cost=True)
     kind = WORKLOAD_KINDS.get(str(report["scenario"]["workload"]["kind"]))
     if kind is not None and kind.trains and not report["compute"].get("time_seconds"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .band_text import usd, with_band
 from .evidence_text import TOOK, banded
 from .units import to_unit
 from .wording import count, duration
@@ -14,6 +15,10 @@ def _time_banded(rl: dict[str, Any], key: str) -> str:
     (evidence_text.banded: worded "runs like this took" where the estimate lies outside)."""
     sec = rl[key]
     return banded(duration(sec), rl.get(key + "_range"), duration, sec, TOOK)
+
+
+def _whole(v: float) -> str:
+    return f"{v:,.0f}"
 
 
 def _scheduler(rl: dict[str, Any]) -> str:
@@ -47,12 +52,13 @@ def rl_lines(rl: dict[str, Any]) -> list[str]:
             f"    {m['name']:<13}{m['seconds']:>9,.1f} s {m['share']:>6.0%}"
             f"{to_unit(m['bytes'], 'GiB'):>10,.1f} GiB  moved, {m['link']} link {m['gb_per_s']:,.0f} GB/s"
         )
-    cost = rl["cost"]
+    # each with its band: the step's, carried through (core/evidence/derived.py)
     out.append(
-        f"  {rl['tokens_generated_per_second']:,.0f} tokens generated/s, "
-        f"{rl['tokens_trained_per_second']:,.0f} trained/s; {rl['steps']:,} steps: "
+        f"  {with_band(rl, 'tokens_generated_per_second', _whole)} tokens generated/s, "
+        f"{with_band(rl, 'tokens_trained_per_second', _whole)} trained/s; {rl['steps']:,} steps: "
         f"{_time_banded(rl, 'run_seconds')}, "
-        f"{rl['gpu_hours']:,.0f} GPU-hours" + (f", ${cost:,.0f}" if cost is not None else "")
+        f"{with_band(rl, 'gpu_hours', _whole, True)} GPU-hours"
+        + (f", {with_band(rl, 'cost', usd, True)}" if rl["cost"] is not None else "")
     )
     best = next(
         (o for o in rl.get("split_options", ()) if o["rollout_gpus"] == rl.get("best_rollout_gpus")), None

@@ -3,9 +3,10 @@ shared by ``gpusizer-cli estimate`` and the window's headline."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from .band_text import ms, ms_one, usd, with_band
 from .evidence_text import TOOK, band_words, banded
 from .wording import count, duration
 
@@ -58,10 +59,15 @@ def speed_line(sv: Mapping[str, Any]) -> str:
     total_text = banded(f"{total:,.0f} tokens/s in total", sv.get("tokens_per_second_range"), _whole, total)
     return (
         f"{load_phrase(sv)}{held}: first token "
-        f"{_ms(sv['ttft_seconds'])} ms ({band}p99 {_ms(sv.get('ttft_p99_seconds', 0.0))} ms), "
+        f"{_ms(sv['ttft_seconds'])} ms ({band}p99 {_p99(sv)} ms), "
         f"{sv['tpot_seconds'] * 1e3:,.1f} ms per token, "
         f"{each_text}, {total_text}"
     )
+
+
+def _p99(sv: Mapping[str, Any]) -> str:
+    """The p99 first token in ms with its band (the report's ``ttft_p99_seconds_range``)."""
+    return with_band(sv, "ttft_p99_seconds", ms, True) if "ttft_p99_seconds" in sv else "0"
 
 
 def _ms(seconds: float) -> str:
@@ -90,8 +96,15 @@ def serving_lines(
             f"(layers and KV kept off the GPU; {sv['gpu_layers']} layers on the GPU)"
         )
     if sv.get("cost_per_million_tokens") is not None:
-        lines.append(f"  cost         ${sv['cost_per_million_tokens']:,.2f} per million output tokens")
+        lines.append(f"  cost         {cost_per_million(sv)} per million output tokens")
     return lines + feature_lines(sv, split)
+
+
+def cost_per_million(sv: Mapping[str, Any], fmt: Callable[[float], str] = lambda x: f"${x:,.2f}") -> str:
+    """``$7.06 ($5.13-$9.52)``: the cost per million output tokens with its band (the report's
+    ``cost_per_million_tokens_range``: price x GPUs / tokens per second, the speed band's)."""
+    v = sv["cost_per_million_tokens"]
+    return with_band(sv, "cost_per_million_tokens", fmt, True) if v is not None else ""
 
 
 def feature_lines(sv: Mapping[str, Any], split: Mapping[str, Any] | None = None) -> list[str]:
@@ -143,18 +156,23 @@ def training_line(compute: Mapping[str, Any], gpus: int) -> str | None:
     """Training time and cost (None when the scenario names no training tokens)."""
     if not compute.get("time_seconds"):
         return None
-    cost = compute.get("cost")
-    money = f", ${cost:,.0f}" if cost is not None else ""
+    money = f", {with_band(compute, 'cost', usd, True)}" if compute.get("cost") is not None else ""
     rng = compute.get("time_seconds_range")
     band = f" ({band_words(rng, duration, compute['time_seconds'], TOOK, ' to ')})" if rng else ""
     line = (
         f"  training     {duration(compute['time_seconds'])}{band} on {count(gpus, 'GPU')} "
-        f"({gpu_hours(compute['gpu_hours'])}{money})"
+        f"({with_band(compute, 'gpu_hours', _hours, True, gpu_hours)}{money})"
     )
     share, wall = compute.get("effective_time_share"), compute.get("wall_time_seconds")
     if share is None or wall is None:
         return line
-    return line + f"; {duration(wall)} of wall time at {share:.2%} effective (restarts, lost work)"
+    wall_text = with_band(compute, "wall_time_seconds", duration, True)
+    return line + f"; {wall_text} of wall time at {share:.2%} effective (restarts, lost work)"
+
+
+def _hours(hours: float) -> str:
+    """A GPU-hour band's end, in ``gpu_hours``'s digits without its unit."""
+    return f"{hours:,.0f}" if hours >= 10 else f"{hours:,.2f}"
 
 
 def gpu_hours(hours: float) -> str:
@@ -193,13 +211,18 @@ def _split_line(sv: Mapping[str, Any], split: Mapping[str, Any] | None = None) -
     path = sv.get("disaggregated_path_seconds", 0.0)  # the connector's request path, where stated
     waits += f"P/D path {path * 1e3:,.1f} ms, " if path else ""
     return (
-        f"  split P/D    {pools}: first token {sv['disaggregated_ttft_seconds'] * 1e3:,.0f} ms "
+        f"  split P/D    {pools}: first token {with_band(sv, 'disaggregated_ttft_seconds', ms, True)} ms "
         f"({waits}KV transfer "
         f"{sv['disaggregated_kv_transfer_bytes'] / 1e9:,.2f} GB, "
         f"{sv['disaggregated_kv_transfer_seconds'] * 1e3:,.1f} ms), "
-        f"{sv['disaggregated_tpot_seconds'] * 1e3:,.1f} ms per token, "
-        f"{sv['disaggregated_tokens_per_second']:,.0f} tokens/s (aggregated above)"
+        f"{with_band(sv, 'disaggregated_tpot_seconds', ms_one, True)} ms per token, "
+        f"{with_band(sv, 'disaggregated_tokens_per_second', _whole)} tokens/s (aggregated above)"
+        + (_SPLIT_BAND if sv.get("disaggregated_tpot_seconds_range") else "")
     )
+
+
+# the bands file has no P/D regime: the pools' bands are the serving regime's (core/evidence/derived.py)
+_SPLIT_BAND = "; bands of the aggregated regime (no published P/D figures banded)"
 
 
 def _lora_in_use(sv: Mapping[str, Any]) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 from ..model.result import Estimate
 from .bands import Band
 from .confidence import Evidence, memory_evidence, speed_evidence
+from .derived import add_derived
 
 _SEEN: dict[tuple[Any, ...], tuple[Evidence, Evidence, dict[str, Any]]] = {}
 
@@ -63,6 +64,7 @@ def add_ranges(report: dict[str, Any], est: Estimate) -> None:
     sv = report.get("serving")
     if sv is not None:
         add_serving_ranges(sv, speed.band)
+    add_derived(report, speed.band, est.capacity_bytes)  # costs, p99, P/D pools, fit at the band's ends
     report["evidence"] = evidence_block(est, block)
 
 

@@ -118,6 +118,9 @@ def per_work(
     kwh_per_m = _times(hours_per_m, None if kw is None else kw / 1000)
     out: dict[str, Any] = {
         "cost_per_million_tokens": _times(cost["cost_per_hour"], hours_per_m),
+        "cost_per_million_tokens_range": per_million_range(
+            cost["cost_per_hour"], pace.get("tokens_per_second_range")
+        ),
         "energy_kwh_per_million_tokens": kwh_per_m,
         "electricity_cost_per_million_tokens": _times(kwh_per_m, usd_per_kwh),
     }
@@ -136,6 +139,16 @@ def per_work(
             "electricity_cost_range": None if kwh_band is None else [e * usd_per_kwh for e in kwh_band],
         }
     return out
+
+
+def per_million_range(per_hour: float | None, tps_range: Any) -> list[float] | None:
+    """The cost per million tokens at the edges of the speed band (USD): per hour x 1e6 /
+    (tokens/s x 3600), so the fast edge gives the low cost (core/evidence/derived.py words the
+    same for the report's ``serving.cost_per_million_tokens_range``); None without a price or a
+    band."""
+    if per_hour is None or not tps_range or min(tps_range) <= 0:
+        return None
+    return [per_hour * 1e6 / (tps_range[1] * 3600), per_hour * 1e6 / (tps_range[0] * 3600)]
 
 
 def run_cost_range(per_hour: float | None, seconds_range: Any) -> list[float] | None:

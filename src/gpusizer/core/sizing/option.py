@@ -64,6 +64,7 @@ FIELDS = (
     "cost_basis",
     "power_watts",
     "cost_per_million_tokens",
+    "cost_per_million_tokens_range",  # at the speed band (compare_costs.per_million_range)
     "energy_kwh_per_million_tokens",
     "electricity_cost_per_million_tokens",
     "training_cost",

@@ -62,7 +62,7 @@ DEFAULT_HIDDEN_COLUMNS: tuple[str, ...] = (
     # the evidence band's columns: every row's tooltip states them; at 1280 px they would scroll
     "per_gpu_total_range", "memory_confidence", "speed_confidence", "tokens_per_second_per_user_range",
     "time_seconds_range", "rl_time_per_step_seconds_range", "rl_run_seconds_range",
-    "training_cost_range", "energy_kwh_range", "electricity_cost_range",
+    "training_cost_range", "energy_kwh_range", "electricity_cost_range", "cost_per_million_tokens_range",
 )  # fmt: skip
 
 

@@ -1,0 +1,74 @@
+"""The bands of the derived figures in words (the report's ``*_range`` keys of
+core/evidence/derived.py): a cost, GPU-hours, a p99, a P/D pool's figures, and a fit verdict
+that flips inside the memory band. One wording for the CLI, the reports and the window."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..core.evidence.ranges import estimate_evidence
+from ..core.model.result import Estimate
+from .evidence_text import OUTSIDE, TOOK, banded
+from .units import to_unit
+
+
+def usd(v: float) -> str:
+    """``$1,234``: whole dollars, as the CLI's run costs were before they carried a band."""
+    return f"${v:,.0f}"
+
+
+def ms(v: float) -> str:
+    """``432`` (milliseconds of seconds ``v``, the unit said beside)."""
+    return f"{v * 1e3:,.0f}"
+
+
+def ms_one(v: float) -> str:
+    """``4.4`` (milliseconds of seconds ``v``, one decimal)."""
+    return f"{v * 1e3:,.1f}"
+
+
+def with_band(
+    block: Mapping[str, Any],
+    key: str,
+    fmt: Callable[[float], str],
+    time: bool = False,
+    text: Callable[[float], str] | None = None,
+) -> str:
+    """``text(block[key])`` (``fmt`` where None) with its ``key_range`` in ``fmt`` in
+    parentheses (evidence_text.banded: a time outside its band reads "runs like this took")."""
+    v = block[key]
+    return banded((text or fmt)(v), block.get(key + "_range"), fmt, v, TOOK if time else OUTSIDE)
+
+
+def flip_words(
+    peak: float, capacity: float, rng: Sequence[float] | None, fits: bool, unit: str = "GiB"
+) -> str | None:
+    """Where the memory verdict flips inside the peak's band ``rng`` (bytes): "fits at the
+    estimate; the band's high end (80.35 GiB) does not", or "does not fit at the estimate; the
+    band's low end (…) does". None where the verdict holds across the band, there is no band,
+    or the verdict is not the peak's (``fits`` False with the peak within ``capacity``: the
+    engine does not start, or the work does not run for another reason)."""
+    if not rng:
+        return None
+    if peak <= capacity and fits and rng[1] > capacity:
+        return f"fits at the estimate; the band's high end ({to_unit(rng[1], unit):,.2f} {unit}) does not"
+    if peak > capacity and rng[0] <= capacity:
+        return f"does not fit at the estimate; the band's low end ({to_unit(rng[0], unit):,.2f} {unit}) does"
+    return None
+
+
+def fit_band_line(rep: Mapping[str, Any], unit: str = "GiB") -> str | None:
+    """:func:`flip_words` of an estimate report (its ``per_gpu.total_range``, the GPU's
+    ``memory_bytes``, ``fits``; the ``fits_at_band_*`` keys say the same per end)."""
+    sv = rep.get("serving")
+    fits = bool(rep["fits"]) and (sv is None or bool(sv.get("starts", True)))
+    pg = rep["per_gpu"]
+    return flip_words(pg["total"], rep["gpu"]["memory_bytes"], pg.get("total_range"), fits, unit)
+
+
+def fit_band_of(est: Estimate, unit: str = "GiB") -> str | None:
+    """:func:`flip_words` of an estimate (the window's verdict and the report's)."""
+    rng = estimate_evidence(est)[0].band.size_range(est.memory.total)
+    fits = est.fits and (est.serving is None or est.serving.starts)
+    return flip_words(est.memory.total, est.capacity_bytes, rng, fits, unit)
