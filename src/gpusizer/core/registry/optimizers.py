@@ -43,6 +43,9 @@ class OptimizerKind:
     paged: bool = False  # states in unified memory: host RAM, paged in at the update
     fixed_state_bytes: float | None = None
     foreach: bool = True  # torch.optim foreach step: one scratch copy of the parameters
+    # a per-tensor (for-loop) step: copies of one tensor alive at once in its update, the
+    # largest tensor's at the step's peak (foreach False; 0: an in-place kernel, bitsandbytes)
+    loop_copies: int = 0
     step_counter: bool = False  # torch.optim keeps a 4-byte ``step`` tensor per parameter
     factored: bool = False  # Adafactor: row + column second moments per matrix
     source: str = ""
@@ -104,6 +107,28 @@ for _o in (
         paged=True,
         foreach=False,
         source="bitsandbytes PagedAdamW8bit (torchtune full configs)",
+    ),
+    OptimizerKind(
+        "adamw_forloop",
+        "AdamW (for-loop step)",
+        2,
+        step_counter=True,
+        foreach=False,
+        loop_copies=2,
+        source="torch.optim.AdamW(foreach=False): pytorch/pytorch v2.6.0 torch/optim/adam.py "
+        "_single_tensor_adam, `denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)`: "
+        "the sqrt and the quotient of one tensor alive together",
+    ),
+    OptimizerKind(
+        "adamw_hf",
+        "AdamW (transformers' own, for-loop)",
+        2,
+        foreach=False,
+        loop_copies=1,
+        source="transformers.optimization.AdamW, the HF Trainer's default optim 'adamw_hf' of "
+        "its 2022 releases: huggingface/transformers v4.15.0 src/transformers/optimization.py AdamW.step, "
+        'per parameter `denom = exp_avg_sq.sqrt().add_(group["eps"])` (one copy; the step '
+        "count a Python int, no tensor)",
     ),
 ):
     register(_o)
