@@ -16,6 +16,11 @@ Sources per entry below. bitsandbytes (``bitsandbytes/optim/optimizer.py``,
 - The update is one in-place CUDA kernel per tensor: no foreach copy of the parameters
   (torch.optim's foreach step allocates one, ``torch/optim/adamw.py`` ``_multi_tensor_adamw``).
 
+For-loop steps (``adamw_forloop``, ``adamw_hf``, ``adafactor_hf``): torch.optim's foreach step
+copies every parameter once (``_multi_tensor_adam``: ``torch._foreach_sqrt`` of the second
+moments); a per-tensor loop instead holds ``loop_copies`` temporaries of the tensor it updates,
+the largest tensor's at the step's peak (sources on each entry).
+
 What the states of one GPU come to is core/memory/optimizer_states.py.
 """
 
@@ -129,6 +134,18 @@ for _o in (
         "its 2022 releases: huggingface/transformers v4.15.0 src/transformers/optimization.py AdamW.step, "
         'per parameter `denom = exp_avg_sq.sqrt().add_(group["eps"])` (one copy; the step '
         "count a Python int, no tensor)",
+    ),
+    OptimizerKind(
+        "adafactor_hf",
+        "Adafactor (transformers' own, for-loop)",
+        0,
+        factored=True,
+        foreach=False,
+        loop_copies=2,
+        source="transformers.optimization.Adafactor (HF Trainer optim 'adafactor'): "
+        "huggingface/transformers v4.15.0 src/transformers/optimization.py Adafactor.step, per "
+        "parameter `update = (grad**2) + eps[0]` then `update = self._approx_sq_grad(...)` (a new "
+        "tensor beside the first) and `p_data_fp32.add_(-update)` (a negated copy): two copies",
     ),
 ):
     register(_o)
