@@ -88,6 +88,7 @@ def technique_scenario(rec: dict[str, Any]) -> dict[str, Any]:
     i = rec["inputs"]
     name = i["optimizer"]
     opt = ("paged_adamw_8bit" if "paged" in name else "adamw_8bit") if "8bit" in name else "adamw"
+    opt = "adamw_forloop" if name == "adamw_forloop" else opt  # torch.optim.AdamW(foreach=False)
     loss, compiled = LOSS[i["loss"]]
     return {
         "model": import_hf_config(i["config"]),

@@ -196,7 +196,11 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # fifth's band: the band's edges moved, the count outside as before)
     # (71 of 89, 79.8 %, with the fifth blind round's rows and the old-stack replays together: the
     # fifths re-dealt, two more inside)
-    "memory/hf-peft-eager/full": (71, 89),
+    # (74 of 89, 83 %, once the for-loop optimizers are priced as they step (precision.optimizer
+    # adamw_forloop / adamw_hf / adafactor_hf, core/memory/optimizer_states.py loop_step_bytes):
+    # the techniques-measured for-loop rows 1.053 -> 1.000 and 1.013 -> 0.981, the page's
+    # checkpointed BERT rows 1.071 -> 0.919, 0.997 -> 0.939 and 0.945 -> 0.858; the band
+    # 0.922-1.038 -> 0.919-1.005: off this list)
     # transformers-style adapters: 57 of 69 (82 %) until the fourth blind round (section 31):
     # 75 figures, 59 inside (78 %); the new outside are three old-axolotl README lines (2023-08
     # Llama 2 QLoRA 0.63 and LoRA 0.71, 2024-04 8-bit LoRA 1.29: not traced) and MiMo 7B QLoRA

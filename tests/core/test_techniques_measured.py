@@ -2,7 +2,7 @@
 tests/core/data/techniques-measured.json: a transformers Llama body in bf16, full fine-tuning
 with bf16 AdamW states and no fp32 master, as torchtune runs it), replayed through the
 scenario fields: ``workload.loss`` / ``loss_chunks`` / ``compile_loss``,
-``parallelism.optimizer_in_backward`` and the 8-bit and paged AdamW optimizers.
+``parallelism.optimizer_in_backward`` and the 8-bit, paged and for-loop AdamW optimizers.
 
 Tolerances: weights, gradients and optimizer states 0.5 %; activations 0.5 %; the step's peak
 (the profiler's allocator peak) 1.5 % for the eager losses and the optimizers, with these
@@ -14,9 +14,12 @@ stated exceptions:
   above. The estimate keeps one chunk's 16-bit logits beside its fp32 upcast in the forward;
   at 2,048 tokens the measured peak is about that chunk (2·T·V/8) lower, not traced further.
   (Replayed as ``chunked``, before the rule existed, it was 0 to 22 % above.)
-- a for-loop AdamW is replayed as transformers' foreach step (one copy of every parameter
-  at the step): 0 to 6 % above.
-- where the chunked loss's backward is the peak (optimizer step in backward, 8-bit states),
+- a for-loop AdamW (``precision.optimizer = "adamw_forloop"``, torch's ``_single_tensor_adam``)
+  keeps two copies of the largest tensor at its step, not the foreach step's copy of every
+  parameter: 1.5 % like the others. (Replayed as the foreach step before the optimizer existed,
+  it was 0 to 6 % above: 1.013 and 1.053 on the h512 chunked rows, now 0.981 and 1.000.)
+- where the chunked loss's backward is the peak (optimizer step in backward, 8-bit states, a
+  for-loop step smaller than the loss's backward),
   the h512 model measures 3.5·T·V above the saved bytes where the estimate takes one chunk's
   fp32 gradients and the output weight's gradient (3·T·V): 4.5 % below at most.
 - bitsandbytes on a CPU allocates fp32 temporaries in its update that CUDA's in-place
@@ -47,9 +50,7 @@ def _peak_bounds(i: dict[str, Any]) -> tuple[float, float]:
         return 0.99, 1.05
     if i["loss"].endswith("compiled"):
         return 0.90, 1.10
-    if i["optimizer"] == "adamw_forloop":
-        return 0.99, 1.06
-    if i["loss"] == "chunked" and ("in_backward" in i["optimizer"] or "8bit" in i["optimizer"]):
+    if i["loss"] == "chunked" and any(k in i["optimizer"] for k in ("in_backward", "8bit", "forloop")):
         return 0.955, 1.015
     return 0.985, 1.015
 

@@ -125,7 +125,11 @@ def test_heldout_count() -> None:
     # torchtitan's NVFP4 page's compiled Qwen3 8B bf16 baseline (+8 %); the misses were that page's
     # fp16 row at 4 x 512 (-16 %) and 8-bit Adam with checkpointing (-21 %), and the compiled Llama 3
     # 8B baseline at the card's ceiling (+15 %). 9 of 11 once autocast's cast cache is held at the
-    # forward's end under full recompute (8-bit Adam -21 % -> -10 %, forward_casts)
+    # forward's end under full recompute (8-bit Adam -21 % -> -10 %, forward_casts). Since the
+    # rows replay the optimizers their settings state (optim 'adamw_hf' / 'adafactor':
+    # transformers' own for-loop steps, precision.optimizer adamw_hf / adafactor_hf), the
+    # checkpointed rows lose the foreach copy they never had (+7 % -> -8 %, -0 % -> -6 %, -5 % ->
+    # -14 %): the same 9 of 11
     # Fourth round (9 records, blind): 3 within 15 %, axolotl's MiMo 7B QLoRA (-11 %) and Seed-OSS
     # 36B QLoRA (+0 %), PEFT MetaMathQA rsLoRA rank 64 (-1 %); the misses: Llama 4 Scout QLoRA
     # FSDP2 on 4 x H100 (-29 %), the 2024-04 Llama 3 README lines (8B full +44 %, 7B 8-bit LoRA

@@ -122,3 +122,14 @@ def state_bytes(s: Scenario, arch: Arch, trainable: float, classes: TensorClasse
     gpu = small * 4 * opt.states + (kept - small) * per
     paged = max(0.0, states - gpu)
     return StateSplit(states, paged, classes.largest * per if paged else 0.0)
+
+
+def loop_step_bytes(s: Scenario, largest_param: float) -> float:
+    """Bytes of a per-tensor (for-loop) optimizer step's temporaries at its peak: the
+    optimizer's ``loop_copies`` copies of the largest trainable tensor (``largest_param``,
+    bytes), those of one tensor alive at once (core/registry/optimizers.py: torch's
+    ``_single_tensor_adam`` two, transformers' own AdamW one). 0 for an in-place kernel and for
+    a step run on the host (``parallelism.offload_optimizer``)."""
+    if s.parallelism.offload_optimizer:
+        return 0.0
+    return optimizer_kind(s).loop_copies * largest_param

@@ -22,6 +22,7 @@ from .device_map import micro_batches, sequential_stages
 from .fsdp2_buffers import rs_held
 from .last_step import last_step_bytes
 from .loading import load_peak
+from .optimizer_states import loop_step_bytes
 from .phases import Phases, in_flight, peak_of
 from .preference import rows_view, with_reference
 from .stage_activations import StageActivations, stage_activations
@@ -226,7 +227,7 @@ def _temps(
     FSDP2's held reduce-scatter input beside the layers' backward (``rs``)."""
     par = s.parallelism
     fwd_t, bwd_t, gathered, foreach = st.fwd_t, st.bwd_t, st.gathered, st.foreach
-    scratch = gpu.stepped * st.u.train_b if foreach else 0.0  # foreach step over this GPU's params
+    scratch = gpu.stepped * st.u.train_b if foreach else loop_step_bytes(s, extra.largest_param)
     # the root's unsharded gradient (param_dtype) exists once the head's gradient is made, after
     # the loss's backward: beside the layers' backward (recompute), not at its start. FSDP1's
     # is one flat gradient of the whole root; FSDP2's are per parameter (_fsdp_param.py

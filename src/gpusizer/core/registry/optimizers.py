@@ -16,6 +16,11 @@ Sources per entry below. bitsandbytes (``bitsandbytes/optim/optimizer.py``,
 - The update is one in-place CUDA kernel per tensor: no foreach copy of the parameters
   (torch.optim's foreach step allocates one, ``torch/optim/adamw.py`` ``_multi_tensor_adamw``).
 
+For-loop steps (``adamw_forloop``, ``adamw_hf``, ``adafactor_hf``): torch.optim's foreach step
+copies every parameter once (``_multi_tensor_adam``: ``torch._foreach_sqrt`` of the second
+moments); a per-tensor loop instead holds ``loop_copies`` temporaries of the tensor it updates,
+the largest tensor's at the step's peak (sources on each entry).
+
 What the states of one GPU come to is core/memory/optimizer_states.py.
 """
 
@@ -43,6 +48,9 @@ class OptimizerKind:
     paged: bool = False  # states in unified memory: host RAM, paged in at the update
     fixed_state_bytes: float | None = None
     foreach: bool = True  # torch.optim foreach step: one scratch copy of the parameters
+    # a per-tensor (for-loop) step: copies of one tensor alive at once in its update, the
+    # largest tensor's at the step's peak (foreach False; 0: an in-place kernel, bitsandbytes)
+    loop_copies: int = 0
     step_counter: bool = False  # torch.optim keeps a 4-byte ``step`` tensor per parameter
     factored: bool = False  # Adafactor: row + column second moments per matrix
     source: str = ""
@@ -104,6 +112,40 @@ for _o in (
         paged=True,
         foreach=False,
         source="bitsandbytes PagedAdamW8bit (torchtune full configs)",
+    ),
+    OptimizerKind(
+        "adamw_forloop",
+        "AdamW (for-loop step)",
+        2,
+        step_counter=True,
+        foreach=False,
+        loop_copies=2,
+        source="torch.optim.AdamW(foreach=False): pytorch/pytorch v2.6.0 torch/optim/adam.py "
+        "_single_tensor_adam, `denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)`: "
+        "the sqrt and the quotient of one tensor alive together",
+    ),
+    OptimizerKind(
+        "adamw_hf",
+        "AdamW (transformers' own, for-loop)",
+        2,
+        foreach=False,
+        loop_copies=1,
+        source="transformers.optimization.AdamW, the HF Trainer's default optim 'adamw_hf' of "
+        "its 2022 releases: huggingface/transformers v4.15.0 src/transformers/optimization.py AdamW.step, "
+        'per parameter `denom = exp_avg_sq.sqrt().add_(group["eps"])` (one copy; the step '
+        "count a Python int, no tensor)",
+    ),
+    OptimizerKind(
+        "adafactor_hf",
+        "Adafactor (transformers' own, for-loop)",
+        0,
+        factored=True,
+        foreach=False,
+        loop_copies=2,
+        source="transformers.optimization.Adafactor (HF Trainer optim 'adafactor'): "
+        "huggingface/transformers v4.15.0 src/transformers/optimization.py Adafactor.step, per "
+        "parameter `update = (grad**2) + eps[0]` then `update = self._approx_sq_grad(...)` (a new "
+        "tensor beside the first) and `p_data_fp32.add_(-update)` (a negated copy): two copies",
     ),
 ):
     register(_o)
