@@ -8,8 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .rate_words import rate_words
 from .service_level import ServiceLevel
-from .unmet import rate_words
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.specs import Scenario
-from .unmet import rate_words
+from .rate_words import rate_words
 
 
 def serving_band_note(option: dict[str, Any], s: Scenario) -> str | None:

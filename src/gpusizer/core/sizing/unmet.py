@@ -24,6 +24,7 @@ from ..speed.goodput import wall_seconds
 from .deadline_words import deadline_adjective
 from .frontend_floor import frontend_floor_clause
 from .option import Pace
+from .rate_words import rate_words
 from .service_level import ServiceLevel
 
 UNMET = ("memory", "targets", "context_limit", "practical_limit", "no_price")
@@ -47,12 +48,6 @@ def speed_gaps(pace: Pace, level: ServiceLevel) -> list[str]:
             short = f"{floor - per_user:,.1f} short of the {floor:g} asked"
             out.append(f"{rate_words(per_user)} tokens/s per user, {short}")
     return out
-
-
-def rate_words(x: float) -> str:
-    """A speed in words: one decimal from 1 up, else two significant digits ("0.04", not "0.0",
-    which a buyer takes for a broken figure)."""
-    return f"{x:,.1f}" if x >= 1 or x == 0 else f"{x:.2g}"
 
 
 def training_gap(s: Scenario, pace: Pace, gpus: int = 1) -> str | None:
