@@ -20,6 +20,14 @@ EVIDENCE_TIP = (
 # this: 108.1-119.0 GiB" does
 OUTSIDE = "runs like this:"
 TOOK = "runs like this took"
+# why an estimate can sit outside its own band (the Hardware tab's band cells say it once, in
+# their tooltip): the band is the published runs' spread around this regime's estimates, so a
+# regime the model reads fast or slow has its band off to one side
+OUTSIDE_WHY = (
+    "The estimate lies outside this band: the band is where 80 % of the replayed published "
+    "runs like this one landed, and in this regime they ran apart from the estimate "
+    "(docs/evidence/*.md); the ranking stays on the estimate."
+)
 
 
 def band_words(

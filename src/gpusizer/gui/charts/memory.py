@@ -98,6 +98,7 @@ class MemoryChart(MemoryLabels, ChartBase):
         self.whisker.set(n - 1, lo, hi, 0.06)
         # An engine's pool labels its bar on the right (users' mark): room for them there.
         right = n - 0.4 + (0.9 if self.pool.reserved else 0.0)
+        self._right = right  # memory_labels may widen it for the capacity label
         self.plot.setXRange(-0.6, right, padding=0)
         self.plot.setYRange(0, self._top * 1.08, padding=0)
         self.set_axis_label("left", f"memory per GPU ({unit})")

@@ -17,11 +17,12 @@ from ...core.model.result import COMPONENT_LABELS
 from ...io.units import fmt_bytes, to_unit
 from ...io.wording import room_word
 from .labels import PAD, Leaders, overlaps, place, scene_rect, wrap_to
-from .over_line import crossed, lift_over, line_px
+from .over_line import crossed, lift_over, line_px, room_right
 from .pool import HALF, PoolView
 from .stagger import stagger
 from .tick_fit import clear_of_neighbours, two_lines
 
+CAP_ROOM = 0.45  # the most of the plot's width given to the capacity label beside the bars
 TWO_LINES_PX = 52  # the bottom axis with two-line names (as the Training vs inference chart's)
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ class MemoryLabels(_Base):
     capacity: int
     gpu_name: str
     _top: float
+    _right: float
 
     def _update_labels(self, scale: float) -> None:
         """Totals above the bars; headroom (or shortfall) of the peak bar against capacity."""
@@ -87,8 +89,11 @@ class MemoryLabels(_Base):
         """Room above the bars for their labels; the capacity label on the line where it
         overlaps no bar label, else in a band above them with a leader line down to the line
         (labels.py: place, then nudge or leader-line)."""
+        self._widen(0.0)
         self._fit_ticks()
-        if not self._fit_labels(band=0.0) or not self._capacity_on_line():
+        if not self._fit_labels(band=0.0) or not (self._capacity_on_line() or self._capacity_beside()):
+            self._widen(0.0)
+            self._fit_ticks()
             band = scene_rect(self.cap_label).height() + 2 * PAD
             self._fit_labels(band)
             self._capacity_in_band()
@@ -209,8 +214,9 @@ class MemoryLabels(_Base):
             out.append(vb.mapViewToScene(QRectF(len(self.bars) - 1.06, lo, 0.12, hi - lo)).boundingRect())
         return out
 
-    def _capacity_on_line(self) -> bool:
-        """The capacity label beside the line: right end, left end, above then below."""
+    def _capacity_on_line(self, short: bool = False) -> bool:
+        """The capacity label beside the line: right end, left end, above then below
+        (``short``: its figure over "usable", for a narrow room beside the bars)."""
         vb, y = self.plot.vb, self.capacity / self.stack.scale
         (x0, x1), _ = vb.viewRange()
         area, taken = vb.sceneBoundingRect(), self._bar_rects() + self._bodies()
@@ -219,7 +225,9 @@ class MemoryLabels(_Base):
         # own width, or the line's right end takes a column of single letters
         wrap_to(self.cap_label, 0.0)
         self.cap_label.setText(f"{self.gpu_name}: {usable}")
-        if scene_rect(self.cap_label).width() > 0.6 * area.width():
+        if short:  # the title names the GPU, the axis says "per GPU"
+            self.cap_label.setText(f"{fmt_bytes(self.capacity, self.unit, 1)}\nusable")
+        elif scene_rect(self.cap_label).width() > 0.6 * area.width():
             self.cap_label.setText(f"{usable} per GPU")  # the title names the GPU
         for x, anchor in ((x1, (1, 1)), (x0, (0, 1)), (x1, (1, 0)), (x0, (0, 0))):
             self.cap_label.setAnchor(anchor)
@@ -230,6 +238,28 @@ class MemoryLabels(_Base):
             ):
                 return True
         return False
+
+    def _widen(self, px: float) -> None:
+        """The x range as drawn, widened right of the last bar to ``px`` pixels of room."""
+        vb, n = self.plot.vb, len(self.bars)
+        right = max(self._right, room_right(px, vb.width(), n, self.stack.width))
+        if abs(vb.viewRange()[0][1] - right) > 1e-9:
+            self.plot.setXRange(-0.6, right, padding=0)
+
+    def _capacity_beside(self) -> bool:
+        """A case that does not fit: the line crosses the last bar, and the bars leave no
+        room for its label at either end. Room right of that bar for the label on its line
+        (as an engine's pool makes for its labels), so it reads at the line it names: in the
+        band above, a 170 px leader line ran down to it (Qwen3-Next 80B at TP 1, 1024 x 700)."""
+        if self.pool.reserved or self.capacity >= self.bars[-1].total:
+            return False
+        self.cap_label.setText(f"{fmt_bytes(self.capacity, self.unit, 1)}\nusable")
+        width = scene_rect(self.cap_label).width() + 2 * PAD
+        if width > CAP_ROOM * self.plot.vb.width():
+            return False
+        self._widen(width)
+        self._fit_ticks()
+        return self._fit_labels(band=0.0) and self._capacity_on_line(short=True)
 
     def _capacity_in_band(self) -> None:
         """The capacity label at the top right, above the bar labels, with a leader line."""

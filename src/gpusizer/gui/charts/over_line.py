@@ -46,3 +46,14 @@ def lift_over(items: Sequence[pg.TextItem], vb: pg.ViewBox, y: float, which: Seq
         dy = (at - PAD) - r.bottom()
         if dy < 0:
             move_by(items[i], vb, 0.0, dy)
+
+
+def room_right(px: float, width: float, bars: int, bar_width: float, left: float = -0.6) -> float:
+    """The view's right edge (data units) that leaves ``px`` pixels between the last of
+    ``bars`` bars (centred on 0, 1, ...; ``bar_width`` units wide) and the plot's right side,
+    the left edge at ``left``, in a plot ``width`` pixels wide: the gap g = r - edge must be
+    px / width of the range r - left, so r = (edge * width - left * px) / (width - px)."""
+    edge = bars - 1 + bar_width / 2
+    if px <= 0 or px >= width:
+        return edge
+    return (edge * width - left * px) / (width - px)

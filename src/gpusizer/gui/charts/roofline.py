@@ -29,20 +29,11 @@ from .base import ChartBase
 from .labels import Leaders
 from .op_names import long_name, short_name
 from .palette import LINE_PEN_WIDTH, TOTAL_PEN_WIDTH
+from .roofline_fit import SHORT_LEGEND_BELOW_PX, decade_ticks, legend_text
 from .roofline_labels import CLUSTER, PHASE_COLORS, PHASES, RooflineLabels, log_xy, names_html, text_color
 
 SYMBOLS = {"prefill": "o", "decode": "t"}
 STAR_CLEAR = 15.0  # px: the star's half size (11) and the placer's gap (labels.PAD)
-
-
-def decade_ticks(lo: float, hi: float) -> list[tuple[float, str]]:
-    """Ticks at powers of ten (log10 positions); pyqtgraph's own label minor steps too."""
-    out = []
-    for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1):
-        v = 10.0**k
-        text = f"{v:g}" if v < 1000 else f"{v / 1000:g}k" if v < 1e6 else f"{v / 1e6:g}M"
-        out.append((float(k), text))
-    return out
 
 
 class RooflineChart(RooflineLabels, ChartBase):
@@ -70,6 +61,7 @@ class RooflineChart(RooflineLabels, ChartBase):
         self._detail = 2  # step labels: with the operations at their star (FORMS)
         self._step_names: dict[str, str] = {}  # phase: those operations, for the star's tooltip
         self._step_html: dict[str, str] = {}  # phase: its label's text (aligned once placed)
+        self._short_legend = False
         self.compute_label = self.text_item((1, 1.1), pixels=13, boxed=False)
         self.memory_label = self.text_item((1, 1.0), pixels=13, boxed=False)
         self.set_axis_label("bottom", "arithmetic intensity (FLOP per byte moved)")
@@ -124,6 +116,7 @@ class RooflineChart(RooflineLabels, ChartBase):
         ylo, yhi = max(min(ys) / 3, 1e-3), peak * 4
         self.plot.setXRange(math.log10(lo), math.log10(hi), padding=0)
         self.plot.setYRange(math.log10(ylo), math.log10(yhi), padding=0)
+        self._y_base = (ylo, yhi)  # the layout may raise the top for the compute roof's figure
         self.plot.getAxis("bottom").setTicks([decade_ticks(lo, hi)])
         self.plot.getAxis("left").setTicks([decade_ticks(ylo, yhi)])
         self._label_args = (min(xs), hi, ridge, peak, bw)
@@ -146,12 +139,16 @@ class RooflineChart(RooflineLabels, ChartBase):
             for g in groups
             if any(abs(log_xy(q)[0] - sx) < 2 * CLUSTER and abs(log_xy(q)[1] - sy) < 2 * CLUSTER for q in g)
         ]
-        # One phase a line where a wide label would cross the roofs (_layout_labels).
+        # The step label names its own phase's operations only: "decode step" over "prefill:
+        # LM head, norms" read as a decode step made of prefill work (a prefill's LM head runs
+        # on its last tokens alone, so it sits at decode's intensity); the other phase's
+        # operations there keep a label of their own, in their colour.
+        mine = [m for g in here if (m := [q for q in g if q["phase"] == ph])]
         sep = "<br>" if self._tall else " · "
         names = "".join(
-            f"<br><span style='font-weight:normal'>{names_html(g, dark, sep)}</span>" for g in here
+            f"<br><span style='font-weight:normal'>{names_html(g, dark, sep)}</span>" for g in mine
         )
-        self._step_names[ph] = "; ".join(", ".join(short_name(q["name"]) for q in g) for g in here)
+        self._step_names[ph] = "; ".join(", ".join(short_name(q["name"]) for q in g) for g in mine)
         if self._detail < 2:
             names = ""  # no room: the star's tooltip names them (tooltip_at)
         bound = f" ({p['bound']}-bound)" if self._detail else ""
@@ -169,7 +166,11 @@ class RooflineChart(RooflineLabels, ChartBase):
         fx, fy = STAR_CLEAR / max(size.width(), 1.0), STAR_CLEAR / max(size.height(), 1.0)
         label.setAnchor((-fx, -fy) if p["bound"] == "memory" else (0.5, -fy))
         label.setPos(sx, sy)
-        return [g for g in groups if not any(g is h for h in here)]
+        return [
+            rest
+            for g in groups
+            if (rest := [q for q in g if q["phase"] != ph] if any(g is h for h in here) else g)
+        ]
 
     def _step_time(self, p: dict[str, Any]) -> str:
         """`` · 5.7 ms (5.5-7.2)``: the step's time with the band of its speed regime, in the
@@ -194,9 +195,17 @@ class RooflineChart(RooflineLabels, ChartBase):
             f"{html.escape(self.gpu_name)}<br><span style='font-size:14px'>{what}; "
             "dashed: with the efficiency factors</span>"
         )
-        entries = [(self.roof, "roofs (datasheet)"), (self.eff_roof, "roofs x efficiency")]
+        self._legend_words()
+
+    def _legend_words(self) -> None:
+        """The legend, in short words where the chart is narrow (roofline_fit.py)."""
+        short = self._short_legend = self.width() < SHORT_LEGEND_BELOW_PX
+        entries = [(self.roof, legend_text("roof", short)), (self.eff_roof, legend_text("eff_roof", short))]
         for ph in PHASES:
-            entries += [(self.ops[ph], f"{ph}, per operation"), (self.steps[ph], f"{ph}, whole step")]
+            entries += [
+                (self.ops[ph], legend_text("ops", short, ph)),
+                (self.steps[ph], legend_text("step", short, ph)),
+            ]
         self.set_legend(entries)
 
     def _restyle_items(self) -> None:

@@ -16,6 +16,7 @@ from PySide6.QtGui import QColor
 from .labels import LEADER_PX, Leaders, crosses, outside, overlaps, place, scene_rect
 from .op_names import short_name
 from .palette import DECODE_COLOR, PREFILL_COLOR
+from .roofline_fit import ABOVE_PX, SHORT_LEGEND_BELOW_PX, decade_ticks, ridge_beside_peak, top_for_label
 
 if TYPE_CHECKING:
     from .base import ChartBase as _Base
@@ -108,6 +109,11 @@ class RooflineLabels(_Base):
     _tall: bool
     _detail: int
     _step_html: dict[str, str]
+    _short_legend: bool
+    _y_base: tuple[float, float]
+
+    def _legend_words(self) -> None:
+        raise NotImplementedError
 
     def points(self, phase: str, step: bool = False) -> list[dict[str, Any]]:
         raise NotImplementedError
@@ -122,8 +128,15 @@ class RooflineLabels(_Base):
             roof.setVisible(True)  # a short plot hid it (_place_all): shown again to be placed
         self.ridge_label.setText(f"ridge {ridge:,.0f} FLOP/B")
         self.ridge_label.setPos(math.log10(ridge), math.log10(peak))
+        # Up-left of the diamond, in the band above the peak with the compute roof's figure:
+        # centred on the peak, the slope crossed it and the placer moved it to the plot's
+        # bottom at 1024 x 700, far from the ridge.
+        self.ridge_label.setAnchor((1.06, 1 + ABOVE_PX / max(self.ridge_label.boundingRect().height(), 1.0)))
         self.compute_label.setText(f"{d.get('dtype', '').upper()} peak {peak:,.0f} TFLOP/s")
         self.compute_label.setPos(math.log10(hi) - 0.05, math.log10(peak))
+        # Its bottom clear of a star on the flat roof (a compute-bound step sits on it), so
+        # that the placer need not move it off its roof (roofline_fit.ABOVE_PX).
+        self.compute_label.setAnchor((1, 1 + ABOVE_PX / max(self.compute_label.boundingRect().height(), 1.0)))
         mx = math.sqrt(lo * ridge)  # up-left of the slope, half-way from the points to the ridge
         self.memory_label.setText(f"memory roof: {bw:,.2f} TB/s")
         self.memory_label.setPos(math.log10(mx), math.log10(bw * mx))
@@ -143,6 +156,9 @@ class RooflineLabels(_Base):
         label moved off its point gets a leader line (labels.py)."""
         if self.data is None or not hasattr(self, "_label_args"):
             return
+        if (self.width() < SHORT_LEGEND_BELOW_PX) != self._short_legend:
+            self._legend_words()
+        self._room_above()
         # The step labels one phase a line (narrow, tall) or on one line (wide, short), with
         # the names of the operations at their star, then shorter (a 244 x 170 px plot at
         # 1024 x 700: the star's tooltip gives the rest): the first form that leaves no label over
@@ -173,6 +189,16 @@ class RooflineLabels(_Base):
             self.theme.muted,
         )
 
+    def _room_above(self) -> None:
+        """The plot's top raised so that the compute roof's figure fits above the flat roof
+        (roofline_fit.top_for_label); the drawn range again where it already does."""
+        vb, (ylo, yhi) = self.plot.vb, self._y_base
+        lo, peak = math.log10(ylo), math.log10(self._label_args[3])
+        top = top_for_label(lo, math.log10(yhi), peak, vb.height(), scene_rect(self.compute_label).height())
+        if abs(vb.viewRange()[1][1] - top) > 1e-9:
+            self.plot.setYRange(lo, top, padding=0)
+            self.plot.getAxis("left").setTicks([decade_ticks(ylo, 10**top)])
+
     def _align_steps(self) -> None:
         """Each placed step label's lines flush toward its star: a label the placer moved off
         (Qwen3-Next's decode step at 1400 x 900, its operations' line 480 px wide) had its
@@ -200,9 +226,11 @@ class RooflineLabels(_Base):
         self._place_labels(*self._label_args)
         vb = self.plot.vb
         markers = self._marker_rects()
+        # The compute roof's figure first: the room above the flat roof is made for it
+        # (_room_above), and a step label placed before it took that room at 1024 x 700.
         order = [
-            *self.step_labels.values(),
             self.compute_label,
+            *self.step_labels.values(),
             self.ridge_label,
             self.memory_label,
             *self.op_labels,
@@ -213,6 +241,7 @@ class RooflineLabels(_Base):
             QPointF(*log_xy(g[-1])) for g in self._groups
         ]
         roofs = self._roof_segments()
+        ridge_beside_peak(self.ridge_label, self.compute_label, vb)
         place(order, vb, markers, lines=roofs, anchors=anchors)
         self._drop_crowded(order, markers, roofs)
         shown = [x for x in order if x.isVisible()]

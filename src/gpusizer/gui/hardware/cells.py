@@ -6,6 +6,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ...io.compare_table import Column
+from ...io.evidence_text import OUTSIDE, OUTSIDE_WHY
+
 SOURCES = {  # the option's provenance fields of each price column (core/sizing/prices.py)
     "price_per_hour": ("price_per_hour_provider", "price_per_hour_source", "price_per_hour_date"),
     "list_price_usd": ("list_price_basis", "list_price_source", "list_price_date"),
@@ -47,3 +50,26 @@ def price_tip(option: dict[str, Any], key: str) -> str:
         return f"Your price{f', {date}' if date else ''} ({source}); clear it to use the catalog's"
     head = f"{who}, " if who and key == "price_per_hour" else ""
     return f"Catalog price: {head}{date or 'undated'}: {source or 'no source'} (double-click to change)"
+
+
+def outside_band(option: dict[str, Any], key: str) -> bool:
+    """Whether a band column's (``*_range``) estimate lies outside the band: an RL run's "$ to
+    train band" of 25.63-38.79 beside its estimate of 24.65 (the evidence band is offset by
+    design: io/evidence_text.band_words)."""
+    rng, value = option.get(key), option.get(key.removesuffix("_range"))
+    if not key.endswith("_range") or not rng or not isinstance(value, (int, float)):
+        return False
+    return not min(rng[0], rng[1]) <= value <= max(rng[0], rng[1])
+
+
+def band_cell(option: dict[str, Any], col: Column, unit: str) -> str:
+    """A cell's text; a band the estimate lies outside says what its numbers are ("runs like
+    this: 25.63-38.79", the wording of io/evidence_text.band_words), so that it does not read
+    as a typo beside the estimate's own column."""
+    text = col.text(option, unit)
+    return f"{OUTSIDE} {text}" if text and outside_band(option, col.key) else text
+
+
+def band_tip(option: dict[str, Any], key: str) -> list[str]:
+    """The band cell's tooltip line: why the estimate can sit outside its band."""
+    return [OUTSIDE_WHY] if outside_band(option, key) else []

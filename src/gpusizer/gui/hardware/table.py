@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView,
 from ...io.batch_lever_text import lever_words, need_lever_words
 from ...io.compare_table import NOT_OFFERED, Column, band_tip_lines, columns_for, rollout_beside
 from .. import colors
-from .cells import price_tip, sort_value, user_cell
+from .cells import band_cell, band_tip, price_tip, sort_value, user_cell
 from .frozen import FrozenColumns
 
 Index = QModelIndex | QPersistentModelIndex
@@ -86,7 +86,7 @@ class OptionsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if col.key == "layout" and not o["fits"]:  # "fit" is memory's word only
                 return NOT_OFFERED.get(o.get("unmet") or "memory", "does not fit")
-            return col.text(o, self.unit)
+            return band_cell(o, col, self.unit)
         if role == Qt.ItemDataRole.EditRole:
             value = o.get(col.key)
             return "" if value is None else f"{value:g}"
@@ -145,7 +145,7 @@ class OptionsModel(QAbstractTableModel):
         if o.get("unmet"):
             lines.append(f"Not offered ({o['unmet']}): {o['unmet_reason']}{lever_words(o)}")
         notes = [n for n in o["notes"] if n != o.get("unmet_reason")]
-        return "\n".join(lines + band_tip_lines(o, self.unit) + notes)
+        return "\n".join(lines + band_tip_lines(o, self.unit) + band_tip(o, col.key) + notes)
 
     def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
         col = self.columns[index.column()]
