@@ -1,0 +1,99 @@
+"""Published RL step times replayed blind, round four (docs/evidence/rl.md, the section "A fourth
+blind round of published RL step times"; records in tests/core/data/rl-time-blind4.json, each with
+its source link, the quoted lines, the settings read from the run's launcher and what had to be
+assumed).
+
+One step, not tuned to: DeepScaleR's first stage (verl GRPO, DeepSeek-R1-Distill-Qwen-1.5B, 1,024
+responses of up to 8,192 tokens a step) on 8 H200, as a user reproducing it reported in
+rllm-org/rllm issue 29 (396 s a step, the stock launcher). Nothing in the estimator was changed
+for it; the ratio below is what it gave on first replay."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpusizer import estimate_report
+
+RECORDS: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parent / "data" / "rl-time-blind4.json").read_text(encoding="utf-8")
+)
+
+# estimate / published step on first replay (blind), as docs/evidence/rl.md records it
+RECORDED = {
+    "verl-deepscaler-1.5b-8k-8xh200": 0.614,
+}
+
+DEEPSCALER = "verl-deepscaler-1.5b-8k-8xh200"
+
+
+def _step(scenario: dict[str, Any]) -> float:
+    return float(estimate_report(scenario)["rl"]["time_per_step_seconds"])
+
+
+def _record(record_id: str) -> dict[str, Any]:
+    return next(r for r in RECORDS if r["id"] == record_id)
+
+
+def _at_mean_response(record: dict[str, Any], tokens: int) -> dict[str, Any]:
+    """The record's scenario at another mean response, the longest still at the 8,192 cap and the
+    dynamic micro-batch refilled to verl's 32,768 tokens a GPU (the launcher's
+    ppo_max_token_len_per_gpu)."""
+    scenario = copy.deepcopy(record["scenario"])
+    rl = scenario["rl"]
+    rl["rollout"]["response_tokens"] = tokens
+    rl["rollout"]["response_spread"] = round(8192 / tokens - 1 - 0.0001, 4)
+    micro = 32768 // (rl["prompt_tokens"] + tokens)
+    scenario["workload"]["micro_batch_size"] = micro
+    rl["policy"]["micro_batch_size"] = micro
+    return scenario
+
+
+def test_every_record_names_its_source_settings_and_assumptions() -> None:
+    for record in RECORDS:
+        assert record["source"].startswith("https://"), record["id"]
+        assert record["settings_source"].startswith("https://github.com/"), record["id"]
+        assert record["quote"] and record["settings"] and record["assumptions"], record["id"]
+        assert record["counted"] and set(record["measured"]) == {"step"}
+    assert len({r["id"] for r in RECORDS}) == len(RECORDS) == len(RECORDED)
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=lambda r: r["id"])
+def test_each_step_is_as_recorded(record: dict[str, Any]) -> None:
+    # source: the record's link and quote; tolerance 3 % of the recorded ratio (drift of the model,
+    # not accuracy: the count below says how many are within 25 %)
+    ratio = _step(record["scenario"]) / record["measured"]["step"]
+    assert ratio == pytest.approx(RECORDED[record["id"]], rel=0.03)
+
+
+def test_the_count_within_25_percent_is_as_recorded() -> None:
+    # docs/evidence/rl.md's convention (estimate / published within 0.75-1.25): 0 of 1, the
+    # DeepScaleR step short at 0.614 (published / estimate 1.63, outside the bands' 0.75-1.25 too)
+    ratios = {r["id"]: _step(r["scenario"]) / r["measured"]["step"] for r in RECORDS}
+    assert not [k for k, v in ratios.items() if abs(v - 1) <= 0.25]
+    assert not [k for k, v in ratios.items() if 0.75 <= 1 / v <= 1.25]
+
+
+def test_the_rollout_holds_most_of_the_estimate() -> None:
+    # the estimate's phases (seconds, 3 %): the rollout of 1,024 responses (mean 5,500, the longest
+    # at the 8,192 cap) on 8 vLLM engines is 0.79 of the step; the issue prints no phase timers,
+    # so which phase holds the gap is not known (docs/evidence/rl.md, the section's misses)
+    report = estimate_report(_record(DEEPSCALER)["scenario"])["rl"]
+    phases = {p["name"]: p["seconds"] for p in report["phases"]}
+    assert phases["rollout"] == pytest.approx(192.1, rel=0.03)
+    assert phases["log_probs"] == pytest.approx(18.4, rel=0.03)
+    assert phases["training"] == pytest.approx(32.3, rel=0.03)
+
+
+def test_the_unpublished_lengths_move_the_ratio_as_recorded() -> None:
+    # the record's assumptions: the mean response is not printed; DeepScaleR's blog gives 5,500
+    # tokens at the start of the 8K stage and 3,500 at its end. Shorter responses read shorter
+    # still, so no length the blog allows brings the step within 25 % (3 %)
+    record = _record(DEEPSCALER)
+    for tokens, ratio in ((4500, 0.555), (3500, 0.497)):
+        estimate = _step(_at_mean_response(record, tokens)) / record["measured"]["step"]
+        assert estimate == pytest.approx(ratio, rel=0.03), tokens
