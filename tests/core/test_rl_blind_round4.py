@@ -3,10 +3,10 @@ blind round of published RL step times"; records in tests/core/data/rl-time-blin
 its source link, the quoted lines, the settings read from the run's launcher and what had to be
 assumed).
 
-One step, not tuned to: DeepScaleR's first stage (verl GRPO, DeepSeek-R1-Distill-Qwen-1.5B, 1,024
-responses of up to 8,192 tokens a step) on 8 H200, as a user reproducing it reported in
-rllm-org/rllm issue 29 (396 s a step, the stock launcher). Nothing in the estimator was changed
-for it; the ratio below is what it gave on first replay."""
+Two steps, not tuned to: DeepScaleR's first stage (verl GRPO, DeepSeek-R1-Distill-Qwen-1.5B, 1,024
+responses of up to 8,192 tokens a step, the stock launcher) on 8 H200 and on 8 A100, as a user
+reproducing it reported in rllm-org/rllm issue 29 (396 and 394 s a step). Nothing in the estimator
+was changed for them; the ratios below are what it gave on first replay."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ RECORDS: list[dict[str, Any]] = json.loads(
 # estimate / published step on first replay (blind), as docs/evidence/rl.md records it
 RECORDED = {
     "verl-deepscaler-1.5b-8k-8xh200": 0.614,
+    "verl-deepscaler-1.5b-8k-8xa100": 0.761,
 }
 
 DEEPSCALER = "verl-deepscaler-1.5b-8k-8xh200"
@@ -71,22 +72,33 @@ def test_each_step_is_as_recorded(record: dict[str, Any]) -> None:
 
 
 def test_the_count_within_25_percent_is_as_recorded() -> None:
-    # docs/evidence/rl.md's convention (estimate / published within 0.75-1.25): 0 of 1, the
-    # DeepScaleR step short at 0.614 (published / estimate 1.63, outside the bands' 0.75-1.25 too)
+    # docs/evidence/rl.md's convention (estimate / published within 0.75-1.25): 1 of 2, the A100
+    # step at 0.761; the H200 step short at 0.614. As published / estimate (the bands' ratio) none
+    # holds: 1.31 and 1.63
     ratios = {r["id"]: _step(r["scenario"]) / r["measured"]["step"] for r in RECORDS}
-    assert not [k for k, v in ratios.items() if abs(v - 1) <= 0.25]
+    assert [k for k, v in ratios.items() if abs(v - 1) <= 0.25] == ["verl-deepscaler-1.5b-8k-8xa100"]
     assert not [k for k, v in ratios.items() if 0.75 <= 1 / v <= 1.25]
 
 
-def test_the_rollout_holds_most_of_the_estimate() -> None:
-    # the estimate's phases (seconds, 3 %): the rollout of 1,024 responses (mean 5,500, the longest
-    # at the 8,192 cap) on 8 vLLM engines is 0.79 of the step; the issue prints no phase timers,
-    # so which phase holds the gap is not known (docs/evidence/rl.md, the section's misses)
-    report = estimate_report(_record(DEEPSCALER)["scenario"])["rl"]
+# the estimate's phases (seconds): rollout, log-probs, training
+PHASES = {
+    "verl-deepscaler-1.5b-8k-8xh200": (192.1, 18.4, 32.3),
+    "verl-deepscaler-1.5b-8k-8xa100": (192.2, 39.0, 68.4),
+}
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=lambda r: r["id"])
+def test_the_rollout_holds_most_of_the_estimate(record: dict[str, Any]) -> None:
+    # the estimate's phases (3 %): the rollout of 1,024 responses (mean 5,500, the longest at the
+    # 8,192 cap) on 8 vLLM engines takes the same 192 s on both GPUs (V0's eager decode, its host
+    # work per step, paces it), 0.79 and 0.64 of the step; only the passes scale with the GPU. The
+    # issue prints no phase timers, so which phase holds the gap is not known (docs/evidence/rl.md,
+    # the section's misses); the published steps are also the same on both GPUs (396 and 394 s)
+    report = estimate_report(record["scenario"])["rl"]
     phases = {p["name"]: p["seconds"] for p in report["phases"]}
-    assert phases["rollout"] == pytest.approx(192.1, rel=0.03)
-    assert phases["log_probs"] == pytest.approx(18.4, rel=0.03)
-    assert phases["training"] == pytest.approx(32.3, rel=0.03)
+    estimated = (phases["rollout"], phases["log_probs"], phases["training"])
+    for est, pinned in zip(estimated, PHASES[record["id"]], strict=True):
+        assert est == pytest.approx(pinned, rel=0.03), record["id"]
 
 
 def test_the_unpublished_lengths_move_the_ratio_as_recorded() -> None:
