@@ -107,8 +107,11 @@ SHORT = {
     # (docs/evidence/rl.md sections 20 and 21). The four verl steps replayed blind (rl.md section
     # 52: 1.29-3.32) deal them again over 39: the band is 1.04-1.60 and of the held-out eight two
     # lie outside, Miles' Qwen3.8-27B (2.63, above) and the v0.7 Qwen3-32B on 32 H100 (1.038, just
-    # under the p10 of 1.0396); each fifth held out in turn 33 of 39 (85 %)
-    "speed/rl/colocated/dense": (6, 8),
+    # under the p10 of 1.0396); each fifth held out in turn 33 of 39 (85 %). The fourth blind
+    # round's DeepScaleR steps on 8 H200 and 8 A100 (rl.md, "a fourth blind round": 1.63 and 1.31)
+    # deal them again over 41: the band is 1.04-1.63, eight of the held-out nine inside it; each
+    # fifth held out in turn 35 of 41 (85 %)
+    "speed/rl/colocated/dense": (8, 9),
     # (split steps held 4 of 5 in their held-out fifth until the v0.7 table's ten split steps
     # joined, docs/evidence/rl.md's v0.7 section: a fifth of 7 since, 6 inside, the v0.7 GB200
     # DeepSeek V3 1-off, 0.59, below the band 0.83-2.34)

@@ -72,8 +72,11 @@ def test_an_rl_option_carries_the_step_band(options: list[dict[str, Any]]) -> No
     # 1.040-1.602 since the four verl steps replayed blind joined (docs/evidence/rl.md section 52:
     # 39 steps, the fifths dealt again); 1.040-1.573 since the host paces verl's Hugging Face
     # layers (docs/evidence/rl.md, "verl's small models: the host issues every layer": the Llama
-    # 1B's step 3.173 -> 2.014 and the PPO 0.5B's 2.394 -> 1.301, published / estimate)
-    assert b.p10 == pytest.approx(1.040, abs=0.005) and b.p90 == pytest.approx(1.573, abs=0.005)
+    # 1B's step 3.173 -> 2.014 and the PPO 0.5B's 2.394 -> 1.301, published / estimate);
+    # 1.040-1.629 since the fourth blind round's DeepScaleR steps on 8 H200 and 8 A100 joined
+    # (rl.md, "a fourth blind round": the H200 step's 1.629 published / estimate the new p90; 41
+    # steps, the fifths dealt again)
+    assert b.p10 == pytest.approx(1.040, abs=0.005) and b.p90 == pytest.approx(1.629, abs=0.005)
     for o in options:
         assert o["fits"], o["gpu"]
         step, run, rate = (
