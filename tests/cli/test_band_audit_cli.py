@@ -68,11 +68,14 @@ def test_text_words_the_pools_bands(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_a_fit_that_flips_inside_the_band_says_so(capsys: pytest.CaptureFixture[str]) -> None:
     # pretrain-3b-300b-3weeks: 71.5 GiB of 79.6 usable fits; the Megatron band's high end
-    # (80.35 GiB) does not, so the verdict holds only at the estimate
+    # (81.06 GiB since the memory pool's band, which `memory/megatron/full` borrows, moved with
+    # this session's blind rounds; 80.35 before) does not, so the verdict holds only at the estimate
     rep = _json("pretrain-3b-300b-3weeks", capsys)
     assert rep["fits"] and rep["fits_at_band_low"] and rep["fits_at_band_high"] is False
+    high = rep["per_gpu"]["total_range"][1] / 2**30
+    assert 79.65 < high < 82.0  # above the H100's usable 79.65 GiB, inside the pool's band
     assert main(["estimate", str(_case("pretrain-3b-300b-3weeks"))]) == 0
-    assert "fits at the estimate; the band's high end (80.35 GiB) does not" in capsys.readouterr().out
+    assert f"fits at the estimate; the band's high end ({high:,.2f} GiB) does not" in capsys.readouterr().out
 
 
 def test_a_verdict_that_holds_is_not_qualified(capsys: pytest.CaptureFixture[str]) -> None:
