@@ -22,13 +22,25 @@ def _version(cc: str) -> tuple[int, int]:
 def quant_capability_refusal(s: Scenario, gpu: GPUSpec) -> str | None:
     """Why the scenario's engine cannot load its weights on ``gpu`` (None: it can, or the
     pair is not judged)."""
+    return quant_capability_note(s, [gpu])
+
+
+def quant_capability_note(s: Scenario, gpus: list[GPUSpec]) -> str | None:
+    """The engine's rule once, then each refused GPU of ``gpus`` with its own capability
+    ("...; Tesla T4 16GB has 7.5, Tesla V100 SXM2 32GB has 7.0"); None where none is refused."""
     need = min_capability(s.profile.id, s.precision.weights)
-    cc = gpu.compute_capability
-    if need is None or cc is None or _version(cc) >= _version(need.capability):
+    if need is None:
+        return None
+    low = [
+        f"{g.name} has {g.compute_capability}"
+        for g in gpus
+        if g.compute_capability is not None and _version(g.compute_capability) < _version(need.capability)
+    ]
+    if not low:
         return None
     return (
         f"{s.profile.label} loads {s.precision.weights} weights from compute capability "
-        f"{need.capability} ({need.source}); {gpu.name} has {cc}"
+        f"{need.capability} ({need.source}); {', '.join(low)}"
     )
 
 

@@ -18,7 +18,7 @@ from ..model.field_path import get_path
 from ..model.presets import gpu_presets, gpu_spec, scenario_gpu
 from ..model.specs import GPUSpec, Scenario
 from ..registry.frameworks import FRAMEWORKS, FrameworkProfile
-from .quant_capability import quant_capability_refusal
+from .quant_capability import quant_capability_note, quant_capability_refusal
 from .validate_sched import a2a_gpu_refusal
 
 _LISTED = 6  # at most this many GPU ids in a message; more are said by vendor
@@ -113,8 +113,12 @@ def left_out_note(s: Scenario, ids: list[str]) -> str | None:
     by_a2a = [g for g in ids if not _stoppers(s, specs[g]) and _refusal(s, specs[g])]
     by_engine = [g for g in ids if g not in by_a2a]
     out = [_engine_note(s, by_engine)] if by_engine else []
-    if by_a2a:
-        out.append(f"Left out: {_which(by_a2a)}: {_refusal(s, specs[by_a2a[0]])}.")
+    by_a2a_only = [g for g in by_a2a if a2a_gpu_refusal(s, specs[g])]
+    if by_a2a_only:
+        out.append(f"Left out: {_which(by_a2a_only)}: {a2a_gpu_refusal(s, specs[by_a2a_only[0]])}.")
+    by_quant = [g for g in by_a2a if g not in by_a2a_only]
+    if by_quant:  # the weight format's rule once, with each GPU's own capability
+        out.append(f"Left out: {_which(by_quant)}: {quant_capability_note(s, [specs[g] for g in by_quant])}.")
     return " ".join(out) or None
 
 

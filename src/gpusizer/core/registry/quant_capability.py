@@ -12,6 +12,15 @@ Sources, each the config's ``get_min_capability``:
 - ``mxfp4``: vllm/model_executor/layers/quantization/mxfp4.py ``Mxfp4Config``, 80 (Marlin
   below Hopper; core/registry/engine_releases.py reads the same rule for the MoE backend).
 
+SGLang gates the same way (python/sglang/srt/model_loader/loader.py ``_get_quantization_config``:
+"The quantization method ... is not supported for the current GPU. Minimum capability: ...",
+skipped on NPUs only), with its own configs:
+
+- ``fp8``: python/sglang/srt/layers/quantization/fp8.py ``Fp8Config.get_min_capability``, 80 on
+  CUDA (100 for MXFP8 checkpoints, not a ``precision.weights`` id here); below 8.9 the weights
+  run through Marlin (``can_auto_enable_marlin_fp8``), as in vLLM.
+- ``mxfp4``: python/sglang/srt/layers/quantization/mxfp4.py ``Mxfp4Config.get_min_capability``, 80.
+
 Turing (T4, 7.5) and Volta (V100, 7.0) are the catalog's GPUs below 8.0.
 """
 
@@ -31,6 +40,10 @@ QUANT_MIN_CAPABILITY: dict[str, dict[str, MinCapability]] = {
     "vllm": {
         "fp8": MinCapability("8.0", "vLLM's Fp8Config.get_min_capability"),
         "mxfp4": MinCapability("8.0", "vLLM's Mxfp4Config.get_min_capability"),
+    },
+    "sglang": {
+        "fp8": MinCapability("8.0", "SGLang's Fp8Config.get_min_capability"),
+        "mxfp4": MinCapability("8.0", "SGLang's Mxfp4Config.get_min_capability"),
     },
 }
 
