@@ -34,7 +34,7 @@ from typing import Any
 
 from gpusizer.core.evidence.bands import BANDS_PATH, band_edges, conformal_min, percentile, release_key
 from gpusizer.core.evidence.confidence import case_key
-from gpusizer.core.evidence.regimes import in_pool, memory_regime, pool_chain, speed_regime
+from gpusizer.core.evidence.regimes import DISAGG, in_pool, memory_regime, pool_chain, speed_regime
 from gpusizer.core.model.presets import scenario_gpu
 from gpusizer.core.pipeline.report import estimate_report
 from gpusizer.core.pipeline.scenario import parse_scenario
@@ -338,6 +338,26 @@ def _rl() -> Iterator[Figure]:
         )
 
 
+def _disagg() -> Iterator[Figure]:
+    """The published disaggregated (P/D) figures that the P/D test modules replay and count,
+    figure for figure as scripts/disagg_figures.py lists them (its ``figures``: Mooncake, the
+    measured P/D runs, vLLM PR 18242, llm-d's pages, the large-scale EP runs, Anyscale's MI325X
+    and TKE's H20 grid; docs/evidence/serving.md), each in ``speed/disagg/<metric>`` by its
+    metric (a first token, a time per token, a request's whole time and a throughput each
+    come from a different step of the P/D model: the prefill pool, the decode pool, both, the
+    pools' tokens/s). A time's ratio is published / ours, a throughput's ours / published: the
+    estimate's speed over the published speed like every speed here. No GPU nor case is kept:
+    the P/D regimes speak for the P/D pools' ranges only (core/evidence/derived.py), never for
+    a scenario's confidence or GPU coverage."""
+    from disagg_figures import figures as pd_figures
+
+    for f in pd_figures():
+        speed = f.metric == "throughput"
+        ratio = f.ours / f.published if speed else f.published / f.ours
+        key = f"disagg:{f.group}:{f.source}:{f.row}:{f.metric}"
+        yield Figure(key, f"speed/{DISAGG}/{f.metric.lower()}", ratio)
+
+
 def figures() -> list[Figure]:
     """Every replayed figure with its regime and ratio, the ratio rounded to the 4 decimals the
     file states its band edges in: below that, ratios differ by how a log rounds what it prints,
@@ -354,6 +374,7 @@ def figures() -> list[Figure]:
         _vendors,
         _heldout,
         _rl,
+        _disagg,
     ):
         out.extend(replace(f, ratio=round(f.ratio, RATIO_DECIMALS)) for f in source())
     return out

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from gpusizer.cli import main
-from gpusizer.core.evidence.bands import Band
+from gpusizer.core.evidence.bands import Band, band
 
 DATA = Path(__file__).parent / "data" / "buyer"
 
@@ -39,17 +39,24 @@ def _speed_band(rep: dict[str, Any]) -> Band:
     return Band("speed", 0, 0, p10, p90)
 
 
-def test_pd_pools_and_cost_carry_the_serving_band(capsys: pytest.CaptureFixture[str]) -> None:
-    # the P/D pools run the scenario's step model (core/serving/disaggregated.py), so the
-    # serving regime's speed band is theirs; cost per million tokens is a time (1 / speed)
+def test_pd_pools_carry_the_pd_bands_and_cost_the_serving_band(capsys: pytest.CaptureFixture[str]) -> None:
+    # the P/D pools' figures carry the bands of the 230 published P/D figures that
+    # scripts/disagg_figures.py replays, by metric (speed/disagg/ttft, tpot, throughput;
+    # scripts/evidence_bands.py ``_disagg``, docs/evidence/speed.md, the P/D bands section);
+    # cost per million tokens keeps the serving regime's band (a time, 1 / speed)
     rep = _json("serve-gpt-oss-120b-pd", capsys)
     sv, b = rep["serving"], _speed_band(rep)
     assert b.has_band and sv["disaggregated_prefill_gpus"]
+    ttft, tpot, rate = (band(f"speed/disagg/{m}") for m in ("ttft", "tpot", "throughput"))
+    assert ttft.has_band and tpot.has_band and rate.has_band
     assert sv["disaggregated_ttft_seconds_range"] == pytest.approx(
-        _pair(b.time_range(sv["disaggregated_ttft_seconds"]))
+        _pair(ttft.time_range(sv["disaggregated_ttft_seconds"]))
+    )
+    assert sv["disaggregated_tpot_seconds_range"] == pytest.approx(
+        _pair(tpot.time_range(sv["disaggregated_tpot_seconds"]))
     )
     assert sv["disaggregated_tokens_per_second_range"] == pytest.approx(
-        _pair(b.size_range(sv["disaggregated_tokens_per_second"]))
+        _pair(rate.size_range(sv["disaggregated_tokens_per_second"]))
     )
     assert sv["cost_per_million_tokens_range"] == pytest.approx(
         _pair(b.time_range(sv["cost_per_million_tokens"]))
@@ -61,7 +68,8 @@ def test_text_words_the_pools_bands(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["estimate", str(_case("serve-gpt-oss-120b-pd"))]) == 0
     out = capsys.readouterr().out
     split = next(x for x in out.splitlines() if "split P/D" in x)
-    assert "bands of the aggregated regime" in split  # said where the band comes from
+    # said where the band comes from: the P/D regimes, with their counts of published figures
+    assert "bands of the P/D regimes (speed/disagg/*: 118 first token, 99 per token" in split
     cost = next(x for x in out.splitlines() if x.strip().startswith("cost"))
     assert cost.count("$") == 3  # the estimate and its band's two ends
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from gpusizer.core.evidence.bands import Band
+from gpusizer.core.evidence.bands import Band, band
 from gpusizer.core.evidence.derived import add_derived, add_serving_derived
 from gpusizer.core.sizing.compare_costs import per_million_range
 from gpusizer.io.band_text import fit_band_line, flip_words, with_band
@@ -55,8 +55,11 @@ def test_serving_cost_p99_and_pd_pools() -> None:
     add_serving_derived(sv, B)
     assert sv["cost_per_million_tokens_range"] == pytest.approx([4.0, 6.25])
     assert sv["ttft_p99_seconds_range"] == pytest.approx([0.4, 0.625])
-    assert sv["disaggregated_tpot_seconds_range"] == pytest.approx([0.008, 0.0125])
-    assert sv["disaggregated_tokens_per_second_range"] == pytest.approx([160.0, 250.0])
+    # the P/D pools carry their P/D regimes' bands (speed/disagg/*, the 230 published P/D
+    # figures of scripts/disagg_figures.py; docs/evidence/speed.md, the P/D bands section)
+    tpot, rate = band("speed/disagg/tpot"), band("speed/disagg/throughput")
+    assert sv["disaggregated_tpot_seconds_range"] == pytest.approx(list(tpot.time_range(0.01) or ()))
+    assert sv["disaggregated_tokens_per_second_range"] == pytest.approx(list(rate.size_range(200.0) or ()))
 
 
 def test_no_split_no_pool_ranges_and_no_band_is_null() -> None:

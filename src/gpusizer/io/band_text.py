@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..core.evidence.bands import band
+from ..core.evidence.derived import PD_REGIMES
 from ..core.evidence.ranges import estimate_evidence
 from ..core.model.result import Estimate
 from .evidence_text import OUTSIDE, TOOK, banded
@@ -72,3 +74,24 @@ def fit_band_of(est: Estimate, unit: str = "GiB") -> str | None:
     rng = estimate_evidence(est)[0].band.size_range(est.memory.total)
     fits = est.fits and (est.serving is None or est.serving.starts)
     return flip_words(est.memory.total, est.capacity_bytes, rng, fits, unit)
+
+
+# what each P/D pool's figure is, in the words below (core/evidence/derived.py ``PD_REGIMES``)
+_PD_WORDS = {
+    "disaggregated_ttft_seconds": "first token",
+    "disaggregated_tpot_seconds": "per token",
+    "disaggregated_tokens_per_second": "tokens/s",
+}
+
+
+def pd_band_words() -> str:
+    """Where the P/D pools' bands come from (core/evidence/derived.py ``pd_band``): "; bands of
+    the P/D regimes (speed/disagg/*: 118 first token, 99 per token, 12 tokens/s published P/D
+    figures)" where each has its band, the aggregated regime's where none has, both said
+    where some have."""
+    own = {k: band(r) for k, r in PD_REGIMES.items()}
+    if not any(b.has_band for b in own.values()):
+        return "; bands of the aggregated regime (no published P/D figures banded)"
+    counts = ", ".join(f"{b.figures:,} {_PD_WORDS[k]}" for k, b in own.items() if b.has_band)
+    words = f"; bands of the P/D regimes (speed/disagg/*: {counts} published P/D figures)"
+    return words if all(b.has_band for b in own.values()) else words + ", else of the aggregated regime"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .band_text import ms, ms_one, usd, with_band
+from .band_text import ms, ms_one, pd_band_words, usd, with_band
 from .evidence_text import TOOK, band_words, banded
 from .wording import count, duration
 
@@ -217,12 +217,8 @@ def _split_line(sv: Mapping[str, Any], split: Mapping[str, Any] | None = None) -
         f"{sv['disaggregated_kv_transfer_seconds'] * 1e3:,.1f} ms), "
         f"{with_band(sv, 'disaggregated_tpot_seconds', ms_one, True)} ms per token, "
         f"{with_band(sv, 'disaggregated_tokens_per_second', _whole)} tokens/s (aggregated above)"
-        + (_SPLIT_BAND if sv.get("disaggregated_tpot_seconds_range") else "")
+        + (pd_band_words() if sv.get("disaggregated_tpot_seconds_range") else "")
     )
-
-
-# the bands file has no P/D regime: the pools' bands are the serving regime's (core/evidence/derived.py)
-_SPLIT_BAND = "; bands of the aggregated regime (no published P/D figures banded)"
 
 
 def _lora_in_use(sv: Mapping[str, Any]) -> str:

@@ -9,9 +9,10 @@ per million tokens is price x GPUs / tokens per second (core/serving/engine_memo
 this sense; a training or RL run's GPU-hours and cost are its seconds x GPUs x price
 (core/speed/compute.py, core/pipeline/rl_report.py). The P/D pools each run the scenario's
 step model (core/serving/disaggregated.py: "Its step model is the scenario's at that width"),
-so they carry the serving regime's speed band: the bands file has no P/D regime of its own
-(scripts/evidence_bands.py does not replay tests/core/data/disagg-*.json), which the wording
-says (io/band_text.py).
+so each carries the band of the published P/D figures of its metric (``PD_REGIMES``:
+``speed/disagg/<metric>``, scripts/evidence_bands.py ``_disagg``, the figures of
+scripts/disagg_figures.py) where the bands file holds one, and the serving regime's speed band
+otherwise; the wording names the band's regime (io/serving_text.py).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .bands import Band
+from .bands import Band, band
+from .regimes import DISAGG
 
 # (block, figure, kind): "time" grows as the regime's speed falls, "speed" with it
 _SERVING = (
@@ -32,6 +34,12 @@ _SPLIT = (
     ("disaggregated_tpot_seconds", "time"),
     ("disaggregated_tokens_per_second", "speed"),
 )
+# the P/D pools' figure -> the regime of the published P/D figures of its metric
+PD_REGIMES = {
+    "disaggregated_ttft_seconds": f"speed/{DISAGG}/ttft",
+    "disaggregated_tpot_seconds": f"speed/{DISAGG}/tpot",
+    "disaggregated_tokens_per_second": f"speed/{DISAGG}/throughput",
+}
 _RUN = (("gpu_hours", "time"), ("cost", "time"))
 _TRAIN = (
     ("wall_time_seconds", "time"),
@@ -57,10 +65,19 @@ def _add(block: dict[str, Any], b: Band, figures: Sequence[tuple[str, str]]) -> 
 
 def add_serving_derived(sv: dict[str, Any], b: Band) -> None:
     """Add the serving block's derived ranges (cost per million tokens, p99 and end-to-end
-    times, the P/D pools' first token, token time and tokens/s) to a ``serving`` block dict."""
+    times at the serving regime's band ``b``; the P/D pools' first token, token time and
+    tokens/s at their P/D regimes' bands, ``pd_band``) to a ``serving`` block dict."""
     _add(sv, b, _SERVING)
     if sv.get("disaggregated_prefill_gpus"):
-        _add(sv, b, _SPLIT)
+        for key, kind in _SPLIT:
+            _add(sv, pd_band(key, b), ((key, kind),))
+
+
+def pd_band(key: str, serving: Band) -> Band:
+    """The band of a P/D pool's figure ``key``: its P/D regime's (``PD_REGIMES``) where the bands
+    file gives that regime a band, else the serving regime's ``serving``."""
+    own = band(PD_REGIMES[key])
+    return own if own.has_band else serving
 
 
 def add_derived(report: dict[str, Any], b: Band, capacity: int) -> None:

@@ -54,6 +54,16 @@ FAMILY_LABELS = {
 }
 VENDOR_LABELS = {"nvidia": "NVIDIA", "amd": "AMD", "apple": "Apple", "intel": "Intel"}
 RL = "rl"  # workload.kind of RL post-training, and its regimes' second key
+# the published disaggregated (P/D) figures' regimes' second key: ``speed/disagg/<metric>``
+# (scripts/evidence_bands.py ``_disagg``); no scenario is placed in one (``speed_regime``), the
+# P/D pools' ranges read them (core/evidence/derived.py)
+DISAGG = "disagg"
+DISAGG_LABELS = {
+    "ttft": "first token",
+    "tpot": "time per output token",
+    "throughput": "tokens/s",
+    "e2e": "request time",
+}
 PLACEMENT_LABELS = {"colocated": "colocated", "split": "split pools"}
 # RL placements whose step regimes are split by the policy's kind (``rl_speed_regime``)
 KIND_SPLIT_PLACEMENTS = ("colocated",)
@@ -171,6 +181,8 @@ def pool_chain(regime: str) -> list[str]:
       split step ever keyed by kind, its chain would be ``speed/rl/split`` then all speed: a
       split step never pools with the colocated steps (the reason above)."""
     parts = regime.split("/")
+    if parts[1] == DISAGG:  # the P/D figures pool only with each other (``in_pool``)
+        return ["speed/disagg"]
     if parts[1] == RL:
         if parts[0] == "memory":
             return ["memory"]
@@ -185,9 +197,10 @@ def pool_chain(regime: str) -> list[str]:
 
 def in_pool(regime: str, pool: str) -> bool:
     """Whether a regime's figures belong to a pool (``*`` stands for any engine); an RL regime
-    only to a pool that names RL (``pool_chain``)."""
+    only to a pool that names RL (``pool_chain``), a P/D regime (``DISAGG``) to none but its
+    own, so that adding the P/D figures moves no other regime's band."""
     p, r = pool.split("/"), regime.split("/")
-    if r[1] == RL and (len(p) < 2 or p[1] != RL):
+    if r[1] in (RL, DISAGG) and (len(p) < 2 or p[1] != r[1]):
         return False
     return len(p) <= len(r) and all(a in ("*", b) for a, b in zip(p, r, strict=False))
 
@@ -207,6 +220,8 @@ def regime_label(regime: str) -> str:
     """Words for a regime key: ``vLLM speed on NVIDIA, batch one``-like; a pool of regimes
     (``pool_chain``): ``all engines' speed on NVIDIA, batch one``-like."""
     parts = regime.split("/")
+    if len(parts) > 2 and parts[1] == DISAGG:
+        return f"published P/D (disaggregated) {DISAGG_LABELS.get(parts[2], parts[2])}"
     if len(parts) > 1 and parts[1] == RL:
         if parts[0] == "memory":
             return "RL post-training memory"
