@@ -272,24 +272,25 @@ def test_fsdp_still_has_no_pipeline() -> None:
 
 
 def test_a_gpu_the_catalog_lacks_is_described_inline() -> None:
-    # Colab's T4 (QLoRA's classic card) is not in the catalog: the refusal says how to state it,
-    # and the inline spec it names runs (NVIDIA T4 datasheet: 16 GB GDDR6, 320 GB/s, 65 FP16
+    # Kaggle's P100 is not in the catalog (Colab's T4 was, until the catalog's added cards of
+    # docs/evidence/speed.md section 98): the refusal says how to state it, and the inline spec
+    # it names runs (NVIDIA Tesla P100 PCIe 16GB datasheet: 16 GB HBM2, 732 GB/s, 18.7 FP16
     # TFLOPS)
     s: dict[str, Any] = {
         "model": {"preset": "llama-3.1-8b"},
         "framework": "huggingface",
         "workload": {"kind": "qlora", "sequence_length": 2048},
         "precision": {"weights": "nf4"},
-        "hardware": {"gpu": "t4-16gb"},
+        "hardware": {"gpu": "p100-16gb"},
     }
     with pytest.raises(ScenarioError) as err:
         estimate_report(s)
     assert err.value.field == "hardware.gpu" and "inline" in err.value.message
     s["hardware"]["gpu"] = {
-        "name": "Tesla T4 16GB",
+        "name": "Tesla P100 PCIe 16GB",
         "vendor": "NVIDIA",
         "memory_bytes": 16 * 2**30,
-        "hbm_bandwidth_gb_per_s": 320,
-        "dense_tflops": {"fp16": 65},
+        "hbm_bandwidth_gb_per_s": 732,
+        "dense_tflops": {"fp16": 18.7},
     }
-    assert estimate_report(s)["gpu"]["name"] == "Tesla T4 16GB"
+    assert estimate_report(s)["gpu"]["name"] == "Tesla P100 PCIe 16GB"

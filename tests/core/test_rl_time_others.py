@@ -163,14 +163,16 @@ def test_the_eager_engine_sets_the_deepseek_rollout() -> None:
     assert _estimates({**record, "scenario": graphs})["rollout"] < 0.5 * eager
 
 
-def test_the_mi300x_step_says_its_training_rates_are_extrapolated() -> None:
-    # no replayed training speed figure ran on an AMD GPU (docs/evidence/speed.md section 11:
-    # MI300X has serving figures only), so Miles' MI300X step is priced with the vendor
-    # fallback's training and forward rates: the report says so rather than "measured", though
-    # the step itself is among the band's figures (docs/evidence/rl.md section 7)
+def test_the_mi300x_step_says_its_own_figure_is_among_the_bands() -> None:
+    # Until the Primus-Megatron runs on MI325X and MI355X (docs/evidence/speed.md, the AMD training
+    # section; speed-figures-training-amd.json) no replayed training speed ran on an AMD GPU, and
+    # Miles' MI300X step read "extrapolated" (the vendor fallback's rates). AMD Instinct is now a
+    # vendor with replayed training speeds (core/evidence/confidence.py ``_trained_vendors``), so
+    # the step reads as its regime's own figure: "measured", naming the MI300X run among them
+    # (docs/evidence/rl.md section 7)
     miles = next(r for r in RECORDS if r["id"] == "miles-grpo-qwen3-30b-a3b-8xmi300x")
     speed = estimate_report(miles["scenario"])["evidence"]["speed"]
-    assert speed["confidence"] == "extrapolated" and "AMD GPUs" in speed["reason"]
+    assert speed["confidence"] == "measured" and "Instinct MI300X" in speed["reason"]
     verl = estimate_report(RECORDS[0]["scenario"])["evidence"]["speed"]  # H20: NVIDIA, measured
     assert verl["confidence"] == "measured"
 

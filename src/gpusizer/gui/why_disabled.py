@@ -11,10 +11,12 @@ from .glossary import tooltip_for
 PREFIX = "Not available:"
 
 
-def explain_disabled(form: Any, path: str, reason: str) -> None:
+def explain_disabled(form: Any, path: str, reason: str, note: str = "") -> None:
     """Set the tooltips of ``form``'s row ``path`` (a gui/widgets.py Form): its definition,
-    then "Not available: ``reason``." while ``reason`` is not empty."""
+    then ``note`` (e.g. the stack's default) and "Not available: ``reason``." where not empty."""
     tip = tooltip_for(path)
+    if note:
+        tip = f"{tip}\n\n{note}" if tip else note
     if reason:
         tip = f"{tip}\n\n{PREFIX} {reason}." if tip else f"{PREFIX} {reason}."
     form.labels[path].setToolTip(tip)

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QListView
 
 from ...core.memory.techniques import profile_edits
 from ...core.registry.frameworks import FRAMEWORKS
+from ...core.registry.no_sync import NoSyncRule
 from ...core.registry.workloads import WorkloadKind
 from ..binding import Binder
 from ..quantity_field import QuantityField
@@ -157,10 +158,7 @@ class ParallelismPanel(Panel):
             get_path(v("model"), "moe") is not None or v("parallelism.expert_tensor") is not None,
         )
         self._mixers_row()
-        self._no_sync_row()
-        # the stack's default, filled in where a file leaves the field out (core/registry/no_sync.py)
-        rule = profile.no_sync if profile is not None else None
-        self.no_sync.setText(f"{_NO_SYNC} (on by default: {rule.label})" if rule else _NO_SYNC)
+        self._no_sync_row(profile.no_sync if profile is not None else None)
         self._list_frameworks(kind)
         degrees = [int(v(f"parallelism.{k}") or 1) for k in ("tensor", "pipeline", "data", "context")]
         tp, pp, dp, cp = degrees
@@ -182,16 +180,19 @@ class ParallelismPanel(Panel):
         self.form.enable(path, enabled)
         explain_disabled(self.form, path, "" if enabled else reason)
 
-    def _no_sync_row(self) -> None:
+    def _no_sync_row(self, rule: NoSyncRule | None) -> None:
         """FSDP1's ``no_sync()`` keeps whole unsharded gradients only where ZeRO-3 shards them
         (core/memory/fsdp_no_sync.py); disabled below stage 3 with the reason in its tooltip,
-        enabled while ticked so it can be unticked."""
+        enabled while ticked so it can be unticked. The stack's default, filled in where a file
+        leaves the field out (core/registry/no_sync.py ``rule``), is named in the tooltip, not in
+        the box's text, which would widen the panel and the window's least width."""
         v = self.state.value
         path = "parallelism.fsdp_no_sync"
         enabled = int(v("parallelism.zero_stage") or 0) >= 3 or bool(v(path))
         self.form.enable(path, enabled)
         reason = "ZeRO stage is below 3: nothing is sharded for no_sync() to gather"
-        explain_disabled(self.form, path, "" if enabled else reason)
+        note = f"On by default under {rule.label} (left out of a file)." if rule else ""
+        explain_disabled(self.form, path, "" if enabled else reason, note)
 
     def _show_dispatcher(self, training: bool) -> None:
         """The EP dispatcher rows are Megatron-Core's: shown for a framework that runs its
