@@ -18,7 +18,6 @@ section): what round 42 left open.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +25,9 @@ import pytest
 
 import gpusizer
 from gpusizer.cli import main
+from tests.cli.buyer_cases import case
 
 DATA = Path(__file__).parent / "data" / "buyer"
-
-
-def case(name: str) -> dict[str, Any]:
-    data = json.loads((DATA / f"{name}.gpusizer.json").read_text())
-    data.pop("name", None)
-    return data
 
 
 def rows(data: dict[str, Any], *gpus: str, **options: Any) -> list[dict[str, Any]]:

@@ -23,7 +23,6 @@ hardware, a one-day Qwen3 32B LoRA, a 70B at INT4 for 10 users on a workstation,
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -31,17 +30,12 @@ import pytest
 
 import gpusizer
 from gpusizer.io.compare_caveats import caveat_lines
+from tests.cli.buyer_cases import case
 from tests.cli.refusal_suite import refusal_tests
 from tests.cli.scenario_file import nan_names_the_field
 from tests.core.hostile_inputs import RL, SERVE, at
 
 DATA = Path(__file__).parent / "data" / "buyer"
-
-
-def case(name: str) -> dict[str, Any]:
-    data = json.loads((DATA / f"{name}.gpusizer.json").read_text())
-    data.pop("name", None)
-    return data
 
 
 def row(data: dict[str, Any], gpu: str) -> dict[str, Any]:

@@ -30,21 +30,12 @@ import pytest
 import gpusizer
 from gpusizer.io.compare_table import need_lines
 from gpusizer.io.wording import duration
+from tests.cli.buyer_cases import case, rows
 from tests.cli.refusal_suite import refusal_tests
 from tests.cli.scenario_file import nan_names_the_field
 from tests.core.hostile_inputs import RL, SERVE, at
 
 DATA = Path(__file__).parent / "data" / "buyer"
-
-
-def case(name: str) -> dict[str, Any]:
-    data = json.loads((DATA / f"{name}.gpusizer.json").read_text())
-    data.pop("name", None)
-    return data
-
-
-def rows(data: dict[str, Any], *gpus: str) -> dict[str, dict[str, Any]]:
-    return {o["gpu"]: o for o in gpusizer.compare_gpus(data, gpus=list(gpus))}
 
 
 # --- 1. the need's engine setting on a row that meets the targets ---------------------------

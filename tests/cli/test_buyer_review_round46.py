@@ -29,20 +29,11 @@ from typing import Any
 import pytest
 
 import gpusizer
+from tests.cli.buyer_cases import case, rows
 from tests.cli.refusal_suite import refusal_tests
 from tests.core.hostile_inputs import at
 
 DATA = Path(__file__).parent / "data" / "buyer"
-
-
-def case(name: str) -> dict[str, Any]:
-    data = json.loads((DATA / f"{name}.gpusizer.json").read_text())
-    data.pop("name", None)
-    return data
-
-
-def rows(data: dict[str, Any], *gpus: str) -> dict[str, dict[str, Any]]:
-    return {o["gpu"]: o for o in gpusizer.compare_gpus(data, gpus=list(gpus))}
 
 
 def changed(o: dict[str, Any], *prefixes: str) -> list[str]:

@@ -25,12 +25,12 @@ import json
 import math
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import gpusizer
 from gpusizer.core.pipeline.estimate import clear_caches
+from tests.cli.buyer_cases import case, rows
 from tests.core.hostile_inputs import at
 
 DATA = Path(__file__).parent / "data" / "buyer"
@@ -46,16 +46,6 @@ NEW = (
     "lora-gemma-3-12b-unsloth-1day",
 )
 AMD = "serve-llama-3.3-70b-amd-200-30tps"
-
-
-def case(name: str) -> dict[str, Any]:
-    data = json.loads((DATA / f"{name}.gpusizer.json").read_text())
-    data.pop("name", None)
-    return data
-
-
-def rows(data: dict[str, Any], *gpus: str) -> dict[str, dict[str, Any]]:
-    return {o["gpu"]: o for o in gpusizer.compare_gpus(data, gpus=list(gpus))}
 
 
 # --- 1. the count that meets the default level ------------------------------------------------

@@ -16,10 +16,8 @@ a Qwen3 8B LoRA on a Mac, DeepSeek-V3 FP8 on MI350X, MI355X or B200).
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -27,6 +25,7 @@ import gpusizer
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.pipeline.estimate import clear_caches, estimate
 from gpusizer.core.sizing.compare import left_out_gpus, left_out_line
+from tests.cli.buyer_cases import case, rows
 
 DATA = Path(__file__).parent / "data" / "buyer"
 NEW = (
@@ -37,16 +36,6 @@ NEW = (
 )
 DSV3 = "serve-deepseek-v3-mi350x-200"
 CHEAP = "serve-llama-8b-20-users-cheap-old-cards"
-
-
-def case(name: str) -> dict[str, Any]:
-    data = json.loads((DATA / f"{name}.gpusizer.json").read_text())
-    data.pop("name", None)
-    return data
-
-
-def rows(data: dict[str, Any], *gpus: str) -> dict[str, dict[str, Any]]:
-    return {o["gpu"]: o for o in gpusizer.compare_gpus(data, gpus=list(gpus))}
 
 
 # --- 1. SGLang's capability gate ----------------------------------------------------------------
