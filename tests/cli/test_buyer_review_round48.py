@@ -99,10 +99,13 @@ def test_left_out_sentence_names_each_gpus_capability() -> None:
 
 def test_left_out_sentence_of_one_gpu_reads_as_before() -> None:
     fp8 = {**case(CHEAP), "precision": {"weights": "fp8"}}
+    # vLLM 0.13.0 and before: Fp8Config.get_min_capability 80 (0.14.0 loads FP8 on Turing
+    # through Marlin, get_min_capability 75: core/registry/quant_capability.py)
+    fp8["serving"] = {**fp8.get("serving", {}), "engine_version": "0.13.0"}
     line = left_out_line(fp8, ["t4-16gb", "l4-24gb"]) or ""
     assert line == (
         "Left out: t4-16gb: vLLM loads fp8 weights from compute capability 8.0 "
-        "(vLLM's Fp8Config.get_min_capability); Tesla T4 16GB has 7.5."
+        "(vLLM's Fp8Config.get_min_capability before 0.14.0); Tesla T4 16GB has 7.5."
     ), line
 
 

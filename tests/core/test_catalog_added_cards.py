@@ -167,14 +167,30 @@ FP8 = {**SERVE, "precision": {"weights": "fp8"}, "parallelism": {}, "serving": {
 
 
 @pytest.mark.parametrize(("gpu_id", "cc"), [("t4-16gb", "7.5"), ("v100-sxm2-32gb", "7.0")])
-def test_vllm_refuses_fp8_weights_below_compute_capability_8(gpu_id: str, cc: str) -> None:
-    """vLLM's Fp8Config.get_min_capability is 80 (vllm/model_executor/layers/quantization/
-    fp8.py): "The quantization method fp8 is not supported for the current GPU. Minimum
-    capability: 80. Current capability: 75." The estimate refuses naming the field."""
+def test_vllm_before_0_14_refuses_fp8_weights_below_compute_capability_8(gpu_id: str, cc: str) -> None:
+    """vLLM 0.13.0's Fp8Config.get_min_capability is 80 (vllm/model_executor/layers/quantization/
+    fp8.py in the 0.13.0 sdist): "The quantization method fp8 is not supported for the current
+    GPU. Minimum capability: 80. Current capability: 75." The estimate refuses naming the field,
+    and names the release that loads it where one does."""
+    old = {**FP8, "serving": {**FP8["serving"], "engine_version": "0.13.0"}}
     with pytest.raises(ScenarioError) as exc:
-        estimate({**FP8, "hardware": {"gpu": gpu_id}})
+        estimate({**old, "hardware": {"gpu": gpu_id}})
     assert exc.value.field == "precision.weights"
     assert "compute capability 8.0" in exc.value.message and f"has {cc}" in exc.value.message
+    later = "serving.engine_version 0.14.0 or later" in exc.value.message
+    assert later == (gpu_id == "t4-16gb")  # Marlin's Turing path; Volta never
+
+
+def test_vllm_from_0_14_loads_fp8_on_turing_not_volta() -> None:
+    """vLLM 0.14.0's Fp8Config.get_min_capability is 75 (the 0.14.0 - 0.18.0 sdists): Marlin's
+    Turing path, vLLM PR #29901 ("Supported Weights: GPTQ, AWQ, FP8, NVFP4"; FP16 activations).
+    The current release (no engine_version) is past it."""
+    for version in ("0.14.0", None):
+        sc = {**FP8, "serving": {**FP8["serving"], "engine_version": version}}
+        assert estimate({**sc, "hardware": {"gpu": "t4-16gb"}}).compute.compute_dtype == "fp16"
+        with pytest.raises(ScenarioError) as exc:
+            estimate({**sc, "hardware": {"gpu": "v100-sxm2-32gb"}})
+        assert "compute capability 7.5" in exc.value.message and "has 7.0" in exc.value.message
 
 
 def test_fp8_weights_load_from_ampere_and_are_not_judged_elsewhere() -> None:
@@ -187,15 +203,19 @@ def test_fp8_weights_load_from_ampere_and_are_not_judged_elsewhere() -> None:
 
 def test_comparison_leaves_out_what_vllm_will_not_load() -> None:
     ids = ["t4-16gb", "v100-sxm2-32gb", "a30-24gb"]
-    assert left_out_gpus(FP8, ids) == ["t4-16gb", "v100-sxm2-32gb"]
-    line = left_out_line(FP8, ids) or ""
+    old = {**FP8, "serving": {**FP8["serving"], "engine_version": "0.13.0"}}
+    assert left_out_gpus(old, ids) == ["t4-16gb", "v100-sxm2-32gb"]
+    line = left_out_line(old, ids) or ""
     assert "t4-16gb, v100-sxm2-32gb" in line and "loads fp8 weights from compute capability 8.0" in line
-    assert [o["gpu"] for o in compare_gpus(FP8, gpus=ids)] == ["a30-24gb"]
+    # the current release loads FP8 on Turing through Marlin (vLLM 0.14.0+): the V100 alone
+    assert left_out_gpus(FP8, ids) == ["v100-sxm2-32gb"]
+    assert [o["gpu"] for o in compare_gpus(old, gpus=ids)] == ["a30-24gb"]
+    assert sorted(o["gpu"] for o in compare_gpus(FP8, gpus=ids)) == ["a30-24gb", "t4-16gb"]
 
 
 def test_cli_refusal_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = tmp_path / "t4-fp8.json"
-    path.write_text(json.dumps({**FP8, "hardware": {"gpu": "t4-16gb"}}), encoding="utf-8")
+    path = tmp_path / "v100-fp8.json"
+    path.write_text(json.dumps({**FP8, "hardware": {"gpu": "v100-sxm2-32gb"}}), encoding="utf-8")
     assert main(["estimate", str(path)]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and err.startswith("error: precision.weights: vLLM loads fp8 weights")

@@ -1,6 +1,7 @@
 """A weight format the engine does not load on the scenario's GPU: vLLM refuses a quantisation
-method below its config's minimum compute capability (core/registry/quant_capability.py, with
-the sources). ``estimate`` refuses such a scenario naming ``precision.weights``; a comparison
+method below its config's minimum compute capability at the scenario's release
+(``serving.engine_version``; core/registry/quant_capability.py, with the sources). ``estimate``
+refuses such a scenario naming ``precision.weights``; a comparison
 leaves the GPU out with the same sentence (core/pipeline/runs_on.py), as it does a GPU the
 framework does not run on. A GPU without a CUDA compute capability (AMD, Apple, Intel, a custom
 entry without one) is not judged.
@@ -11,7 +12,7 @@ from __future__ import annotations
 from ..errors import ScenarioError
 from ..model.presets import scenario_gpu
 from ..model.specs import GPUSpec, Scenario
-from ..registry.quant_capability import min_capability
+from ..registry.quant_capability import first_release_loading, min_capability
 
 
 def _version(cc: str) -> tuple[int, int]:
@@ -28,7 +29,7 @@ def quant_capability_refusal(s: Scenario, gpu: GPUSpec) -> str | None:
 def quant_capability_note(s: Scenario, gpus: list[GPUSpec]) -> str | None:
     """The engine's rule once, then each refused GPU of ``gpus`` with its own capability
     ("...; Tesla T4 16GB has 7.5, Tesla V100 SXM2 32GB has 7.0"); None where none is refused."""
-    need = min_capability(s.profile.id, s.precision.weights)
+    need = min_capability(s.profile.id, s.precision.weights, s.serving.engine_version)
     if need is None:
         return None
     low = [
@@ -47,8 +48,10 @@ def quant_capability_note(s: Scenario, gpus: list[GPUSpec]) -> str | None:
 def check_quant_capability(s: Scenario) -> None:
     """ScenarioError naming ``precision.weights`` where the engine refuses the weight format
     on the scenario's GPU."""
-    why = quant_capability_refusal(s, scenario_gpu(s))
+    gpu = scenario_gpu(s)
+    why = quant_capability_refusal(s, gpu)
     if why:
-        raise ScenarioError(
-            "precision.weights", f"{why}: choose 16-bit or GPTQ weights, or another GPU in hardware.gpu"
-        )
+        since = first_release_loading(s.profile.id, s.precision.weights, gpu.compute_capability or "0.0")
+        later = f", serving.engine_version {since} or later" if since else ""
+        fix = f"choose 16-bit or GPTQ weights{later}, or another GPU in hardware.gpu"
+        raise ScenarioError("precision.weights", f"{why}: {fix}")
