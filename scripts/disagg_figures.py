@@ -18,6 +18,9 @@ replay and count, each module with its own scenario builder; this script imports
 - TKE's Dynamo grid (48 runs, first token and time per token): ``test_disagg_tke_grid.py``.
 - Anyscale's MI325X runs (41 runs at a stated rate, the experts EP 8 inside TP 8, first token
   and time per token): ``tests/core/disagg_anyscale.py`` ``ours``.
+- the blind round (stacks not replayed before, each run replayed once as stated: the vLLM
+  Router's Llama 3.1 8B 8P8D runs, first token and time per token):
+  ``tests/core/test_disagg_blind.py`` ``ours``.
 
 Not counted there, so not here: the aggregated baselines of the same pages, dstack's
 EOS-terminated grid (output lengths only as means), aiconfigurator's silicon rows (their own
@@ -46,6 +49,7 @@ GROUPS = (
     "llmd-pages",
     "large-ep",
     "anyscale",
+    "blind",
     "tke-grid",
 )
 
@@ -146,6 +150,16 @@ def _anyscale() -> Iterator[Figure]:
         yield Figure("anyscale", "anyscale-pd-amd-mi325x", label, "TPOT", run["published_tpot_ms"], tpot)
 
 
+def _blind() -> Iterator[Figure]:
+    from tests.core.test_disagg_blind import RUNS, ours
+
+    for run in RUNS:
+        ttft, tpot = ours(run)
+        label = f"{run['prompt']}/{run['output']} {run['users']} users {run['requests']} req"
+        yield Figure("blind", run["id"], label, "TTFT", run["published_ttft_ms"], ttft)
+        yield Figure("blind", run["id"], label, "TPOT", run["published_tpot_ms"], tpot)
+
+
 def _tke() -> Iterator[Figure]:
     from tests.core.test_disagg_tke_grid import GRID, _run
 
@@ -159,7 +173,15 @@ def _tke() -> Iterator[Figure]:
 
 def figures(*, tke: bool = True) -> list[Figure]:
     """Every counted P/D figure, in the order of the sources above (TKE's grid last)."""
-    found = [*_mooncake(), *_measured(), *_published_runs(), *_llmd(), *_large_ep(), *_anyscale()]
+    found = [
+        *_mooncake(),
+        *_measured(),
+        *_published_runs(),
+        *_llmd(),
+        *_large_ep(),
+        *_anyscale(),
+        *_blind(),
+    ]
     return found + list(_tke()) if tke else found
 
 

@@ -40,7 +40,7 @@ def _speed_band(rep: dict[str, Any]) -> Band:
 
 
 def test_pd_pools_carry_the_pd_bands_and_cost_the_serving_band(capsys: pytest.CaptureFixture[str]) -> None:
-    # the P/D pools' figures carry the bands of the 230 published P/D figures that
+    # the P/D pools' figures carry the bands of the 244 published P/D figures that
     # scripts/disagg_figures.py replays, by metric (speed/disagg/ttft, tpot, throughput;
     # scripts/evidence_bands.py ``_disagg``, docs/evidence/speed.md, the P/D bands section);
     # cost per million tokens keeps the serving regime's band (a time, 1 / speed)
@@ -69,7 +69,7 @@ def test_text_words_the_pools_bands(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     split = next(x for x in out.splitlines() if "split P/D" in x)
     # said where the band comes from: the P/D regimes, with their counts of published figures
-    assert "bands of the P/D regimes (speed/disagg/*: 118 first token, 99 per token" in split
+    assert "bands of the P/D regimes (speed/disagg/*: 125 first token, 106 per token" in split
     cost = next(x for x in out.splitlines() if x.strip().startswith("cost"))
     assert cost.count("$") == 3  # the estimate and its band's two ends
 
