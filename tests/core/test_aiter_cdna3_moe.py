@@ -112,3 +112,12 @@ def test_the_cli_refuses_sglang_with_triton_with_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     refused_in_one_line(tmp_path, capsys, _deepseek(moe_backend=TRITON), ("serving.moe_backend",), "estimate")
+
+
+def test_sglang_stating_aiter_on_nvidia_is_refused_naming_null() -> None:
+    d = _deepseek(moe_backend=AITER)
+    d["hardware"]["gpu"] = "h200-141gb"
+    with pytest.raises(ScenarioError) as err:
+        parse_scenario(d)
+    assert err.value.field == "serving.moe_backend" and "AMD" in err.value.message
+    assert "null here" in err.value.message and "triton" not in err.value.message

@@ -107,7 +107,8 @@ def _check_moe_backend(s: Scenario) -> None:
     if s.serving.moe_backend == AITER and s.workload.serves:
         gpu = scenario_gpu(s)
         if gpu.vendor.lower() != "amd":
-            msg = f"\"aiter\" is ROCm's fused MoE (an AMD GPU), not {gpu.name}'s; triton or null here"
+            other = "triton or null" if s.profile.id == MOE_BACKEND_ENGINE else "null"
+            msg = f"\"aiter\" is ROCm's fused MoE (an AMD GPU), not {gpu.name}'s; {other} here"
             raise ScenarioError("serving.moe_backend", msg)
     backend = s.serving.moe_backend
     if backend is None or not s.workload.serves or s.profile.id == MOE_BACKEND_ENGINE:
