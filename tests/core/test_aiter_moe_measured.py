@@ -1,7 +1,7 @@
 """AITER's fused MoE read at ROCm/aiter's own measured times (core/speed/moe_measured_aiter.py,
 ``aiter-fp8-block`` of core/speed/moe_measured.py, scripts/aiter_fmoe_table.py;
 docs/evidence/speed.md, the section on AITER's tuned fmoe tables): the table as the CSV holds it,
-read only for vLLM with ``--moe-backend aiter`` on an AMD GPU with block-FP8 experts at a shape
+read only for vLLM (or SGLang) with AITER's MoE stated on an AMD GPU with block-FP8 experts at a shape
 the table holds, every other scenario as before."""
 
 from __future__ import annotations
@@ -58,7 +58,10 @@ def test_between_rows_the_time_is_linear_in_tokens() -> None:
         ("vllm", "NVIDIA", "fp8", "fp8-block", AITER, ""),  # a ROCm kernel
         ("vllm", "AMD", "fp8", "fp8", AITER, ""),  # per-tensor FP8: another kernel, no table
         ("vllm", "AMD", "bf16", "", AITER, ""),
-        ("sglang", "AMD", "fp8", "fp8-block", AITER, ""),
+        # SGLang's SGLANG_USE_AITER=1 calls the same aiter.fused_moe (core/registry/moe_backends.py)
+        ("sglang", "AMD", "fp8", "fp8-block", AITER, AITER_FP8_BLOCK),
+        ("sglang", "AMD", "fp8", "fp8-block", None, ""),
+        ("tensorrt-llm", "AMD", "fp8", "fp8-block", AITER, ""),
     ],
 )
 def test_the_lane_reads_only_a_stated_aiter_run_of_block_fp8_on_amd(

@@ -10,7 +10,7 @@ from ..model.redundant import check_redundant
 from ..model.specs import Scenario
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
-from ..registry.moe_backends import AITER
+from ..registry.moe_backends import AITER, MOE_BACKENDS
 from ..registry.moe_backends import ENGINE as MOE_BACKEND_ENGINE
 from ..serving.attention_dp import check_attention_data
 from ..serving.context_limit import check_context_limit
@@ -102,14 +102,21 @@ def _check_async_output(s: Scenario) -> None:
 
 def _check_moe_backend(s: Scenario) -> None:
     """``serving.moe_backend`` is vLLM's ``--moe-backend`` (core/registry/moe_backends.py);
-    "aiter" is ROCm's, an AMD GPU's."""
+    "aiter" is ROCm's, an AMD GPU's, and the one an SGLang run may state (``SGLANG_USE_AITER=1``:
+    ``MoeBackend.engines``)."""
     if s.serving.moe_backend == AITER and s.workload.serves:
         gpu = scenario_gpu(s)
         if gpu.vendor.lower() != "amd":
-            msg = f"\"aiter\" is ROCm's fused MoE (an AMD GPU), not {gpu.name}'s; triton or null here"
+            other = "triton or null" if s.profile.id == MOE_BACKEND_ENGINE else "null"
+            msg = f"\"aiter\" is ROCm's fused MoE (an AMD GPU), not {gpu.name}'s; {other} here"
             raise ScenarioError("serving.moe_backend", msg)
-    if s.serving.moe_backend is None or not s.workload.serves or s.profile.id == MOE_BACKEND_ENGINE:
+    backend = s.serving.moe_backend
+    if backend is None or not s.workload.serves or s.profile.id == MOE_BACKEND_ENGINE:
+        return
+    if s.profile.id in MOE_BACKENDS[backend].engines:
         return
     vllm = FRAMEWORKS[MOE_BACKEND_ENGINE].label
-    msg = f"is {vllm}'s --moe-backend, not {s.profile.label}'s; null for this engine"
+    told = [b.id for b in MOE_BACKENDS.values() if s.profile.id in b.engines]
+    allowed = f"{' or '.join(told)} or null" if told else "null"
+    msg = f"is {vllm}'s --moe-backend, not {s.profile.label}'s; {allowed} for this engine"
     raise ScenarioError("serving.moe_backend", msg)

@@ -171,7 +171,9 @@ SERVING_FIELDS: dict[str, str] = {
     "serving.cuda_graph_max_bs": _GRAPHS,
     "serving.cuda_graph_sizes": _GRAPHS,
     "serving.cudagraph_capture_sizes": _GRAPHS,
-    "serving.moe_runner_backend": "SGLang's MoE runner is not a field; serving.moe_backend is vLLM's",
+    "serving.moe_runner_backend": (
+        'SGLang\'s MoE runner is not a field; its aiter (SGLANG_USE_AITER=1) is serving.moe_backend "aiter"'
+    ),
     "serving.dtype": "state precision.weights and precision.activations (bf16, fp16)",
     "serving.kv_cache_type": "Ollama's OLLAMA_KV_CACHE_TYPE: " + _KV,
     "serving.flash_attention": _FA,

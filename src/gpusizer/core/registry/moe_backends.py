@@ -33,6 +33,12 @@ are set, or where the ATOM plugin's model code calls AITER itself). No release p
 default (vllm/envs.py ``VLLM_ROCM_USE_AITER`` False), so a run states it. On ROCm the flag names
 the kernel of quantised experts too: with block-FP8 experts on an AMD GPU the step reads AITER's
 tuned fmoe table at the model's shape where it holds it (core/speed/moe_measured_aiter.py).
+
+SGLang states the same kernel its own way: ``SGLANG_USE_AITER=1`` on ROCm routes its fused MoE
+to AITER (sglang/srt/layers/moe/moe_runner/aiter.py calling ``aiter.fused_moe``; the ROCm blog
+"Accelerate DeepSeek-R1 Inference: Integrate AITER into SGLang", 2025-05-16: "Top-K routing, MoE
+sorting, BlockScale FP8 MoE computation"; ``--moe-runner-backend aiter`` in later releases), off
+by default. So "aiter" is the one value an SGLang scenario may state (``MoeBackend.engines``).
 """
 
 from __future__ import annotations
@@ -51,18 +57,26 @@ class MoeBackend:
     id: str
     label: str
     source: str
+    # the serving frameworks (core/registry/frameworks.py ids) that can be told to run it
+    engines: tuple[str, ...] = ("vllm",)
 
 
 TRITON, FLASHINFER_TRTLLM, FLASHINFER_CUTLASS = "triton", "flashinfer_trtllm", "flashinfer_cutlass"
 AITER = "aiter"
 ENGINE = "vllm"  # the serving framework (core/registry/frameworks.py id) whose flag this is
+_SGLANG_AITER = "SGLang SGLANG_USE_AITER=1: moe_runner/aiter.py -> aiter.fused_moe (ROCm)"
 _ORACLE = "vllm/model_executor/layers/fused_moe/oracle/unquantized.py map_unquantized_backend (0.20.0)"
 MOE_BACKENDS: dict[str, MoeBackend] = {}
 for _b in (
     MoeBackend(TRITON, "Triton", f"{_ORACLE}: TritonExperts (fused_moe.py)"),
     MoeBackend(FLASHINFER_TRTLLM, "FlashInfer TRT-LLM", f"{_ORACLE}: TrtLlmBf16Experts, SM100 only"),
     MoeBackend(FLASHINFER_CUTLASS, "FlashInfer CUTLASS", f"{_ORACLE}: FlashInferExperts, cc 9.0 / SM100+"),
-    MoeBackend(AITER, "AITER (ROCm)", "vllm/_aiter_ops.py _rocm_aiter_fused_moe_impl: aiter.fused_moe, ROCm"),
+    MoeBackend(
+        AITER,
+        "AITER (ROCm)",
+        f"vllm/_aiter_ops.py _rocm_aiter_fused_moe_impl: aiter.fused_moe, ROCm; {_SGLANG_AITER}",
+        engines=(ENGINE, "sglang"),
+    ),
 ):
     add(MOE_BACKENDS, _b.id, _b, "MoE backend")
 

@@ -74,7 +74,8 @@ B200's rows (``ModuleTable.stand_in``): the same SM100 GPU and 8 TB/s of HBM3e, 
 1,200 W against 1,000 W (catalog BF16 peak 2,500 against 2,250 TFLOPS), so a compute-bound call
 may run up to a tenth faster on the GB200 than read here (docs/evidence/rl.md, the section on
 NeMo RL's GB200 MoE rollouts).
-AITER's fused MoE on the MI355X (block-FP8 experts, vLLM with ``--moe-backend aiter`` stated):
+AITER's fused MoE on the MI355X, and on the MI300X / MI325X at GLM-5.1's TP-8 slice (block-FP8
+experts, vLLM or SGLang with AITER's MoE stated):
 ROCm/aiter's own tuned fmoe table (scripts/aiter_fmoe_table.py), timed under random router scores
 (``ModuleTable.routing``: read whatever the step's power law), which core/speed/
 moe_measured_aiter.py says when to read.
@@ -190,6 +191,20 @@ def measured_module(kernel: str, gpu: str, shape: tuple[int, int, int, int], tp:
     got = _tables().get((kernel, rows_of, *shape, tp, routing, ""), ())
     fallback = MODULE_TABLES[kernel].fallback
     return got or (measured_module(fallback, gpu, shape, tp, alpha) if fallback else ())
+
+
+def module_rows(kernel: str, gpu: str, shape: tuple[int, int, int], tp: int) -> list[tuple[int, Points]]:
+    """(hidden size, measured calls) of every ``kernel`` row on ``gpu`` at ``shape`` (experts,
+    intermediate, top-k) and ``tp`` whatever its hidden size, in ascending hidden size, under
+    the table's one routing (core/speed/moe_measured_aiter.py ``aiter_points``)."""
+    experts, inter, top_k = shape
+    routing = MODULE_TABLES[kernel].routing
+    got = [
+        (int(str(key[3])), pts)
+        for key, pts in _tables().items()
+        if key[:3] == (kernel, gpu, experts) and key[4:] == (inter, top_k, tp, routing, "")
+    ]
+    return sorted(got, key=lambda row: row[0])
 
 
 def group_module(

@@ -31,7 +31,8 @@ from .collectives import NETWORK_BETA, Link, host_shared, link
 from .expert_reads import UNIFORM_ROUTING_ALPHA
 from .ggml_graph import ggml_extra
 from .layer_split import as_layer_split
-from .moe_measured import FORMATS, MODULE_TABLES, Points, group_module, measured_module
+from .moe_measured import AITER_FP8_BLOCK, FORMATS, MODULE_TABLES, Points, group_module, measured_module
+from .moe_measured_aiter import aiter_points
 from .rates import Rates, gpu_family, power_capped, sixteen_bit_scale
 from .rates_era import achieved_by
 from .rates_gpu import gpu_rates
@@ -232,6 +233,8 @@ def _measured_moe(
     dtype, rule = FORMATS.get(costs.moe_module, ("", ""))
     if experts != dtype or (rule and rule_id(s, s.precision.weights) != rule):
         return ()
+    if costs.moe_module == AITER_FP8_BLOCK:  # the shared expert fused, another hidden size
+        return aiter_points(gpu.id, shape, moe.shared_ffn, s.parallelism.tensor)
     return measured_module(costs.moe_module, gpu.id, shape, s.parallelism.tensor, alpha)
 
 

@@ -80,7 +80,9 @@ ENGINE_TIPS = {
     "aiconfigurator measured it (Hopper; SM100 at the default config); FlashInfer's TRT-LLM and "
     "CUTLASS MoE are priced by the grouped-GEMM rates (no measured table). Default: the "
     "release's per GPU family: Triton, but FlashInfer CUTLASS on Hopper in 0.20-0.22 and "
-    "FlashInfer TRT-LLM on B200 / GB200 from 0.20.",
+    "FlashInfer TRT-LLM on B200 / GB200 from 0.20. AITER (ROCm; SGLang's SGLANG_USE_AITER=1, the "
+    "one value SGLang takes): block-FP8 experts at AITER's own measured times where its tables "
+    "hold the shape (MI355X; DeepSeek-V3/R1 at TP 8 on MI300X / MI325X).",
     FRONTEND: "The serving framework in front of the engine's OpenAI server. Ray Serve LLM "
     "(ray.serve.llm build_openai_app / build_pd_openai_app, Ray before PR 64534, 2026-07): its "
     "proxy, ingress and replica hops (9.4 ms measured) and its stream batcher, which sends a "
@@ -179,7 +181,9 @@ def refresh_engine_rows(f: Form, state: ScenarioState, profile: FrameworkProfile
     vllm = any(r.vllm != NO_VLLM for r in profile.releases)
     f.show(ATTENTION, vllm or state.value(ATTENTION) is not None)
     f.show(FRONTEND, vllm or state.value(FRONTEND) is not None)  # measured behind vLLM
-    f.show(MOE_BACKEND, (vllm and moe) or state.value(MOE_BACKEND) is not None)
+    # SGLang states one of them, AITER's (SGLANG_USE_AITER=1: core/registry/moe_backends.py)
+    sglang = any(r.sglang is not None for r in profile.releases)
+    f.show(MOE_BACKEND, ((vllm or sglang) and moe) or state.value(MOE_BACKEND) is not None)
     f.show(A2A, (moe and spans) or state.value(A2A) is not None)
     low_latency = state.value(A2A) in ("deepep_low_latency", "deepep_auto")
     f.show(DISPATCH, (moe and spans and low_latency) or state.value(DISPATCH) is not None)
