@@ -11,10 +11,11 @@ figure for figure:
   ``_ratio``: 23) and the v0.3 blog's two steps with issue #959's four logged steps
   (``test_rl_phase_logs.py`` ``ROWS``, ``_ratios``' ``step``: 6). The blog's and #959's phase
   timers are diagnostics, not counted.
-- verl (26): the GRPO-LoRA step lines of ``rl-memory.json`` (``test_rl_verl_time_evidence.py``
+- verl (28): the GRPO-LoRA step lines of ``rl-memory.json`` (``test_rl_verl_time_evidence.py``
   ``ratios``' ``step``: 20) and the steps replayed blind from public reports and logs
   (``rl-time-blind3.json``, ``test_rl_blind_round3.py`` ``_step``: 4; ``rl-time-blind4.json``,
-  ``test_rl_blind_round4.py`` ``_step``: 2). Their phase timers are diagnostics, not counted.
+  ``test_rl_blind_round4.py`` ``_step``: 2; ``rl-time-blind5.json``, ``test_rl_blind_round5.py``:
+  2). Their phase timers are diagnostics, not counted.
 - the other sources (21): every published step and phase of ``rl-time-others.json``
   (``test_rl_time_others.py`` ``_ratios``: 18, verl's DeepSeek-V3 step and weight syncs on H20
   among them, as the page has counted them since section 7), UniRL's two counted phases
@@ -80,6 +81,7 @@ def _verl() -> Iterator[Figure]:
     from tests.core.test_rl_blind_round3 import RECORDS as BLIND3
     from tests.core.test_rl_blind_round3 import _step
     from tests.core.test_rl_blind_round4 import RECORDS as BLIND4
+    from tests.core.test_rl_blind_round5 import RECORDS as BLIND5
     from tests.core.test_rl_verl_time_evidence import RECORDS, ratios
 
     for rec in RECORDS:
@@ -91,6 +93,9 @@ def _verl() -> Iterator[Figure]:
     for rec in BLIND4:
         published = rec["measured"]["step"]
         yield Figure("verl", "rl-time-blind4.json", rec["id"], "step", published, _step(rec["scenario"]))
+    for rec in BLIND5:
+        published = rec["measured"]["step"]
+        yield Figure("verl", "rl-time-blind5.json", rec["id"], "step", published, _step(rec["scenario"]))
 
 
 def _others() -> Iterator[Figure]:

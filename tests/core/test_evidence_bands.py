@@ -116,7 +116,9 @@ SHORT = {
     # under the p10 of 1.0396); each fifth held out in turn 33 of 39 (85 %). The fourth blind
     # round's DeepScaleR steps on 8 H200 and 8 A100 (rl.md, "a fourth blind round": 1.63 and 1.31)
     # deal them again over 41: the band is 1.04-1.63, eight of the held-out nine inside it; each
-    # fifth held out in turn 35 of 41 (85 %)
+    # fifth held out in turn 35 of 41 (85 %). The fifth round's two verl steps from RLinf's page
+    # (rl.md, "a fifth blind round": 1.50 and 1.66) join over 43: the band 1.04-1.63 (p10 1.038),
+    # the held-out nine unchanged, eight inside; each fifth held out in turn 37 of 43 (86 %)
     "speed/rl/colocated/dense": (8, 9),
     # (split steps held 4 of 5 in their held-out fifth until the v0.7 table's ten split steps
     # joined, docs/evidence/rl.md's v0.7 section: a fifth of 7 since, 6 inside, the v0.7 GB200

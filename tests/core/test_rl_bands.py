@@ -61,12 +61,13 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
     # Miles' Qwen3.8-27B; 35 until the four verl steps replayed blind, docs/evidence/rl.md section
     # 52: Llama-3.2-1B and Qwen2.5-7B on 8 H100, Qwen2.5-0.5B GRPO and PPO on 8 A100),
     # 41 since the fourth blind round's DeepScaleR steps on 8 H200 and 8 A100 (rl.md, "a fourth
-    # blind round"),
+    # blind round"), 43 since the fifth round's two verl steps from RLinf's comparison page (rl.md,
+    # "a fifth blind round"),
     # 32 MoE (NeMo RL's DeepSeek V3, Qwen3-235B and Qwen3-30B-A3B, verl's DeepSeek V3, Miles'), each
     # a band of its own; the bare placement is no regime any more, only their pool's name (32 and
     # 21 before the v0.7 table, docs/evidence/rl.md's v0.7 section)
     dense, moe = regimes["speed/rl/colocated/dense"], regimes["speed/rl/colocated/moe"]
-    assert (dense["figures"], moe["figures"]) == (41, 32) and "speed/rl/colocated" not in regimes
+    assert (dense["figures"], moe["figures"]) == (43, 32) and "speed/rl/colocated" not in regimes
     assert "pooled_from" not in dense and "pooled_from" not in moe
     assert regimes["speed/rl/split"]["figures"] == 36 and "pooled_from" not in regimes["speed/rl/split"]
     assert regimes["memory/rl"]["figures"] == 20 and "pooled_from" not in regimes["memory/rl"]
@@ -117,8 +118,9 @@ def test_an_rl_report_states_its_regimes_and_confidence() -> None:
     assert ev["speed"]["regime"] == "speed/rl/colocated/dense"
     assert ev["speed"]["regime"].startswith("speed/rl/colocated")
     # 39 figures since the four verl steps replayed blind (docs/evidence/rl.md section 52; 35 before),
-    # 41 since the fourth blind round's two DeepScaleR steps (rl.md, "a fourth blind round")
-    assert ev["speed"]["figures"] == 41 and ev["speed"]["label"] == "RL steps, colocated, dense policy"
+    # 41 since the fourth blind round's two DeepScaleR steps (rl.md, "a fourth blind round"), 43
+    # since the fifth round's two verl steps (rl.md, "a fifth blind round")
+    assert ev["speed"]["figures"] == 43 and ev["speed"]["label"] == "RL steps, colocated, dense policy"
     # verl's own Qwen2.5 7B on 8 H100 with FSDP is among the replayed steps
     assert ev["speed"]["confidence"] == "measured"
     split = estimate_report(_split(VERL_7B["scenario"]))["evidence"]["speed"]
@@ -217,8 +219,8 @@ def test_the_cli_prints_the_step_band_and_how_sure(tmp_path: Path) -> None:
     step = next(line for line in out.stdout.splitlines() if "time per step" in line)
     assert step.strip().startswith("time per step") and "(" in step and "s-" in step
     # 39 figures since docs/evidence/rl.md section 52's four blind verl steps (35 before); 41 since
-    # the fourth blind round's two DeepScaleR steps
-    assert "speed measured (41 figures of RL steps, colocated, dense policy;" in out.stdout
+    # the fourth blind round's two DeepScaleR steps; 43 since the fifth round's two verl steps
+    assert "speed measured (43 figures of RL steps, colocated, dense policy;" in out.stdout
     assert "memory measured (20 figures of RL post-training memory;" in out.stdout
 
 
@@ -234,5 +236,5 @@ def test_the_html_report_shows_the_step_band_and_how_sure(tmp_path: Path) -> Non
     # what the band is (io/evidence_text.py ``band_words``)
     assert f"(runs like this took {lo:,.1f} s-{hi:,.1f} s)" in text
     # 39 figures since docs/evidence/rl.md section 52's four blind verl steps (35 before); 41 since
-    # the fourth blind round's two DeepScaleR steps
-    assert "80 % of 41 replayed figures of RL steps, colocated, dense policy" in text
+    # the fourth blind round's two DeepScaleR steps; 43 since the fifth round's two verl steps
+    assert "80 % of 43 replayed figures of RL steps, colocated, dense policy" in text

@@ -7,6 +7,13 @@ from .rl_framework_releases import RLDefault, RLRelease, changed, vllm_pin
 
 _VERL_YAML = "verl/trainer/config/ppo_trainer.yaml"
 _VERL_ROLLOUT = "verl/trainer/config/rollout/rollout.yaml"
+# verl's SGLang engine before v0.6.0 takes only mem_fraction_static of these knobs
+# (verl/workers/rollout/sglang_rollout/sglang_rollout.py: VerlEngine(...) at v0.3.0.post1,
+# AsyncEngine(...) at v0.5.0, neither given disable_cuda_graph, max_running_requests or
+# chunked_prefill_size), so SGLang's own defaults hold there, CUDA graphs on; from v0.6.0
+# async_sglang_server.py passes disable_cuda_graph=enforce_eager and
+# max_running_requests=max_num_seqs, never a chunked-prefill size
+_SGLANG_KEEPS_ITS_OWN = ", vLLM only: verl's SGLang engine is not given it"
 # verl v0.3.0.post1 (the same values through v0.4.1): its FSDP workers and vLLM rollout.
 # Not set: rollout.returns_logprobs (verl asks SamplingParams(logprobs=0) too, but the knob's
 # cost is vLLM V1's engine-core figure and verl's replays of this era run V0; left to the user).
@@ -17,12 +24,24 @@ _VERL_030 = RLRelease(
         RLDefault(
             "rollout.memory_fraction", 0.5, f"{_VERL_YAML} rollout.gpu_memory_utilization 0.5 (v0.3.0.post1)"
         ),
-        RLDefault("rollout.cuda_graphs", False, f"{_VERL_YAML} rollout.enforce_eager True (v0.3.0.post1)"),
-        RLDefault("rollout.max_sequences", 1024, f"{_VERL_YAML} rollout.max_num_seqs 1024 (v0.3.0.post1)"),
+        RLDefault(
+            "rollout.cuda_graphs",
+            False,
+            f"{_VERL_YAML} rollout.enforce_eager True{_SGLANG_KEEPS_ITS_OWN} (v0.3.0.post1)",
+            engine="vllm",
+        ),
+        RLDefault(
+            "rollout.max_sequences",
+            1024,
+            f"{_VERL_YAML} rollout.max_num_seqs 1024{_SGLANG_KEEPS_ITS_OWN} (v0.3.0.post1)",
+            engine="vllm",
+        ),
         RLDefault(
             "rollout.max_batched_tokens",
             8192,
-            f"{_VERL_YAML} rollout.max_num_batched_tokens 8192, enable_chunked_prefill True (v0.3.0.post1)",
+            f"{_VERL_YAML} rollout.max_num_batched_tokens 8192, enable_chunked_prefill True"
+            f"{_SGLANG_KEEPS_ITS_OWN} (v0.3.0.post1)",
+            engine="vllm",
         ),
         RLDefault(
             "rollout.detokenize_in_step",
@@ -100,7 +119,18 @@ _VERL_060 = changed(
     _VERL_050,
     "0.6.0",
     "2025-10",
-    RLDefault("rollout.cuda_graphs", True, f"{_VERL_ROLLOUT} enforce_eager False (v0.6.0)"),
+    RLDefault(
+        "rollout.cuda_graphs",
+        True,
+        f"{_VERL_ROLLOUT} enforce_eager False, SGLang's disable_cuda_graph too "
+        "(verl/workers/rollout/sglang_rollout/async_sglang_server.py) (v0.6.0)",
+    ),
+    RLDefault(
+        "rollout.max_sequences",
+        1024,
+        f"{_VERL_ROLLOUT} max_num_seqs 1024, SGLang's max_running_requests too "
+        "(verl/workers/rollout/sglang_rollout/async_sglang_server.py) (v0.6.0)",
+    ),
     RLDefault(
         "rollout.sleep_level",
         2,
