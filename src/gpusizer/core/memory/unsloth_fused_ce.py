@@ -4,8 +4,9 @@
 ``CausalLM_fast_forward`` from 5c1b0ae9dd (2025-09-04) to at least 8a0de46a71 (2025.9.1, which
 requires unsloth_zoo >= 2025.9.1) calls ``unsloth_fused_ce_loss(..., target_gb=None,
 torch_compile=True)`` when ``bsz * q_len > 1024`` (806bee2433, 2025-08-13, passed
-``target_gb=1``). unslothai/unsloth-zoo ``unsloth_zoo/fused_losses/cross_entropy_loss.py`` at
-770de251 (2025.9.1) to 7209a767 (2025.11.5):
+``target_gb=1``); so does the released wheel unsloth-2025.9.1-py3-none-any.whl.
+unslothai/unsloth-zoo ``unsloth_zoo/fused_losses/cross_entropy_loss.py`` at 770de251 (2025.9.1,
+as in unsloth_zoo-2025.9.1-py3-none-any.whl) to 7209a767 (2025.11.5):
 
 * ``_get_chunk_multiplier`` (``functools.cache``: the first call decides) takes
   ``torch.cuda.mem_get_info(0)``'s free bytes x 0.5 as ``target_gb``; ``get_chunk_size`` gives
