@@ -22,6 +22,9 @@ as in unsloth_zoo-2025.9.1-py3-none-any.whl) to 7209a767 (2025.11.5):
   logits' gradient and writes that gradient over the same buffer (``buf5 = buf0; del buf0  #
   reuse``), then the hidden states' gradient ([rows, h], 16-bit) is a second matmul while the
   buffer is alive. No fp32 [rows, V] tensor exists: p·rows·(V + h) bytes at the chunk's peak.
+  Consistent with unslothai/unsloth-zoo#857's measured drops (Qwen3-30B-A3B at 32k tokens,
+  one chunk -> 8: 6.4 GB, about 1.5 B per logit); #946's "~18 bytes/element" profiles the
+  eager chain, not the compiled chunk (docs/evidence/training.md section 43).
 * The saved tensors (``grad_inputs``, the head's gradient when it trains) are the ``fused``
   kind's (core/memory/loss.py ``saved``).
 
