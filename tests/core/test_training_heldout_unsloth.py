@@ -83,12 +83,36 @@ def test_a_run_high_at_the_bound_lies_within_its_shapes(rec: dict[str, Any]) -> 
     assert "alpaca|" in rec["id"] and _ratio(rec, short) < 1 < rec["ratio_at_record"]
 
 
-def test_the_newer_releases_keep_the_profiles_fused_loss() -> None:
-    # Unsloth 2025.1.5 (Phi-4 on a T4: sm 7.5 passes unsloth_zoo's check) and 2025.9.1
+def test_the_newer_releases_replay_their_own_fused_loss() -> None:
+    # Unsloth 2025.1.5 (Phi-4 on a T4: sm 7.5 passes unsloth_zoo's check): the profile's fused
+    # loss (cut_cross_entropy). 2025.9.1: unsloth_zoo's unsloth_fused_ce_loss, chunks from the
+    # free memory (core/memory/unsloth_fused_ce.py; docs/evidence/training.md section 43)
     newer = [r for r in ROUND if "ratio_blind" not in r]
     assert [r["settings"]["framework_version"][:15] for r in newer] == [
         "Unsloth 2025.1.",
         "Unsloth 2025.9.",
         "Unsloth 2025.9.",
     ]
-    assert all("loss" not in r["recipe_scenario"]["workload"] for r in newer)
+    assert "loss" not in newer[0]["recipe_scenario"]["workload"]
+    assert all(r["recipe_scenario"]["workload"]["loss"] == "unsloth_fused" for r in newer[1:])
+
+
+@pytest.mark.parametrize(
+    ("rid", "profile_loss", "release_loss"),
+    [
+        # Llama 3.3 70B on an A100 80 GB: the peak stays at the load (39.53 GiB of tensors; the
+        # forward's end 38.34 -> 39.26 with the one 4096-row chunk): no change
+        ("unsloth-notebook|llama-3.3-70b-instruct|finetome|a100-80gb", 0.9715, 0.9715),
+        # Qwen3 32B on an A100 40 GB: the forward's end (19.70 -> 20.75 GiB) just passes the
+        # rebuilt layer's phase (20.74): +0.0007
+        ("unsloth-notebook|qwen3-32b|openmathreasoning-mini|a100-40gb", 0.8903, 0.8910),
+    ],
+)
+def test_a_2025_9_run_with_its_release_loss(rid: str, profile_loss: float, release_loss: float) -> None:
+    rec = next(r for r in ROUND if r["id"] == rid)
+    profile = dict(rec["recipe_scenario"], workload=dict(rec["recipe_scenario"]["workload"]))
+    del profile["workload"]["loss"]
+    assert _ratio(rec, profile) == pytest.approx(profile_loss, abs=0.0005)
+    assert rec["ratio_profile_loss"] == pytest.approx(profile_loss, abs=0.0005)
+    assert _ratio(rec) == pytest.approx(release_loss, abs=0.0005)
+    assert rec["ratio_at_record"] == pytest.approx(release_loss, abs=0.0005)

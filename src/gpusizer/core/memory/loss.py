@@ -40,6 +40,10 @@ tests/core/data/techniques-measured.json, scripts/measure_techniques.py):
   ``next_pow2(ceil(T / ceil(V / h)))`` unless ``loss_chunks`` is set. Forward transient: one
   chunk's fp32 logits and the chunk's weight-gradient product; backward: the gradients scaled
   by the loss gradient (as measured).
+* ``unsloth_fused`` (Unsloth from 2025.9, core/memory/unsloth_fused_ce.py): the ``fused`` saved
+  bytes; its compiled chunk holds the chunk's 16-bit logits, the gradient written over them,
+  and the hidden states' gradient (p·rows·(V + h)); the chunks are sized from the card's free
+  memory, one chunk of every row unless the fp32 logits reach it.
 
 * ``lse_16bit`` (flash-attn's xentropy, ``flash_attn/ops/triton/cross_entropy.py``): the
   16-bit logits and an fp32 log-sum-exp per row are saved (p·T·V + 4·T, about 2 bytes per
@@ -141,6 +145,9 @@ def transients(arch: Arch, loss: LossSetup, logits: Logits, head_grad: float) ->
     tokens, vocab, p = logits.tokens, logits.vocab, logits.p
     tv = tokens * vocab
     kind = loss.kind
+    if kind.fused and kind.free_memory_share is not None:  # Unsloth 2025.9: one chunk here
+        whole = math.ceil(tokens / (loss.chunks or 1))  # (core/memory/unsloth_fused_ce.py)
+        return p * whole * (vocab + arch.hidden) + head_grad, p * tokens * arch.hidden + head_grad
     if kind.fused:
         rows = fused_rows(loss.chunks, tokens, arch)
         return 4 * rows * vocab + head_grad, p * tokens * arch.hidden + head_grad

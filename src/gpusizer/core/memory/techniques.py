@@ -33,7 +33,7 @@ from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
 from ..registry.fused_kernels import FUSED_KERNELS
 from ..registry.lightning_precision import fill_lightning
-from ..registry.loss_kinds import LOSS_KINDS
+from ..registry.loss_kinds import LOSS_KINDS, loss_at
 from .amp_outputs import returned_logits_fp32
 from .device_map import micro_batches, sequential_stages
 from .layouts import activation_layout
@@ -93,9 +93,10 @@ def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> t
     if activation_layout(s.profile).vocab_parallel_loss and LOSS_KINDS[w.loss] is DEFAULT_LOSS:
         return 0.0, 4 * tokens * vocab
     pb = 4.0 if kbit_prepared(s) else nbytes(s.precision.activations)
-    per = LOSS_KINDS[w.loss].chunk_tokens  # chunks of so many positions of each sequence
+    loss = loss_at(w.loss, tokens)  # Unsloth 2025.9's short batches keep their logits
+    per = LOSS_KINDS[loss].chunk_tokens  # chunks of so many positions of each sequence
     n = w.loss_chunks or (math.ceil(w.sequence_length / per) if per else None)
-    setup = LossSetup.of(w.loss, w.compile_loss, n)
+    setup = LossSetup.of(loss, w.compile_loss, n)
     fwd, bwd = transients(arch, setup, Logits(tokens, vocab, pb), head_grad)
     fwd += returned_logits_fp32(s.profile, setup.kind, pb, tokens, vocab)
     dtensor = p.tensor > 1 and activation_layout(s.profile).dtensor_loss_parallel

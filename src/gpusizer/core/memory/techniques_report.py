@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..model.node import host_gpus
 from ..registry.dtypes import nbytes
 from ..registry.fused_kernels import FUSED_KERNELS
-from ..registry.loss_kinds import LOSS_KINDS
+from ..registry.loss_kinds import LOSS_KINDS, loss_at
 from ..registry.optimizers import BLOCK_8BIT, MIN_8BIT_SIZE
 from .amp_outputs import copy_note
 from .fsdp_qlora import fsdp_qlora_note
@@ -32,7 +32,9 @@ GiB = 2**30
 
 def _loss_line(s: Scenario) -> str | None:
     w = s.workload
-    kind = LOSS_KINDS[w.loss]
+    kind = LOSS_KINDS[loss_at(w.loss, w.micro_batch_size * (w.sequence_length // s.parallelism.context))]
+    if kind.fused and kind.free_memory_share:
+        return "fused cross-entropy, chunks sized from the GPU's free memory: no logits kept"
     if kind.fused:
         return "fused linear cross-entropy: no logits kept"
     if kind.keeps_logits:

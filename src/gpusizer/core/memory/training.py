@@ -28,6 +28,7 @@ from .preference import rows_view, with_reference
 from .stage_activations import StageActivations, stage_activations
 from .techniques import StepExtras, step_phases
 from .training_stage import StageStates, base_weight_dtype, stage_states
+from .unsloth_fused_ce import forward_change
 
 __all__ = ["Layout", "OnGpu", "StagePeak", "base_weight_dtype", "heavier_stage", "layout", "stage_phases"]
 
@@ -127,7 +128,7 @@ def stage_phases(
     act = stage_activations(s, arch, sp, lay.in_flight, counts)
     stepped = trainable / shard if par.zero_stage >= 1 else trainable
     extra = _extras(s, arch, st, act, stepped, weights, host + opt_host + act.host)
-    return _phases(s, st, lay, OnGpu(weights, grads, opt, act.gpu, stepped), extra)
+    return _phases(s, arch, st, lay, OnGpu(weights, grads, opt, act.gpu, stepped), extra)
 
 
 def _extras(
@@ -177,7 +178,7 @@ def _optimizer(par: ParallelismSpec, opt: float, paged: float, shard: float) -> 
     return opt - paged, paged
 
 
-def _phases(s: Scenario, st: StageStates, lay: Layout, gpu: OnGpu, extra: StepExtras) -> Phases:
+def _phases(s: Scenario, arch: Arch, st: StageStates, lay: Layout, gpu: OnGpu, extra: StepExtras) -> Phases:
     """Forward end (logits live), backward start (loss gradient live), backward end (all
     gradients, activations freed) and the optimizer step (foreach scratch, DeepSpeed's fp32
     gradient partition, the page-in of paged states); core/memory/techniques.py moves the step into
@@ -196,6 +197,9 @@ def _phases(s: Scenario, st: StageStates, lay: Layout, gpu: OnGpu, extra: StepEx
         for phase in ("forward", "backward", "recompute"):
             if phase in temps:
                 temps[phase] += st.no_sync
+    if st.fwd_t:  # a loss whose chunks are sized from the free memory at its first call
+        before = base + kept + acts + temps["forward"] - st.fwd_t
+        temps["forward"] += forward_change(s, arch, st.fwd_t, before, extra.load)
     if par.optimizer_in_backward:
         grads = kept = 0.0
     totals = {

@@ -39,6 +39,13 @@ class LossKind:
     # the training loop keeps its own reference to the fp32 logits it passed to the loss until
     # after backward (torchtune before v0.3.0): 4 B per logit alive beside the log-softmax
     holds_logits: bool = False
+    # the chunks are sized from the GPU's free memory at the loss: one chunk's fp32 logits
+    # are about this share of it (Unsloth from 2025.9, core/memory/unsloth_fused_ce.py)
+    free_memory_share: float | None = None
+    # at most this many rows (micro-batch x sequence) the model takes another loss instead
+    # (``short_loss``: Unsloth 2025.9 returns the logits at bsz * q_len <= 1024)
+    short_tokens: int = 0
+    short_loss: str | None = None
     sources: tuple[str, ...] = ()
 
 
@@ -48,6 +55,13 @@ LOSS_KINDS: dict[str, LossKind] = {}
 def register(kind: LossKind) -> LossKind:
     """Add a loss (a DuplicateId if its id is taken); the registry's order is the window's."""
     return add(LOSS_KINDS, kind.id, kind, "loss")
+
+
+def loss_at(loss: str, tokens: float) -> str:
+    """The loss a step of ``tokens`` rows on one GPU computes: the kind's ``short_loss`` at
+    most ``short_tokens`` rows, else ``loss`` itself."""
+    kind = LOSS_KINDS[loss]
+    return kind.short_loss if kind.short_loss and tokens <= kind.short_tokens else loss
 
 
 def advisor_fallback() -> LossKind:
@@ -159,6 +173,26 @@ for _k in (
             "torchtune PR #1046 (lora_finetune_distributed, v0.2.0) and PR #1235 (the other "
             "recipes, v0.3.0): 'del logits' before backward ('free logits otherwise it peaks "
             "backward memory'); torchtitan PR #391 the same",
+        ),
+    ),
+    LossKind(
+        "unsloth_fused",
+        "Unsloth fused cross-entropy, chunks from free memory (2025.9+)",
+        chunked=True,
+        compilable=False,
+        logit_list=False,
+        fused=True,
+        free_memory_share=0.5,
+        short_tokens=1024,  # 'if bsz*q_len <= 1024: RETURN_LOGITS = True'
+        short_loss="lse_16bit_inplace",  # fast_cross_entropy_loss over the returned logits
+        sources=(
+            "unslothai/unsloth-zoo 770de251 (2025.9.1) unsloth_zoo/fused_losses/"
+            "cross_entropy_loss.py _get_chunk_multiplier: target_gb = free (mem_get_info) x 0.5",
+            "unslothai/unsloth 5c1b0ae9dd (2025-09-04) to 8a0de46a71 (2025.9.1) "
+            "unsloth/models/llama.py CausalLM_fast_forward: unsloth_fused_ce_loss(target_gb=None, "
+            "torch_compile=True) when bsz * q_len > 1024; at most 1024 rows it returns the "
+            "16-bit logits and unsloth/kernels/cross_entropy_loss.py Fast_CrossEntropyLoss keeps "
+            "them (ctx.save_for_backward(logits, logsumexp, labels), the gradient in place)",
         ),
     ),
 ):
