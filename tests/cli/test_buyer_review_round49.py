@@ -68,7 +68,8 @@ def test_the_lever_is_said_once_in_the_rl_fields_words() -> None:
         assert POOL_LEVER not in o["unmet_reason"], g
         assert "(vLLM's words: No available memory for the cache blocks)" in o["unmet_reason"]
     # a 16 GB RTX 5080 does not start the engine four to a box either: no box is named
-    assert got["rtx-5080-16gb"]["unmet_reason"].endswith("raise rl.rollout.memory_fraction or choose a smaller format")
+    lever = "raise rl.rollout.memory_fraction or choose a smaller format"
+    assert got["rtx-5080-16gb"]["unmet_reason"].endswith(lever)
     # the T4 comes four to a node already: its widest engine (TP 4) was tried
     assert got["t4-16gb"]["unmet_reason"].startswith("at rl.rollout.tensor 4,")
 
@@ -94,7 +95,9 @@ def test_hand_off_is_the_estimates_transfer() -> None:
     s["serving"] = {**s["serving"], "disaggregated": {**s["serving"]["disaggregated"]}}
     for path, value in o["scenario_changes"].items():
         s["serving"]["disaggregated"][path.rsplit(".", 1)[1]] = value
-    kv = estimate(s).serving.disaggregated_kv_transfer_seconds
+    sv = estimate(s).serving
+    assert sv is not None
+    kv = sv.disaggregated_kv_transfer_seconds
     # the option applied is the estimate: its transfer (one request's KV, 4,096-token prompts of
     # DeepSeek-V3's MLA cache, over the pools' GPUs at 50 GB/s) is the note's figure
     assert f"KV hand-off {kv * 1e3:,.1f} ms a request" in " ".join(o["notes"])
@@ -134,15 +137,18 @@ def test_split_is_compared_with_aggregated_and_the_cheapest_meets_the_targets() 
 def test_why_names_eagle3_and_the_prefix_cache() -> None:
     o = rows(case(EAGLE), "h100-sxm-80gb")["h100-sxm-80gb"]
     sv = estimate({**case(EAGLE), "hardware": o["hardware"], "parallelism": o["parallelism"]}).serving
+    assert sv is not None
     # the option's own estimate: EAGLE-3 drafting 3 tokens at the stated acceptance emits 2.71 a
     # step (Leviathan et al. 2023); 90 % of requests find the 4,096-token prefix's whole blocks
     # cached: 3,686 of 5,120 prompt tokens a request
-    assert f"speculative decoding (eagle3): {sv.speculative_tokens_per_step:.2f} tokens a decode step" in (
-        o["layout_reason"]
+    assert (
+        f"speculative decoding (eagle3): {sv.speculative_tokens_per_step:.2f} tokens a decode step"
+        in (o["layout_reason"])
     )
     assert "(3 drafted, acceptance 0.745)" in o["layout_reason"]
-    assert f"prefix cache: {sv.prefix_cached_tokens:,} of 5,120 prompt tokens a request found cached" in (
-        o["layout_reason"]
+    assert (
+        f"prefix cache: {sv.prefix_cached_tokens:,} of 5,120 prompt tokens a request found cached"
+        in (o["layout_reason"])
     )
     assert o["layout_reason"].endswith("layouts tried")  # how it was chosen stays last
 
@@ -169,7 +175,8 @@ def test_rl_hours_and_cost_are_steps_times_step_time() -> None:
     for g, o in got.items():
         # the run is 200 steps of the step's time; its cost is those hours at the row's price
         assert o["rl_run_seconds"] == pytest.approx(200 * o["rl_time_per_step_seconds"], rel=1e-9), g
-        assert o["training_cost"] == pytest.approx(o["rl_run_seconds"] / 3600 * o["cost_per_hour"], rel=1e-9), g
+        hours = o["rl_run_seconds"] / 3600
+        assert o["training_cost"] == pytest.approx(hours * o["cost_per_hour"], rel=1e-9), g
         low, high = o["rl_run_seconds_range"]  # the band is stated beside the estimate
         assert low > 0 and high > low, g
     # B200 is the fastest of the four (20.8 h), the MI300X the cheapest ($883)
