@@ -31,6 +31,7 @@ from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
 from ..pipeline.rl_check import rl_of
 from ..serving.rules.pool import POOL_LEVER
+from .engine_scenario import with_width
 from .layout_search import GpuTarget
 from .systems import sold_as_cards
 
@@ -68,8 +69,6 @@ def _refuses(s: Scenario, g: GpuTarget) -> bool:
 def _box(s: Scenario, g: GpuTarget) -> int | None:
     """The fewest cards a box (of :data:`BOXES`, above ``g``'s node) on which an engine as wide
     as the box starts, for a GPU sold as cards (None: not sold so, or no box starts it)."""
-    from .engine_width import with_width  # engine_width reads this module's reason
-
     node = g.hardware.gpus_per_node
     if not sold_as_cards(g.spec):
         return None
