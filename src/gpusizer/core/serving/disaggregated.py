@@ -163,9 +163,18 @@ def _check_connector_release(cid: str, engine: str, since: str | None, version: 
     )
 
 
+def kv_link(spec: DisaggregatedSpec, gpu: GPUSpec) -> tuple[float, str]:
+    """The KV hand-off's link: GB/s per GPU and whose rate it is (the user's
+    ``link_gb_per_s``, else the GPU's network, else its interconnect)."""
+    if spec.link_gb_per_s:
+        return spec.link_gb_per_s, "serving.disaggregated.link_gb_per_s"
+    if gpu.network_gb_per_s:
+        return gpu.network_gb_per_s, "the GPU's network"
+    return gpu.interconnect_gb_per_s, "the GPU's interconnect"
+
+
 def _link(spec: DisaggregatedSpec, gpu: GPUSpec) -> float:
-    gb = spec.link_gb_per_s or gpu.network_gb_per_s or gpu.interconnect_gb_per_s
-    return gb * 1e9
+    return kv_link(spec, gpu)[0] * 1e9
 
 
 def disaggregated_fields(

@@ -231,7 +231,7 @@ class GpuAdvice:
             "min_gpus": growth.least,
             "nodes": ceil_div(bought, node),
             "layout": layout_label(par, s.workload.trains),
-            "layout_reason": layout_reason(self, c, growth, index),
+            "layout_reason": layout_reason(self, c, growth, index, est),
             "parallelism": par,
             "hardware": s.hardware.model_dump(mode="json"),
             "scenario_changes": changes,

@@ -33,6 +33,7 @@ from ..pipeline.validate import check_scenario
 from ..serving.disagg_prefill import prefill_scenario
 from ..serving.disaggregated import disaggregated_of
 from .option_split import DisaggSplit
+from .pd_link_words import link_words
 from .service_level import ServiceLevel, default_target
 
 MAX_REPLICAS = 64  # replicas a pool may have (each pool: replicas x tensor x pipeline GPUs)
@@ -64,7 +65,8 @@ def _split(s: Scenario, prefill: int, decode: int, pre_tp: int) -> DisaggSplit |
         check_scenario(run)
     except ScenarioError:
         return None
-    sv = estimate(run).serving
+    est = estimate(run)
+    sv = est.serving
     if sv is None or not sv.disaggregated_prefill_gpus:
         return None
     return DisaggSplit(
@@ -78,6 +80,8 @@ def _split(s: Scenario, prefill: int, decode: int, pre_tp: int) -> DisaggSplit |
         sv.disaggregated_tokens_per_second,
         False,
         sv.disaggregated_decode_wait_seconds,
+        sv.disaggregated_kv_transfer_seconds,
+        link_words(run, est.gpu),
     )
 
 

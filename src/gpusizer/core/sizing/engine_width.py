@@ -27,10 +27,9 @@ from dataclasses import replace
 from typing import Any
 
 from ..cancel import CancelToken
-from ..errors import ScenarioError
-from ..model.field_path import get_path, set_path
+from ..model.field_path import get_path
 from ..model.specs import Scenario
-from ..pipeline.validate import check_scenario
+from .engine_scenario import with_width
 from .fill_serving import Choice
 from .layout_search import GpuTarget
 from .option import SizingOption
@@ -44,23 +43,6 @@ def width_of(s: Scenario) -> int | None:
     """The width of the kind's own engine as ``s`` sets it (None: the kind has none)."""
     path = s.workload.info.engine_width
     return int(get_path(s, path)) if path else None
-
-
-def with_width(s: Scenario, width: int) -> Scenario | None:
-    """``s`` with its engine ``width`` GPUs wide (None: the scenario cannot run so, e.g. a split
-    rollout pool that is not a multiple of it)."""
-    out = set_path(s, s.workload.info.engine_width, width)
-    # the GPUs as set, widened to hold whole engines (colocated roles share them): the layout
-    # search sets the count, but the ladder's rungs are checked against this one
-    p = out.parallelism
-    if p.gpus % width:
-        grown = p.model_copy(update={"data": p.data * width // math.gcd(p.gpus, width)})
-        out = out.model_copy(update={"parallelism": grown})
-    try:
-        check_scenario(out)
-    except ScenarioError:
-        return None
-    return out
 
 
 def widths(s: Scenario, node: int) -> list[int]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .pd_link_words import field_hint
+
 # The option's public fields of the split (null where the scenario does not ask for
 # disaggregation): core/sizing/option.py FIELDS.
 SPLIT_FIELDS = (
@@ -40,6 +42,10 @@ class DisaggSplit:
     targets_met: bool
     # a request's wait for a decode slot (s; 0: the decode pool holds every user), in ttft_seconds
     decode_wait_seconds: float = 0.0
+    # one request's KV from its prefill to its decode replica (s, in ttft_seconds) and the link's
+    # words (core/sizing/pd_link_words.py; "": not said)
+    kv_seconds: float = 0.0
+    link: str = ""
 
     @property
     def label(self) -> str:
@@ -83,6 +89,9 @@ class DisaggSplit:
             f"{self.gpus:,} in all{than}"
         )
         speed = f"first token {self.ttft_seconds:,.2f} s, {self.tpot_seconds * 1e3:,.1f} ms a token"
+        if self.link:  # the buyer's network is part of the split's price: name it and its share
+            speed += f"; KV hand-off {self.kv_seconds * 1e3:,.1f} ms a request over {self.link}"
+            speed += field_hint(self.link)
         if self.targets_met:
             return f"disaggregated: {self.label} ({pools}) meets the speed targets: {speed}"
         return (

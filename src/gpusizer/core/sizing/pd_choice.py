@@ -156,7 +156,9 @@ def _reason(split: DisaggSplit, label: str, bought: int, aggregated: int, agg_la
         if met
         else f"where the aggregated answer, {aggregated:,} GPUs ({agg_layout}), misses them"
     )
+    # the link the first token rests on (core/sizing/pd_link_words.py)
+    kv = f", {split.kv_seconds * 1e3:,.1f} ms of it the KV hand-off over {split.link}" if split.link else ""
     return (
         f"disaggregated {label}, {split.gpus:,} GPUs{whole}, meets the targets (first token "
-        f"{split.ttft_seconds:,.2f} s, {split.tpot_seconds * 1e3:,.1f} ms a token) {why}"
+        f"{split.ttft_seconds:,.2f} s{kv}, {split.tpot_seconds * 1e3:,.1f} ms a token) {why}"
     )

@@ -14,6 +14,7 @@ from ..pipeline.work import builder_of
 from ..speed.goodput import effective_time_share
 from .compare_scale import DAY, Growth
 from .deadline_words import deadline_span
+from .feature_words import feature_part
 from .fill_serving import Choice
 from .layer_split import tensor_widths
 from .preference_words import preference_part
@@ -153,11 +154,12 @@ def _where(adv: Any, c: Choice) -> list[str]:
     return out
 
 
-def layout_reason(adv: Any, c: Choice, g: Growth, index: int) -> str:
+def layout_reason(adv: Any, c: Choice, g: Growth, index: int, est: Any = None) -> str:
     """The phrase for choice ``c`` (``index`` 0: the answer; more: runners-up) of ``adv``, a
-    core/sizing/advise.GpuAdvice."""
-    pref = preference_part(adv.s)
-    parts = [_count(adv, c, g), *([pref] if pref else []), *_where(adv, c)]
+    core/sizing/advise.GpuAdvice; ``est``: the choice's estimate, whose serving features are
+    said (core/sizing/feature_words.py)."""
+    pref, feat = preference_part(adv.s), feature_part(est)
+    parts = [_count(adv, c, g), *([pref] if pref else []), *_where(adv, c), *([feat] if feat else [])]
     phrase = adv.variants[c.variant].phrase
     if phrase:
         parts.append(phrase)

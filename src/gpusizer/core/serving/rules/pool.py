@@ -152,14 +152,18 @@ def _cap_note(ctx: int, tokens: int) -> str:
     )
 
 
+# The empty pool's lever in a serving engine's words; an RL rollout's reason names its own
+# fields instead (core/sizing/rl_unmet.py), so it is one constant both read
+POOL_LEVER = " Let it use more of the GPU (memory_fraction), add GPUs or choose a smaller format"
+
+
 def _pool_refusal(kv: RequestKV, pool: float, needed: float, ctx: int) -> str | None:
     """The engine's start-up error in its words, or None."""
     if pool <= 0:
         return (
             "no memory is left for the KV cache: the weights, the engine's start-up test run "
-            "and its own runtime memory take all the memory it may use. Let it use more of the "
-            "GPU (memory_fraction), add GPUs or choose a smaller format (vLLM's words: No "
-            "available memory for the cache blocks)"
+            f"and its own runtime memory take all the memory it may use.{POOL_LEVER} (vLLM's "
+            "words: No available memory for the cache blocks)"
         )
     if needed <= pool:
         return None

@@ -1,0 +1,43 @@
+"""What a served option's deployment features do, in the words of its Why (``layout_reason``,
+core/sizing/reason.py): speculative decoding, the prefix cache and served LoRA adapters.
+
+The features change the count and the speeds (core/serving/features.py prices them in the
+estimate), but the row and its Why read as for the plain model: Llama 3.1 70B with a 4K shared
+system prompt and EAGLE-3 on H100s read "TP 4 within a node (NVLink); 2 replicas; fastest of 4
+layouts tried", with nothing of the 2.71 tokens each decode step emits (EAGLE-3 drafting 3 at
+the acceptance the estimate states, Leviathan et al. 2023's expected tokens) nor of the 3,686
+prompt tokens a request finds cached (vLLM's automatic prefix caching, whole KV blocks);
+100 LoRA adapters on Qwen2.5 7B read as the base model alone. A buyer weighing the feature
+cannot see that the answer assumes it. The phrase states each feature's figures from the
+option's own estimate (``Estimate.serving``), as the report's fields give them; nothing is
+re-estimated, and a scenario without the features gets no phrase.
+"""
+
+from __future__ import annotations
+
+from ..model.result import Estimate
+
+
+def feature_part(est: Estimate | None) -> str | None:
+    """ "speculative decoding (eagle3): 2.71 tokens a decode step (3 drafted, acceptance 0.745);
+    prefix cache: 3,686 of 5,120 prompt tokens a request found cached" (None: no feature)."""
+    if est is None or est.serving is None:
+        return None
+    sv = est.serving
+    parts = []
+    if sv.speculative_method:
+        parts.append(
+            f"speculative decoding ({sv.speculative_method}): {sv.speculative_tokens_per_step:,.2f} "
+            f"tokens a decode step ({sv.speculative_tokens} drafted, acceptance "
+            f"{sv.speculative_acceptance_rate or 0:.3g})"
+        )
+    if sv.prefix_shared_tokens:
+        prompt = est.scenario.workload.prompt_tokens
+        cached = sv.prefix_cached_tokens
+        parts.append(f"prefix cache: {cached:,} of {prompt:,} prompt tokens a request found cached")
+    if sv.lora_adapters:
+        parts.append(
+            f"{sv.lora_adapters:,} LoRA adapters, {sv.lora_loaded:,} on the GPU at once "
+            f"(rank {sv.lora_rank}, {sv.lora_weight_bytes / 2**20:,.0f} MiB a GPU)"
+        )
+    return "; ".join(parts) or None
