@@ -106,3 +106,32 @@ def test_a_scenario_cannot_state_the_carried_key() -> None:
     with pytest.raises(ScenarioError) as err:
         parse_scenario(bad)
     assert CARRIED in err.value.field or CARRIED in err.value.message
+
+
+def test_context_one_reads_as_before() -> None:
+    # the record's layout before Ulysses was stated (data 8, 2 responses a micro-batch): the step
+    # ratio recorded then, 0.668 (tests/core/test_rl_blind_round5.py's history), unchanged
+    s = _at(1, data=8)
+    s["workload"]["micro_batch_size"] = s["rl"]["policy"]["micro_batch_size"] = 2
+    step = float(estimate_report(s)["rl"]["time_per_step_seconds"])
+    assert step / 363.55 == pytest.approx(0.668, abs=0.0005)
+
+
+def test_deepspeeds_context_takes_the_same_all_to_alls() -> None:
+    # Llama 3.1 8B at 8,192 tokens, context 4 on H100 (one node): DeepSpeed's Ulysses exposes its
+    # all-to-alls (5,031 tokens/s a GPU, 5,125 under the ring all-gather hidden by attention);
+    # FSDP's ring attention hides its K/V all-gather behind the local sub-attention
+    def report(fw: str) -> dict[str, Any]:
+        return estimate_report(
+            {
+                "model": {"preset": "llama-3.1-8b"},
+                "framework": fw,
+                "workload": {"sequence_length": 8192},
+                "parallelism": {"context": 4, "data": 2},
+            }
+        )
+
+    ds, fsdp = report("deepspeed"), report("fsdp")
+    assert ds["training_step"]["cp_communication_seconds"] == pytest.approx(0.00749, rel=0.01)
+    assert ds["training_step"]["tokens_per_second_per_gpu"] == pytest.approx(5031, rel=0.005)
+    assert fsdp["training_step"]["cp_communication_seconds"] == 0.0
