@@ -3,7 +3,7 @@ saves; a recipe's defaults come with its framework; host RAM is shown when used.
 
 from __future__ import annotations
 
-from .helpers import find, row_visible
+from .helpers import find, row_visible, set_scenario
 
 TECHNIQUES = (
     "combo_loss",
@@ -104,3 +104,23 @@ def test_ticking_fused_kernels_lowers_the_peak(window):
     kernels.boxes["swiglu"].setChecked(True)
     assert window.state.value("workload.fused_kernels") == ("rmsnorm", "swiglu")
     assert window.state.estimate.memory.total < before
+
+
+def test_the_context_field_names_its_algorithm_per_framework(window):
+    # core/model/context_algorithm.py: FSDP's own context is ring attention; DeepSpeed's and verl's
+    # FSDP workers' (RL) Ulysses (verl/models/transformers/monkey_patch.py)
+    _kind(window, "full_finetune")
+    fw = find(window, "combo_framework")
+    fw.setCurrentIndex(fw.findData("fsdp"))
+    assert "ring attention" in find(window, "spin_context_parallel").toolTip()
+    fw.setCurrentIndex(fw.findData("deepspeed"))
+    assert "Under DeepSpeed: Ulysses" in find(window, "spin_context_parallel").toolTip()
+    set_scenario(window, {**RL_VERL, "framework": "fsdp"})
+    assert "Under verl on PyTorch FSDP: Ulysses" in find(window, "spin_context_parallel").toolTip()
+
+
+RL_VERL = {
+    "model": {"preset": "qwen2.5-0.5b"},
+    "workload": {"kind": "rl"},
+    "rl": {"framework": "verl"},
+}

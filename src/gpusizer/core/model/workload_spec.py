@@ -244,6 +244,10 @@ class ParallelismSpec(Strict):
     # not a field: the engine view's whole-expert shards inside each TP group
     # (core/serving/expert_in_tensor.py ``tensor_view``), 1 for the scenario as set
     _expert_in_tensor: int = PrivateAttr(default=1)
+    # not a field: the context ranks split the heads (Ulysses) where the RL framework's workers
+    # do so on this training framework (core/model/context_algorithm.py); None: the
+    # training framework's own algorithm
+    _heads_split: bool | None = PrivateAttr(default=None)
     zero_stage: Annotated[int, Whole, Field(ge=0, le=3)] = 0
     # DeepSpeed zero_optimization.overlap_comm: ZeRO's reductions and offload copies beside the
     # backward (null: DeepSpeed's default, on at stage 3 only; core/speed/zero2_reduce.py)
@@ -298,6 +302,17 @@ class ParallelismSpec(Strict):
     @classmethod
     def _modules(cls, v: tuple[str, ...]) -> tuple[str, ...]:
         return check_recompute_modules(v)
+
+    @property
+    def heads_split(self) -> bool | None:
+        """Whether the context ranks split the heads as the RL framework set it (None: unset)."""
+        return self._heads_split
+
+    def splitting_heads(self, split: bool | None) -> ParallelismSpec:
+        """This layout with the RL framework's context algorithm; set once, on a layout just
+        copied (not a field: no echo changes)."""
+        self._heads_split = split
+        return self
 
     @property
     def gpus(self) -> int:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ScenarioError
+from ..model.context_algorithm import CARRIED, rl_splits_heads
 from ..model.presets import scenario_gpu
 from ..model.rl_spec import RLSpec, RolloutSpec
 from ..model.specs import ModelSpec, Scenario
@@ -119,7 +120,9 @@ def _base(s: Scenario, model: ModelSpec | None) -> dict[str, Any]:
 def trainer_scenario(s: Scenario, model: ModelSpec | None = None, kind: str | None = None) -> Scenario:
     """The policy's (or, with ``model`` and ``full_finetune``, the critic's) fine-tuning scenario:
     the RL scenario's layout, framework and precision on the step's sequences and tokens."""
-    policy = parse_role(trainer_data(s, model, trainer_fields(s, kind)), trainer_role(model))
+    data = trainer_data(s, model, trainer_fields(s, kind))
+    # verl's FSDP workers' Ulysses rides in the dict, which only parse_role_dict takes
+    policy = parse_role(data, trainer_role(model), parse_role_dict if CARRIED in data else parse_scenario)
     return spanned(policy, packed_span(rl_of(s)))  # packed: attention per response
 
 
@@ -146,6 +149,8 @@ def trainer_fields(s: Scenario, kind: str | None = None) -> dict[str, Any]:
 def trainer_data(s: Scenario, model: ModelSpec | None, fields: dict[str, Any]) -> dict[str, Any]:
     """:func:`trainer_scenario`'s dict, before validation (``fields``: :func:`trainer_fields`)."""
     data = _base(s, model)
+    if rl_splits_heads(s):  # the RL framework's context algorithm (core/model/context_algorithm.py)
+        data[CARRIED] = True
     work = {k: v for k, v in fields.items() if k != "expert_routing"}
     data["parallelism"] = {**data["parallelism"], "expert_routing": fields["expert_routing"]}
     data["workload"] = {**data["workload"], **work}
@@ -168,6 +173,8 @@ def paced_policy(s: Scenario) -> Scenario:
         }
     ).spanning(packed_span(rl))  # packed: attention per response (rl_packed_attention.py)
     p = s.parallelism.model_copy(update={"expert_routing": rl.policy.expert_routing})
+    if rl_splits_heads(s):  # verl's FSDP workers: Ulysses (core/model/context_algorithm.py)
+        p.splitting_heads(True)
     return s.model_copy(update={"workload": w, "parallelism": p, "rl": None})
 
 

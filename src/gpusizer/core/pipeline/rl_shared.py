@@ -27,6 +27,7 @@ from pydantic import BaseModel
 from ..errors import ScenarioError
 from ..memo import Memo
 from ..model.architecture import resolve
+from ..model.context_algorithm import rl_splits_heads
 from ..model.params import count_parameters
 from ..model.result import Memory
 from ..model.specs import HardwareSpec, ModelSpec, Scenario
@@ -71,7 +72,9 @@ def _trainer_key(s: Scenario, model: ModelSpec | None, fields: dict[str, Any]) -
     (frozen: by identity), its layout and hardware by value, and the fields it sets."""
     hardware = tuple((k, v) for k, v in s.hardware.__dict__.items() if k != "gpu")
     layout = tuple(s.parallelism.__dict__.values())  # as the dict dumps it (fields only)
-    return (*map(id, _COPIED(s)), layout, hardware, id(model), *fields.items())
+    # the rl block is not copied, but the context algorithm its framework sets is carried
+    heads = rl_splits_heads(s)
+    return (*map(id, _COPIED(s)), layout, hardware, id(model), heads, *fields.items())
 
 
 def _fields_but(*left: str) -> attrgetter[tuple[object, ...]]:

@@ -17,6 +17,7 @@ from ..memo import Memo
 from ..memory.no_sync_default import with_stack_no_sync
 from ..memory.techniques import fill_profile_defaults
 from ..model.checkpoint import fill_precision
+from ..model.context_algorithm import CARRIED
 from ..model.presets import model_presets
 from ..model.redundant import check_balance
 from ..model.specs import HardwareSpec, ModelSpec, Scenario
@@ -103,7 +104,8 @@ def parse_role_dict(data: dict[str, Any]) -> Scenario:
     core/pipeline/rl_shared.py), so the 4.6 kB canonical key, a third of each validation, found
     nothing and churned the memo; its strings are the validated scenario's own or a registry's.
     The scenario is equal field by field; only its identity is not shared."""
-    return _validate(dict(data), ascii_only=True)
+    data = dict(data)
+    return _validate(data, ascii_only=True, heads_split=data.pop(CARRIED, None))
 
 
 def _validated_model(block: Any) -> ModelSpec:
@@ -214,7 +216,9 @@ def _check_kind_of_document(data: dict[str, Any]) -> None:
         raise ScenarioError(excerpt(first) if len(first) > 60 else first, f"unknown field: this is {what}")
 
 
-def _validate(data: dict[str, Any], ascii_only: bool = False) -> Scenario:
+def _validate(data: dict[str, Any], ascii_only: bool = False, heads_split: bool | None = None) -> Scenario:
+    """``heads_split``: the RL framework's context algorithm on a role's trainer
+    (core/model/context_algorithm.py), set before the checks read it."""
     _check_kind_of_document(data)
     other_kinds(data)  # checked, then left to the window: no part of the estimate
     data.pop(OTHER_KINDS, None)
@@ -231,6 +235,8 @@ def _validate(data: dict[str, Any], ascii_only: bool = False) -> Scenario:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
         raise from_validation(exc, field_hint=field_hint) from None
+    if heads_split is not None:
+        scenario.parallelism.splitting_heads(heads_split)
     scenario = _pad_vocab(default_node(scenario))
     check_scenario(scenario)
     check_balance(scenario)  # on the stated layout only: the search's candidates keep it as read

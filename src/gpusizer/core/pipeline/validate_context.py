@@ -8,33 +8,40 @@ v0.19.5) raises "Attention head count ... is not divisible by SP size" and "KV a
 count ... is not divisible by SP size ... or vice versa" (k/v heads are replicated when the
 degree is a multiple of them); deepspeed/sequence/layer.py ``_generate_layout_params`` asserts
 the same of the heads. Ring attention (Megatron-Core, torch ``context_parallel``) splits the
-sequence instead and takes any head count: frameworks without
-``FrameworkProfile.context_splits_heads`` are not checked here.
+sequence instead and takes any head count: layouts whose context is not the head split
+(core/model/context_algorithm.py: the training framework's ``context_splits_heads``, or the RL
+framework's workers on it, verl's FSDP ones) are not checked here. verl asserts the same two
+rules (verl/models/transformers/monkey_patch.py ``apply_monkey_patch`` at v0.5.0:
+"num_attention_heads ... must be divisible by ulysses_sp_size", "num_key_value_heads ... must be
+divisible by ulysses_sp_size ... or vise versa"), repeating the k/v heads max(sp // kv_heads, 1)
+times.
 """
 
 from __future__ import annotations
 
 from ..errors import ScenarioError
 from ..model.architecture import Arch, resolve
+from ..model.context_algorithm import context_owner, context_splits_heads
 from ..model.specs import Scenario
-from ..registry.framework_profile import FrameworkProfile
 from .validate_model import divisors
 
 
-def head_split_refusal(profile: FrameworkProfile, arch: Arch, latent: bool, context: int) -> str | None:
-    """Why ``context`` ranks cannot split this model's heads under ``profile`` (None: they can).
-    ``latent``: multi-head latent attention, whose k/v heads are the query heads once expanded."""
-    if context <= 1 or not profile.context_splits_heads:
+def head_split_refusal(s: Scenario, arch: Arch, latent: bool, context: int) -> str | None:
+    """Why ``context`` ranks cannot split this model's heads under ``s``'s context algorithm
+    (None: they can, or it splits the sequence). ``latent``: multi-head latent attention, whose
+    k/v heads are the query heads once expanded."""
+    if context <= 1 or not context_splits_heads(s):
         return None
+    owner = context_owner(s)
     if arch.heads % context:
         return (
-            f"must divide attention_heads ({arch.heads}) under {profile.label}: Ulysses gives each "
+            f"must divide attention_heads ({arch.heads}) under {owner}: Ulysses gives each "
             f"context rank a share of the heads; allowed: {divisors(arch.heads)}"
         )
     kv = arch.heads if latent else arch.kv_heads
     if kv % context and context % kv:
         return (
-            f"must divide kv_heads ({kv}) or be a multiple of it under {profile.label} "
+            f"must divide kv_heads ({kv}) or be a multiple of it under {owner} "
             "(Ulysses splits or replicates the k/v heads)"
         )
     return None
@@ -42,6 +49,6 @@ def head_split_refusal(profile: FrameworkProfile, arch: Arch, latent: bool, cont
 
 def check_context_heads(s: Scenario) -> None:
     """ScenarioError on ``parallelism.context`` where it cannot split the heads (module doc)."""
-    why = head_split_refusal(s.profile, resolve(s.model), s.model.mla is not None, s.parallelism.context)
+    why = head_split_refusal(s, resolve(s.model), s.model.mla is not None, s.parallelism.context)
     if why is not None:
         raise ScenarioError("parallelism.context", why)

@@ -8,6 +8,7 @@ from ..errors import ScenarioError
 from ..memory.device_map import check_device_map, sequential_stages
 from ..memory.fsdp_no_sync import check_no_sync
 from ..model.architecture import resolve
+from ..model.context_algorithm import pads_sequence
 from ..model.redundant import check_redundant, physical_experts
 from ..model.specs import Scenario
 from ..registry.frameworks import FRAMEWORKS
@@ -129,7 +130,9 @@ def _unsplit_experts_hint(s: Scenario) -> str:
 def _check_context_and_node(s: Scenario) -> None:
     """Context parallelism splits the training sequence evenly; tensor parallelism in one node."""
     p = s.parallelism
-    if p.context > 1 and s.workload.sequence_length % (2 * p.context) and s.workload.trains:
+    # verl's Ulysses pads each row to its degree instead (core/model/context_algorithm.py)
+    uneven = s.workload.sequence_length % (2 * p.context)
+    if p.context > 1 and uneven and s.workload.trains and not pads_sequence(s):
         raise ScenarioError(
             "parallelism.context",
             f"2 x context must divide sequence_length ({s.workload.sequence_length}) "

@@ -21,13 +21,33 @@ from .table import add
 __all__ = ["RL_FRAMEWORKS", "RLDefault", "RLFramework", "RLRelease", "register"]
 
 
+# verl's FSDP workers split a long sequence DeepSpeed-Ulysses style: the HF attention is
+# patched with an all-to-all of q, k and v before flash attention and of its output after it
+# (verl/models/transformers/monkey_patch.py ``_ulysses_flash_attention_forward``, the k/v heads
+# repeated max(sp // kv_heads, 1) times; verl/utils/ulysses.py ``gather_seq_scatter_heads``,
+# ``gather_heads_scatter_seq``, ``SeqAllToAll``), the degree actor.ulysses_sequence_parallel_size
+# on a (dp = world / sp, sp) device mesh (verl/workers/fsdp_workers.py), the same at v0.3.0.post1,
+# v0.5.0, v0.6.0 and v0.7.0; its Megatron workers take Megatron-Core's ring context parallelism
+_VERL_ULYSSES = (
+    "volcengine/verl v0.3.0.post1-v0.7.0 verl/models/transformers/monkey_patch.py "
+    "_ulysses_flash_attention_forward; verl/utils/ulysses.py; verl/workers/fsdp_workers.py "
+    "ulysses_device_mesh (dp = world_size // ulysses_sequence_parallel_size)"
+)
+
+
 @dataclass(frozen=True)
 class RLFramework:
-    """One RL framework: its id, the label it is known by and its releases, oldest first."""
+    """One RL framework: its id, the label it is known by and its releases, oldest first.
+    ``ulysses_on``: the training frameworks (core/registry/frameworks.py ids) on which its
+    policy's ``parallelism.context`` is Ulysses' head split rather than the training
+    framework's own context parallelism (core/model/context_algorithm.py), ``ulysses_source``
+    the files that say so."""
 
     id: str
     label: str
     releases: tuple[RLRelease, ...]
+    ulysses_on: tuple[str, ...] = ()
+    ulysses_source: str = ""
 
     @property
     def versions(self) -> tuple[str, ...]:
@@ -52,7 +72,7 @@ def register(fw: RLFramework) -> RLFramework:
 
 for _f in (
     RLFramework("nemo_rl", "NeMo RL", NEMO_RL),
-    RLFramework("verl", "verl", VERL),
+    RLFramework("verl", "verl", VERL, ulysses_on=("fsdp",), ulysses_source=_VERL_ULYSSES),
     RLFramework("openrlhf", "OpenRLHF", OPENRLHF),
     RLFramework("trl", "TRL", TRL),
 ):

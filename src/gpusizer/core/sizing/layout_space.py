@@ -72,8 +72,9 @@ def layout_space(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], ma
             if 1 < c <= MAX_CP
             and seq % (2 * c) == 0
             and seq // c >= MIN_CP_TOKENS
-            # DeepSpeed Ulysses needs heads the degree divides (core/pipeline/validate_context.py)
-            and head_split_refusal(s.profile, arch, s.model.mla is not None, c) is None
+            # Ulysses (DeepSpeed's, verl's FSDP workers') needs heads the degree divides
+            # (core/pipeline/validate_context.py)
+            and head_split_refusal(s, arch, s.model.mla is not None, c) is None
         ]
         zeros = [0, 1, 2, 3]
     else:

@@ -22,6 +22,7 @@ from typing import NamedTuple
 from ..memo import Memo
 from ..memory.training import base_weight_dtype
 from ..model.architecture import resolve
+from ..model.context_algorithm import context_splits_heads, ulysses_widths
 from ..model.expert_tensor import ep_stride, expert_shards, expert_tensor
 from ..model.flops import attention_flops_per_token
 from ..model.specs import GPUSpec, Scenario
@@ -109,6 +110,9 @@ class LayerContext(NamedTuple):
     etp: int = 0
     etp_link: Link = NO_LINK
     expert_overlap: bool = False  # the EP all-to-all overlapped with the other micro-batch's compute
+    # the context ranks split the heads (Ulysses, core/speed/train_ulysses.py): the q, output
+    # and k/v widths a token sends into its all-to-alls; zeros: ring attention
+    ulysses: tuple[int, int, int] = (0, 0, 0)
 
 
 def network(s: Scenario, gpu: GPUSpec) -> float:
@@ -182,6 +186,8 @@ def layer_context(s: Scenario, gpu: GPUSpec) -> tuple[LayerContext, float]:
         busiest=_busiest(s, ts),
         expert_overlap=p.expert_overlap,
     )
+    if p.context > 1 and context_splits_heads(s):
+        ctx = ctx._replace(ulysses=ulysses_widths(arch, p.context, s.model.mla is not None))
     # each expert's GEMMs at its expert-TP shard over EP x expert TP / TP shares of tokens
     shards, etp = expert_shards(p), expert_tensor(p)
     shape = routed_shape(ctx.tokens, ts, shards, etp, ctx.busiest, gpu.compute_capability, fp8)

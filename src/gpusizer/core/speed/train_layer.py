@@ -26,6 +26,8 @@ context:
 - Context parallelism: the K/V shards are all-gathered forward and their gradients
   reduce-scattered backward (torchtitan's default ``context_parallel_rotate_method =
   "allgather"``); the first sub-attention on the local shard (1/CP of it) hides the transfer.
+  Where the context splits the heads (Ulysses: DeepSpeed, verl's FSDP workers), the all-to-alls
+  of q, k, v and the output instead, exposed (core/speed/train_ulysses.py).
 - Expert parallelism: dispatch and combine all-to-all of the routed tokens, both passes (and
   the forward's again under full recompute, which wraps the whole layer in
   ``tensor_parallel.checkpoint``: Megatron-LM ``megatron/core/transformer/transformer_block.py``
@@ -86,6 +88,7 @@ from .train_ops import (
     unfused_rope_bytes,
 )
 from .train_rates import collective_seconds
+from .train_ulysses import ulysses_seconds
 
 ATTENTION_BACKWARD = 2.5
 
@@ -234,7 +237,9 @@ def layer_communication(c: LayerContext, layer: LayerTime, moe_share: float) -> 
     if routed_only:
         tp = (1.0 - routed_only) * tp + routed_only * _tensor_parallel(c, mlp=False)
     cp = 0.0
-    if c.cp > 1:
+    if c.cp > 1 and c.ulysses[0]:
+        cp = ulysses_seconds(c)
+    elif c.cp > 1:
         shard = c.tokens * 2 * c.ts.kv / c.tp * c.a * c.cp
         n = 2 + (1 if c.recompute == "full" else 0)
         one = collective_seconds("all_gather", shard, c.cp, c.cp_link)

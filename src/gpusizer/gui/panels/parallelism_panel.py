@@ -6,6 +6,7 @@ from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QCheckBox, QLabel, QListView
 
 from ...core.memory.techniques import profile_edits
+from ...core.model.context_algorithm import context_words
 from ...core.registry.frameworks import FRAMEWORKS
 from ...core.registry.no_sync import NoSyncRule
 from ...core.registry.workloads import WorkloadKind
@@ -158,6 +159,9 @@ class ParallelismPanel(Panel):
             get_path(v("model"), "moe") is not None or v("parallelism.expert_tensor") is not None,
         )
         self._mixers_row()
+        # the context's algorithm is the framework's, or the RL framework's workers' on it
+        words = context_words(str(v("framework")), v("rl.framework"))
+        explain_disabled(self.form, "parallelism.context", "", words)
         self._no_sync_row(profile.no_sync if profile is not None else None)
         self._list_frameworks(kind)
         degrees = [int(v(f"parallelism.{k}") or 1) for k in ("tensor", "pipeline", "data", "context")]
