@@ -158,6 +158,13 @@ SHORT = {
     # tokens at the measured module, 0.917 -> 0.816, within 25 %) below; Maverick FP8 on 8 H200
     # (0.76) as before
     "speed/tensorrt-llm/nvidia/moe": (2, 5),
+    # vLLM offline and latency runs on AMD: 9 of 9 until the fifth blind round of serving speeds
+    # (docs/evidence/speed.md, its section; speed-figures-blind5.json) added AMD's Llama 3.1 405B
+    # FP8 throughput rows on 8 MI300X (0.82-1.06, each within 25 % of its published figure) and
+    # re-dealt the fifths over 50 figures: a fifth of 10 on the band 0.92-1.34 holds 6; outside,
+    # three 70B latency rows at batch 32-128 above (1.38-1.69, the dev-docker section's) and the
+    # 405B 0.10.2 image's 128/2048 row below (0.83)
+    "speed/vllm/amd/burst": (6, 10),
 }
 # Each fifth held out in turn, every regime with a band (its own from 12 figures, its parent's
 # below) holds 80 % of its figures but these, and why (docs/evidence/speed.md sections 18 and
@@ -284,7 +291,17 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # DeltaNet blocks launch their own kernels and update their state at the kernel's measured
     # time, core/model/mixer_kinds.py and core/speed/recurrent_update.py: the pool's SGLang
     # Qwen3-Next figures 1.68-1.96 -> 1.47-1.83 fast)
-    "speed/vllm/nvidia/moe": (6, 11),
+    # (20 of 23, 86 %, since the fifth blind round of serving speeds, speed-figures-blind5.json,
+    # added GPUStack's bursts of 500 under vLLM 0.11.0, Qwen3-235B BF16 on 8 H100 at 0.80-1.27 and
+    # DeepSeek-R1-0528 FP8 on 8 H200 at 1.62-2.23 fast: a band of its own, 0.67-13.0, whose edges
+    # are the third round's GLM TTFT and gpt-oss burst; outside their folds' bands those two and
+    # the burst's TPOT (4.20): off this list)
+    # vLLM offline and latency runs on AMD: 36 of 42 until the fifth blind round added AMD's Llama
+    # 3.1 405B FP8 throughput rows on 8 MI300X (0.82-1.06) and re-dealt the fifths: 38 of 50
+    # (76 %). Outside their fold's band, on the slow side and within 25 % of their published
+    # figures, four of the 405B rows (0.82-0.92) and two 70B throughput rows (0.94); above, the
+    # dev-docker section's 70B latency rows at batch 32-128 (1.38-1.83)
+    "speed/vllm/amd/burst": (38, 50),
     # SGLang MoE on NVIDIA: 19 of 21 until the fourth blind round of serving speeds
     # (docs/evidence/speed.md, its section; speed-figures-blind4.json) added DeepSeek-R1-0528 FP8
     # on 8 B300 at 32 and 64 users (0.97-1.37) and re-dealt the fifths: 20 of 27 (74 %), then 21
