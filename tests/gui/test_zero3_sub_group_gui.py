@@ -42,4 +42,5 @@ def test_a_refused_value_shows_beside_the_row(window) -> None:
 
 
 def test_hostile_values_are_refused_beside_the_field(window) -> None:
-    each_refused_beside(window, ZERO3, "parallelism.zero_sub_group_size", "spin_zero_sub_group_size", (0, -5, 10**14))
+    path, widget = "parallelism.zero_sub_group_size", "spin_zero_sub_group_size"
+    each_refused_beside(window, ZERO3, path, widget, (0, -5, 10**14))
