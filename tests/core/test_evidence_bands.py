@@ -289,7 +289,7 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # training peaks (training-peaks-blind9.json) added six Megatron-LM functional-test goldens:
     # 11 figures, pooled from memory/megatron (12), band 0.98-1.12. Each fifth held out, 8 inside:
     # outside, ms-swift's Megatron-SWIFT Qwen2.5 72B row with the optimizer offloaded (0.870,
-    # below every fifth's band but its own) and the two 126M goldens (full recompute 1.118,
+    # below its own fifth's band, 0.985-1.118) and the two 126M goldens (full recompute 1.118,
     # unfused attention 1.065) whose fifth's band tops at the 7B goldens' 1.009
     "memory/megatron/full": (8, 11),
 }
