@@ -114,7 +114,7 @@ def _memory(key: str, scenario: dict[str, Any], published: float, less: float = 
 def _training_peaks() -> Iterator[Figure]:
     from tests.core.test_published_training import PEAKS
     from tests.core.test_training_heldout import RECORDS as HELDOUT
-    from tests.core.training_figures import load
+    from tests.core.training_figures import DATA, load
 
     for rec in PEAKS:
         yield _memory(f"training-published:{rec['id']}", rec["recipe_scenario"], rec["figure_bytes"])
@@ -127,6 +127,12 @@ def _training_peaks() -> Iterator[Figure]:
     # stated, docs/evidence/training.md section 23) tests no estimate and stays out
     for rec in (r for r in HELDOUT if not r.get("shape_contradicted")):
         yield _memory(f"training-heldout:{rec['id']}", rec["recipe_scenario"], rec["figure_bytes"])
+    # later blind rounds, one file each (tests/core/data/training-peaks-blind*.json, the same
+    # record form), taken by name so that a new round joins the pool with its file
+    for path in sorted(DATA.glob("training-peaks-blind*.json")):
+        for rec in json.loads(path.read_text())["records"]:
+            if not rec.get("shape_contradicted"):
+                yield _memory(f"{path.stem}:{rec['id']}", rec["recipe_scenario"], rec["figure_bytes"])
 
 
 def _measured() -> Iterator[Figure]:

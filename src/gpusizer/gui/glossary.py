@@ -97,6 +97,10 @@ GLOSSARY: dict[str, str] = {
     "--expert-tensor-parallel-size, MoE parallel folding): a GPU holds experts / (ETP x EP), and "
     "the EP group's ranks are ETP apart (ETP 1: EP neighbouring GPUs). '= TP' (empty) as Megatron "
     "defaults; NeMo RL's recipes set 1.",
+    "parallelism.zero_sub_group_size": "DeepSpeed ZeRO-3's zero_optimization.sub_group_size, in "
+    "elements (DeepSpeed's default 1e9): its optimizer step converts one sub-group's gradients "
+    "at a time into a flat copy and then the master's dtype (fp32), held beside the model "
+    "states until that sub-group is stepped. Empty: that conversion is not priced.",
     "parallelism.fsdp_no_sync": "Under FSDP1 (ZeRO-3), a step's micro-batches before its last "
     "run in no_sync() (Lightning Fabric's no_backward_sync, as Lit-GPT calls it): each unit keeps "
     "its whole gradient unsharded until the sync, a LoRA layer's too (frozen weights and adapters "

@@ -54,6 +54,7 @@ _SHORT = {  # parallelism fields as the status bar names them
     "activation_offload": "activation offload",
     "replicated_mixers": "mixers whole on each TP rank",
     "fsdp_no_sync": "FSDP1 no_sync accumulation",
+    "zero_sub_group_size": "ZeRO-3 sub-group",
 }
 
 

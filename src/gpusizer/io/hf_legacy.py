@@ -130,6 +130,9 @@ def opt(r: Reader) -> Block:
         norms_per_layer=2 if affine else 0,
         final_norm=before and affine,
         dropout=r.fraction("dropout", default=0.1),
+        # OPTAttention drops with config.attention_dropout, the residuals with config.dropout
+        # (transformers models/opt/modeling_opt.py; OPTConfig: 0.0 and 0.1)
+        attention_dropout=r.fraction("attention_dropout", default=0.0),
     )
     return block
 

@@ -73,7 +73,7 @@ def _attention_core(arch: Arch, c: ActContext) -> float:
         scores = b * heads * s * s * (4 + (p if p < 4 else 0))
         if arch.spec.attention_softcap:  # Gemma 2: tanh(scores / cap) keeps its output
             scores += b * heads * s * s * p
-        if arch.spec.dropout > 0:  # dropout keeps its scaled noise and the dropped probs
+        if arch.spec.probs_dropout > 0:  # dropout keeps its scaled noise and the dropped probs
             scores += b * heads * s * s * 2 * p
         return q + k + v + scores  # the output is a new contiguous copy kept by o_proj
     return q + k + v + out + 4 * b * heads * s

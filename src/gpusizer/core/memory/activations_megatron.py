@@ -22,7 +22,7 @@ def megatron_attention(arch: Arch, c: ActContext) -> float:
     out = 1.0 if c.fp8_inputs else p  # the proj input: FP8 under Transformer Engine
     kept = s * b * (p * (arch.q_dim + 2 * arch.kv_dim) + out * arch.attn_out_dim)
     if c.eager and c.recompute != "selective":
-        mask = 1 if arch.spec.dropout > 0 else 0
+        mask = 1 if arch.spec.probs_dropout > 0 else 0
         return kept + arch.heads * s * s * b * (2 * p + mask)
     return kept + 4 * arch.heads * s * b
 

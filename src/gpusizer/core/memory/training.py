@@ -29,6 +29,7 @@ from .stage_activations import StageActivations, stage_activations
 from .techniques import StepExtras, step_phases
 from .training_stage import StageStates, base_weight_dtype, stage_states
 from .unsloth_fused_ce import forward_change
+from .zero3_step import sub_group_step_bytes
 
 __all__ = ["Layout", "OnGpu", "StagePeak", "base_weight_dtype", "heavier_stage", "layout", "stage_phases"]
 
@@ -159,7 +160,7 @@ def _extras(
         page_in=u.states.page_in if not par.offload_optimizer else 0.0,
         largest_grad=u.classes.largest * st.grad_b,
         largest_param=u.classes.largest * u.train_b,
-        fp32_grads=4 * stepped if fp32_step else 0.0,
+        fp32_grads=4 * stepped if fp32_step else sub_group_step_bytes(s, stepped, st.grad_b, st.master),
         head_grad=st.head_grad,
         load=load_peak(s, arch, st.sp, weights, base_weight_dtype(s), u.weights),
         last_step=last_step_bytes(s, arch, st.sp, act.quantised_inputs),

@@ -98,6 +98,10 @@ class ModelSpec(Strict):
     fused_gate_up: bool = False  # one gate_up matrix (Phi-3)
     parallel_attention: bool = False  # attention and MLP read the same input (Falcon, GPT-J)
     dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    # the attention probabilities' own dropout (transformers' ``attention_dropout``,
+    # Megatron-LM's ``--attention-dropout``); None: as ``dropout`` (GPT-2, BERT and Megatron set
+    # both alike). OPT drops none (OPTConfig attention_dropout 0.0 beside dropout 0.1)
+    attention_dropout: Annotated[float, Field(ge=0.0, lt=1.0)] | None = None
     attention_softcap: Rate | None = None  # Gemma 2: tanh on scores
     final_logit_softcap: Rate | None = None  # Gemma 2: tanh on logits
     sliding_window: Tokens | None = None
@@ -131,3 +135,8 @@ class ModelSpec(Strict):
     # How the released checkpoint stores its weights; serving scenarios that set no
     # precision.weights follow it (core/model/checkpoint.py).
     checkpoint_precision: CheckpointPrecision | None = None
+
+    @property
+    def probs_dropout(self) -> float:
+        """The dropout on the attention probabilities: ``attention_dropout``, else ``dropout``."""
+        return self.dropout if self.attention_dropout is None else self.attention_dropout

@@ -269,6 +269,10 @@ class ParallelismSpec(Strict):
     # no_backward_sync, accelerate's accumulate): each unit's gradient kept unsharded until the
     # sync (core/memory/fsdp_no_sync.py)
     fsdp_no_sync: bool = False
+    # DeepSpeed ZeRO-3's zero_optimization.sub_group_size (elements; DeepSpeed's default 1e9):
+    # the step converts one sub-group's gradients to the master dtype at a time
+    # (core/memory/zero3_step.py); null: that conversion not priced (the answers as before)
+    zero_sub_group_size: Annotated[int, Field(ge=1, le=10**13)] | None = None
     # Megatron-Core cpu_offloading_num_layers: that many layers of each stage keep their saved
     # activations in host RAM (null: as activation_offload says)
     offload_layers: Annotated[int, Field(ge=0, le=10**6)] | None = None

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..errors import ScenarioError
 from ..memory.device_map import check_device_map, sequential_stages
 from ..memory.fsdp_no_sync import check_no_sync
+from ..memory.zero3_step import check_sub_group
 from ..model.architecture import resolve
 from ..model.context_algorithm import pads_sequence
 from ..model.redundant import check_redundant, physical_experts
@@ -31,6 +32,7 @@ def check_parallelism(s: Scenario) -> None:
     _check_context_and_node(s)
     _check_replicated_mixers(s)
     check_no_sync(s)
+    check_sub_group(s)
 
 
 def _check_tensor(s: Scenario) -> None:

@@ -49,6 +49,7 @@ _TRAINING_ONLY = (
     "parallelism.expert_tensor",
     "parallelism.replicated_mixers",
     "parallelism.fsdp_no_sync",
+    "parallelism.zero_sub_group_size",
 )
 
 
@@ -76,6 +77,12 @@ class ParallelismPanel(Panel):
         f.add("Overlap comm", combo(_OVERLAP_COMM), "parallelism.overlap_comm", name="combo_overlap_comm")
         self.no_sync = QCheckBox(_NO_SYNC)  # FSDP1's no_sync() over a step's earlier micro-batches
         f.add("", self.no_sync, "parallelism.fsdp_no_sync", name="check_fsdp_no_sync")
+        f.add(  # DeepSpeed ZeRO-3 zero_optimization.sub_group_size (null: its step not priced)
+            "ZeRO-3 sub-group",
+            QuantityField("parameters", "parallelism.zero_sub_group_size", none_text="not priced"),
+            "parallelism.zero_sub_group_size",
+            name="spin_zero_sub_group_size",
+        )
         f.add(
             "",
             QCheckBox("Sequence parallel (with TP)"),
