@@ -16,7 +16,9 @@ Published totals (model cards, rounded as the cards give them): Qwen3.5 27B / 35
 (huggingface.co/Qwen/Qwen3.5-*; the text model plus the vision tower), GLM-5 744B total
 (zai-org/GLM-5), MiniMax-M2 230B total, 10B active (MiniMaxAI/MiniMax-M2), Seed-OSS-36B 36B
 (ByteDance-Seed/Seed-OSS-36B-Base), ERNIE-4.5-300B-A47B 300B, Hunyuan-A13B 80B total, 13B active
-(tencent/Hunyuan-A13B-Instruct). ERNIE-4.5-21B-A3B is the one count more than 2 % off its
+(tencent/Hunyuan-A13B-Instruct), Granite-4.0-H-Small 32B total, 9B active
+(ibm-granite/granite-4.0-h-small; its config's values as a public worked example quotes them,
+the Mamba heads GraniteMoeHybridConfig's 128 x 64). ERNIE-4.5-21B-A3B is the one count more than 2 % off its
 name: 21.83B for "21B" (+3.9 %), its architecture's own arithmetic (27 MoE layers x 64 experts x
 3 x 2560 x 1536 = 20.4B of experts alone).
 """
@@ -59,6 +61,7 @@ def _parameters(config: dict[str, Any]) -> dict[str, int]:
         ("seed-oss-36b", 36e9, 0.02),
         ("ernie-4.5-300b-a47b", 300e9, 0.02),
         ("hunyuan-a13b", 80e9, 0.02),
+        ("granite-4.0-h-small", 32e9, 0.02),  # 32,207,337,984 (+0.6 %)
         ("ernie-4.5-21b-a3b", 21.8e9, 0.002),  # the card's "21B" floors 21.8B (docstring)
     ],
 )
@@ -75,6 +78,7 @@ def test_published_totals(name: str, published: float, tolerance: float) -> None
         ("ernie-4.5-300b-a47b", 47e9, 0.03),  # "A47B": 47,926,583,296
         ("hunyuan-a13b", 13e9, 0.02),  # 12,747,448,320
         ("glm-5", 40e9, 0.03),  # 41,053,701,120 (embeddings and the head counted)
+        ("granite-4.0-h-small", 9e9, 0.03),  # "32B-A9B": 8,803,121,664
     ],
 )
 def test_published_active(name: str, active: float, tolerance: float) -> None:
@@ -122,6 +126,7 @@ NEW = [
     "seed-oss-36b",
     "ernie-4.5-21b-a3b",
     "hunyuan-a13b",
+    "granite-4.0-h-small",
 ]
 
 
@@ -168,6 +173,11 @@ def test_gemma_3n_is_refused_naming_its_keys() -> None:
         ("seed-oss-36b", {"residual_dropout": 2}, "residual_dropout must be a number from 0 to 1"),
         ("seed-oss-36b", {"attention_out_bias": "false"}, "attention_out_bias must be true or false"),
         ("minimax-m2", {"use_routing_bias": None, "use_qk_norm": "true"}, "use_qk_norm must be true"),
+        ("granite-4.0-h-small", {"layer_types": ["mamba"] * 39 + ["moe"]}, "layer_types: one of mamba"),
+        ("granite-4.0-h-small", {"layer_types": None}, "layer_types: one of mamba or attention"),
+        ("granite-4.0-h-small", {"layer_types": ["mamba"] * 3}, "layer_types: one of mamba"),
+        ("granite-4.0-h-small", {"mamba_n_heads": -1}, "mamba_n_heads must be a whole number"),
+        ("granite-4.0-h-small", {"mamba_d_head": "x"}, "mamba_d_head must be a whole number"),
     ],
 )
 def test_hostile_keys(name: str, edit: dict[str, Any], words: str) -> None:
@@ -197,6 +207,19 @@ def test_hostile_moonvit_keys(key: str, value: Any) -> None:
         assert err.field == "config" and "\n" not in str(err)
     else:
         assert 0 < vision <= 471_143_920
+
+
+def test_granite_hybrid_layers() -> None:
+    block = import_hf_config(_config("granite-4.0-h-small"))
+    assert block["mamba"]["layers"] == 36 and block["layers"] == 40  # 4 attention layers
+    assert block["mamba"]["heads"] * block["mamba"]["head_dim"] == 2 * 4096
+    assert block["moe"]["shared_expert_ffn_hidden_size"] == 1536 and block["tied_embeddings"]
+    # an all-attention Granite 4.0 (no -H) and a dense hybrid (no experts) read too
+    cfg = _config("granite-4.0-h-small")
+    plain = import_hf_config({**cfg, "layer_types": ["attention"] * 40})
+    assert "mamba" not in plain
+    dense = import_hf_config({**cfg, "num_local_experts": 0})
+    assert "moe" not in dense and dense["ffn_hidden_size"] == 1536
 
 
 def test_qwen3_5_moe_text_without_the_wrapper() -> None:

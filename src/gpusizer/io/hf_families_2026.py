@@ -36,6 +36,14 @@ already prices (each as its transformers modelling code builds it):
   and ``num_shared_expert`` may be lists, one value a layer: equal values are read, unequal
   ones refused naming the key (the block has one MoE shape). Refused before: no
   ``num_experts_per_tok``.
+- ``granitemoehybrid`` (Granite 4.0-H; modeling_granitemoehybrid.py): each layer's mixer is a
+  Mamba-2 layer or attention as ``layer_types`` says (``GraniteMoeHybridMambaLayer``: the
+  Mamba-2 mixer Nemotron-H's block prices, d_inner = ``mamba_expand`` x hidden, ``mamba_d_head``
+  "auto" = d_inner / ``mamba_n_heads``), then on every layer the MoE block
+  (``num_local_experts`` of ``intermediate_size``, a bias-free router) and the gated
+  ``shared_mlp`` of ``shared_intermediate_size`` (the only MLP where there are no experts), RoPE
+  or none (``position_embedding_type`` "nope"): no parameters either way. Absent keys take
+  GraniteMoeHybridConfig's defaults. Refused before as a hybrid not modelled.
 """
 
 from __future__ import annotations
@@ -44,7 +52,7 @@ from collections.abc import Callable
 
 from ..core.errors import ScenarioError
 from .hf_families import qwen3_next
-from .hf_reader import Block, Reader, base, moe
+from .hf_reader import Block, Reader, base, layers, moe
 
 # multimodal outer model_type -> its text model's, when text_config names none
 TEXT_TYPES_2026 = {"qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text"}
@@ -138,6 +146,41 @@ def hunyuan(r: Reader) -> Block:
     return block
 
 
+def granite_hybrid(r: Reader) -> Block:
+    types = r.cfg.get("layer_types")
+    n = layers(r)
+    if not isinstance(types, list) or len(types) != n or set(map(str, types)) - {"mamba", "attention"}:
+        raise ScenarioError(
+            "config", "layer_types: one of mamba or attention per layer (needed for a granitemoehybrid model)"
+        )
+    shared = r.count("shared_intermediate_size", default=1024) or 0
+    experts = r.count("num_local_experts", default=0) or 0
+    if not experts:  # Granite 4.0-H-Micro: the shared MLP is the layer's only MLP
+        r.cfg["intermediate_size"] = shared
+    block = base(r, tied=True)
+    hidden = block["hidden_size"]
+    heads = r.count("mamba_n_heads", default=128) or 1
+    inner = (r.count("mamba_expand", default=2) or 0) * hidden
+    auto = r.get("mamba_d_head") in (None, "auto")  # "auto": d_inner / heads
+    mixers = sum(str(t) == "mamba" for t in types)
+    block["mamba"] = {
+        "layers": mixers,
+        "heads": heads,
+        "head_dim": inner // heads if auto else r.count("mamba_d_head"),
+        "state_size": r.count("mamba_d_state", default=256),
+        "groups": r.count("mamba_n_groups", default=1),
+        "conv_kernel": r.count("mamba_d_conv", default=4),
+        "conv_bias": r.flag("mamba_conv_bias", True),
+        "projection_bias": r.flag("mamba_proj_bias"),
+    }
+    if not mixers:  # Granite 4.0 Micro (not -H): attention on every layer
+        del block["mamba"]
+    if experts:
+        block["ffn_hidden_size"] = shared  # never built alone: the shared MLP's width
+        moe(r, block, shared_experts=1, shared_expert_ffn_hidden_size=shared)
+    return block
+
+
 FAMILIES_2026: dict[str, Callable[[Reader], Block]] = {
     "qwen3_5_text": qwen3_5,
     "qwen3_5_moe_text": qwen3_5_moe,
@@ -147,4 +190,5 @@ FAMILIES_2026: dict[str, Callable[[Reader], Block]] = {
     "ernie4_5_moe": ernie4_5,
     "hunyuan_v1_moe": hunyuan,
     "hunyuan_v1_dense": hunyuan,
+    "granitemoehybrid": granite_hybrid,
 }
