@@ -18,9 +18,13 @@ Published totals (model cards, rounded as the cards give them): Qwen3.5 27B / 35
 (ByteDance-Seed/Seed-OSS-36B-Base), ERNIE-4.5-300B-A47B 300B, Hunyuan-A13B 80B total, 13B active
 (tencent/Hunyuan-A13B-Instruct), Granite-4.0-H-Small 32B total, 9B active
 (ibm-granite/granite-4.0-h-small; its config's values as a public worked example quotes them,
-the Mamba heads GraniteMoeHybridConfig's 128 x 64). ERNIE-4.5-21B-A3B is the one count more than 2 % off its
-name: 21.83B for "21B" (+3.9 %), its architecture's own arithmetic (27 MoE layers x 64 experts x
-3 x 2560 x 1536 = 20.4B of experts alone).
+the Mamba heads GraniteMoeHybridConfig's 128 x 64), NVIDIA-Nemotron-3-Nano-30B-A3B 31.6B
+total, 3.2B active without the embeddings, 3.6B with them (nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16
+model card; its config.json as a public JAX port quotes it whole).
+
+ERNIE-4.5-21B-A3B is the one count more than 2 % off its name: 21.83B for "21B" (+3.9 %), its
+architecture's own arithmetic (27 MoE layers x 64 experts x 3 x 2560 x 1536 = 20.4B of experts
+alone).
 """
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ def _parameters(config: dict[str, Any]) -> dict[str, int]:
         ("ernie-4.5-300b-a47b", 300e9, 0.02),
         ("hunyuan-a13b", 80e9, 0.02),
         ("granite-4.0-h-small", 32e9, 0.02),  # 32,207,337,984 (+0.6 %)
+        ("nemotron-3-nano-30b-a3b", 31.6e9, 0.005),  # 31,577,937,344 (-0.07 %)
         ("ernie-4.5-21b-a3b", 21.8e9, 0.002),  # the card's "21B" floors 21.8B (docstring)
     ],
 )
@@ -79,6 +84,7 @@ def test_published_totals(name: str, published: float, tolerance: float) -> None
         ("hunyuan-a13b", 13e9, 0.02),  # 12,747,448,320
         ("glm-5", 40e9, 0.03),  # 41,053,701,120 (embeddings and the head counted)
         ("granite-4.0-h-small", 9e9, 0.03),  # "32B-A9B": 8,803,121,664
+        ("nemotron-3-nano-30b-a3b", 3.6e9, 0.02),  # 3.6B with the embeddings: 3,580,073,408
     ],
 )
 def test_published_active(name: str, active: float, tolerance: float) -> None:
@@ -127,6 +133,7 @@ NEW = [
     "ernie-4.5-21b-a3b",
     "hunyuan-a13b",
     "granite-4.0-h-small",
+    "nemotron-3-nano-30b-a3b",
 ]
 
 
@@ -174,6 +181,9 @@ def test_gemma_3n_is_refused_naming_its_keys() -> None:
         ("seed-oss-36b", {"attention_out_bias": "false"}, "attention_out_bias must be true or false"),
         ("minimax-m2", {"use_routing_bias": None, "use_qk_norm": "true"}, "use_qk_norm must be true"),
         ("granite-4.0-h-small", {"layer_types": ["mamba"] * 39 + ["moe"]}, "layer_types: one of mamba"),
+        ("nemotron-3-nano-30b-a3b", {"hybrid_override_pattern": "M-M*E"}, "either - (MLP) or E (MoE)"),
+        ("nemotron-3-nano-30b-a3b", {"hybrid_override_pattern": "MEEE"}, "needs at least as many M/*"),
+        ("nemotron-3-nano-30b-a3b", {"n_routed_experts": 0}, "is 0: an MoE config needs experts"),
         ("granite-4.0-h-small", {"layer_types": None}, "layer_types: one of mamba or attention"),
         ("granite-4.0-h-small", {"layer_types": ["mamba"] * 3}, "layer_types: one of mamba"),
         ("granite-4.0-h-small", {"mamba_n_heads": -1}, "mamba_n_heads must be a whole number"),
@@ -220,6 +230,13 @@ def test_granite_hybrid_layers() -> None:
     assert "mamba" not in plain
     dense = import_hf_config({**cfg, "num_local_experts": 0})
     assert "moe" not in dense and dense["ffn_hidden_size"] == 1536
+
+
+def test_nemotron_3_nano_moe_blocks() -> None:
+    # 23 M + 6 * mixer blocks, 23 E blocks: MoE on every MLP block, none dense
+    block = import_hf_config(_config("nemotron-3-nano-30b-a3b"))
+    assert (block["layers"], block["mamba"]["layers"], block["mlp_layers"]) == (29, 23, 23)
+    assert block["moe"]["shared_expert_ffn_hidden_size"] == 3712 and block["mlp"] == "plain"
 
 
 def test_qwen3_5_moe_text_without_the_wrapper() -> None:
