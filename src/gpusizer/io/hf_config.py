@@ -176,9 +176,10 @@ _OWN: dict[str, Callable[[Reader], Block]] = {
     # DeepSeek-V3.2 (DeepseekV32ForCausalLM): V3's MLA and MoE plus a lightning indexer a layer
     # (inference/model.py ``Indexer``: wq_b, wk, k_norm, weights_proj), not counted
     "deepseek_v32": _deepseek,
-    # GLM-5 (GlmMoeDsaForCausalLM; transformers models/glm_moe_dsa): DeepSeek-V3.2's MLA, DSA
-    # indexer and MoE (first_k_dense_replace, a shared expert); the indexer is not counted, as
-    # for V3.2 (GLM-5: 32 x 128 heads, 9.4M a layer, 0.1 % of the model)
+    # GLM-5 (transformers models/glm_moe_dsa/modular_glm_moe_dsa.py: GlmMoeDsaConfig(
+    # DeepseekV32Config), GlmMoeDsaAttention(DeepseekV3Attention) + a DSA indexer,
+    # DeepseekV32DecoderLayer's MoE); the indexer is not counted, as for V3.2 (GLM-5: 32 x 128
+    # heads, 9.4M a layer, 0.1 % of the model)
     "glm_moe_dsa": _deepseek,
 }
 # one reader per model_type (io/hf_registry.py refuses a type registered twice)
