@@ -21,6 +21,7 @@ from ..core.pipeline.validate import check_model
 from ..core.readfile import MiB, parse_json_object, read_text
 from .hf_encoder import ENCODER_FAMILIES
 from .hf_families import FAMILIES
+from .hf_families_2026 import FAMILIES_2026, TEXT_TYPES_2026
 from .hf_gated import GATED_FAMILIES
 from .hf_legacy import LEGACY_FAMILIES
 from .hf_mtp import mtp_layers
@@ -175,10 +176,22 @@ _OWN: dict[str, Callable[[Reader], Block]] = {
     # DeepSeek-V3.2 (DeepseekV32ForCausalLM): V3's MLA and MoE plus a lightning indexer a layer
     # (inference/model.py ``Indexer``: wq_b, wk, k_norm, weights_proj), not counted
     "deepseek_v32": _deepseek,
+    # GLM-5 (transformers models/glm_moe_dsa/modular_glm_moe_dsa.py: GlmMoeDsaConfig(
+    # DeepseekV32Config), GlmMoeDsaAttention(DeepseekV3Attention) + a DSA indexer,
+    # DeepseekV32DecoderLayer's MoE); the indexer is not counted, as for V3.2 (GLM-5: 32 x 128
+    # heads, 9.4M a layer, 0.1 % of the model)
+    "glm_moe_dsa": _deepseek,
 }
 # one reader per model_type (io/hf_registry.py refuses a type registered twice)
 _FAMILIES = merged(
-    _OWN, FAMILIES, PLAIN_FAMILIES, LEGACY_FAMILIES, GATED_FAMILIES, SSM_FAMILIES, ENCODER_FAMILIES
+    _OWN,
+    FAMILIES,
+    FAMILIES_2026,
+    PLAIN_FAMILIES,
+    LEGACY_FAMILIES,
+    GATED_FAMILIES,
+    SSM_FAMILIES,
+    ENCODER_FAMILIES,
 )
 
 
@@ -204,6 +217,7 @@ _TEXT_TYPES = {
     "qwen2_vl": "qwen2_vl_text",
     "qwen3_vl": "qwen3_vl_text",
     "qwen3_vl_moe": "qwen3_vl_moe_text",
+    **TEXT_TYPES_2026,
 }
 
 

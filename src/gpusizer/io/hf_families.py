@@ -15,8 +15,11 @@ the model, transformers 5.24):
   ``full_attention_interval``-th, gated attention (``q_proj`` twice as wide), MoE with a gated
   shared expert.
 - ``nemotron_h`` (modeling_nemotron_h.py): one mixer per block, ``hybrid_override_pattern``
-  M (Mamba-2), * (attention), - (MLP); read as attention/Mamba layers of which some lack the MLP
-  (a block has one RMSNorm, so a mixer-only layer has one norm less).
+  M (Mamba-2), * (attention), - (MLP) or E (MoE: ``NemotronHMoE``, relu2 experts without a
+  gate, ``n_shared_experts`` of ``moe_shared_expert_intermediate_size``, a router with a
+  score-correction bias; Nemotron 3 Nano); read as attention/Mamba layers of which some lack
+  the MLP (a block has one RMSNorm, so a mixer-only layer has one norm less). A pattern with
+  both - and E blocks is refused (the block has one MLP kind).
 """
 
 from __future__ import annotations
@@ -156,13 +159,14 @@ def nemotron_h(r: Reader) -> Block:
     if len(pattern) > 100_000:
         raise ScenarioError("config", "hybrid_override_pattern: at most 100,000 blocks")
     counts = {c: pattern.count(c) for c in "M*-E"}
-    if counts["E"] or len(pattern) != sum(counts.values()):
+    if (counts["E"] and counts["-"]) or len(pattern) != sum(counts.values()):
         raise ScenarioError(
             "config",
-            "hybrid_override_pattern: only M (Mamba-2), * (attention) and - (MLP) blocks are modelled",
+            "hybrid_override_pattern: M (Mamba-2), * (attention) and either - (MLP) or E (MoE) "
+            "blocks are modelled",
         )
-    mixers = counts["M"] + counts["*"]
-    if not mixers or counts["-"] > mixers:
+    mixers, ffn = counts["M"] + counts["*"], counts["-"] + counts["E"]
+    if not mixers or ffn > mixers:
         raise ScenarioError(
             "config", "hybrid_override_pattern: needs at least as many M/* blocks as - blocks"
         )
@@ -176,8 +180,17 @@ def nemotron_h(r: Reader) -> Block:
         activation=r.get("mlp_hidden_act", default="relu2"),
         qkv_bias=False,
         attention_output_bias=False,
-        mlp_layers=counts["-"],
+        mlp_layers=ffn,
     )
+    if counts["E"]:  # NemotronHMoE: relu2 experts, a shared expert, a biased-score router
+        moe(
+            r,
+            block,
+            mixers - ffn,  # as many "dense" layers as mixer-only ones: MoE on every MLP block
+            shared_experts=r.count("n_shared_experts", default=1) or 0,
+            shared_expert_ffn_hidden_size=r.get("moe_shared_expert_intermediate_size"),
+            router_bias=True,
+        )
     r.require(("mamba_num_heads",), ("mamba_head_dim",), ("ssm_state_size",))
     block["mamba"] = {
         "layers": counts["M"],

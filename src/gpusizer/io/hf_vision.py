@@ -45,6 +45,18 @@ Each family is read from its ``vision_config`` the way transformers builds it (5
   (``use_postshuffle_norm=True``). Qwen3-VL-4B-Instruct: 415,347,712 vision + 4,022,468,096
   text = 4,437,815,808, the total its load reports (exact).
 
+- Qwen3.5 (``Qwen3_5VisionModel(Qwen3VLVisionModel)``, transformers models/qwen3_5/
+  modular_qwen3_5.py): Qwen3-VL's tower with ``deepstack_visual_indexes`` removed (no DeepStack
+  merger). Refused before only in count: read as a plain ViT.
+- MoonViT (Kimi K2.5, ``vision_config`` with ``vt_*`` keys; moonshotai/Kimi-K2.5 remote
+  modeling_kimi_k25.py, tensor shapes of the released checkpoint): ``patch_embed.proj`` a
+  biased Conv2d, ``pos_emb`` ``init_pos_emb_height`` x ``init_pos_emb_width`` learned
+  positions (time positions fixed), LayerNorm blocks with a biased fused ``wqkv``, ``wo`` and a
+  biased fc0/fc1 GELU MLP, a ``final_layernorm``; ``mm_projector``: ``pre_norm``
+  LayerNorm(``mm_hidden_size``), (h·k²)² + h·k², h·k² x h_t + h_t with k² the
+  ``merge_kernel_size`` cells. Refused before: no ``hidden_size`` key. Kimi-K2.5: 416,866,032
+  tower + 54,277,888 projector = 471,143,920, the checkpoint's tensor shapes summed (exact).
+
 Another ``vision_config`` is read as a plain ViT (SigLIP layout, an h_v × h_t projector): an
 approximation, named by its ``family``.
 """
@@ -54,6 +66,10 @@ from __future__ import annotations
 from typing import Any
 
 from .hf_reader import Config, Reader
+
+# Qwen3-VL's tower and Qwen3.5's (modular_qwen3_5.py: ``Qwen3_5VisionConfig(Qwen3VLVisionConfig)``
+# with ``deepstack_visual_indexes`` removed, so no DeepStack merger)
+_QWEN3_VL_TOWERS = ("qwen3_vl", "qwen3_5")
 
 
 def _siglip(v: Reader, text_hidden: int, block: dict[str, Any]) -> None:
@@ -169,6 +185,29 @@ def _qwen2_vl(v: Reader, text_hidden: int) -> dict[str, Any]:
     }
 
 
+def _moonvit(v: Reader, text_hidden: int) -> dict[str, Any]:
+    v.require(("vt_hidden_size",), ("vt_num_hidden_layers",), ("vt_intermediate_size",))
+    h = v.count("vt_hidden_size") or 0
+    kernel = v.cfg.get("merge_kernel_size")
+    cells = kernel[0] * kernel[1] if isinstance(kernel, list) and len(kernel) == 2 else 4
+    if not isinstance(cells, int) or isinstance(cells, bool) or not 0 < cells <= 64:
+        cells = 4  # a malformed merge kernel: MoonViT's 2 x 2
+    merged, mm = h * cells, v.count("mm_hidden_size", default=h) or h
+    positions = (v.count("init_pos_emb_height", default=64) or 0) * (
+        v.count("init_pos_emb_width", default=64) or 0
+    )
+    return {
+        "family": "moonvit",
+        "layers": v.count("vt_num_hidden_layers"),
+        "hidden_size": h,
+        "ffn_hidden_size": v.count("vt_intermediate_size"),
+        "attention_heads": v.count("vt_num_attention_heads", default=16),
+        "patch_size": v.count("patch_size", default=14),
+        "position_embeddings": positions,
+        "projector_parameters": 2 * mm + merged * merged + merged + merged * text_hidden + text_hidden,
+    }
+
+
 def vision_block(cfg: Config, text_hidden: int) -> dict[str, Any] | None:
     """The ``vision`` block of a multimodal config (None without a ``vision_config``)."""
     raw = cfg.get("vision_config")
@@ -179,6 +218,8 @@ def vision_block(cfg: Config, text_hidden: int) -> dict[str, Any] | None:
     family = v.model_type or outer
     if family.startswith("qwen2_vl"):
         return _qwen2_vl(v, text_hidden)
+    if "vt_hidden_size" in raw:
+        return _moonvit(v, text_hidden)
     v.require(("hidden_size", "embed_dim"), ("num_hidden_layers", "depth"), ("intermediate_size",))
     block: dict[str, Any] = {
         "family": family,
@@ -197,7 +238,7 @@ def vision_block(cfg: Config, text_hidden: int) -> dict[str, Any] | None:
         _mllama(v, raw, text_hidden, block)
     elif family.startswith("qwen2_5_vl") or outer == "qwen2_5_vl":
         _qwen2_5_vl(v, block)
-    elif family.startswith("qwen3_vl") or outer.startswith("qwen3_vl"):
+    elif family.startswith(_QWEN3_VL_TOWERS) or outer.startswith(_QWEN3_VL_TOWERS):
         _qwen3_vl(v, raw, block)
     else:
         _siglip(v, text_hidden, block)
