@@ -114,6 +114,7 @@ def _memory(key: str, scenario: dict[str, Any], published: float, less: float = 
 def _training_peaks() -> Iterator[Figure]:
     from tests.core.test_published_training import PEAKS
     from tests.core.test_training_heldout import RECORDS as HELDOUT
+    from tests.core.test_training_peaks_blind8 import RECORDS as BLIND8
     from tests.core.training_figures import load
 
     for rec in PEAKS:
@@ -127,6 +128,9 @@ def _training_peaks() -> Iterator[Figure]:
     # stated, docs/evidence/training.md section 23) tests no estimate and stays out
     for rec in (r for r in HELDOUT if not r.get("shape_contradicted")):
         yield _memory(f"training-heldout:{rec['id']}", rec["recipe_scenario"], rec["figure_bytes"])
+    # the eighth blind round (tests/core/test_training_peaks_blind8.py): each run as its release ran it
+    for rec in BLIND8:
+        yield _memory(f"training-peaks-blind8:{rec['id']}", rec["recipe_scenario"], rec["figure_bytes"])
 
 
 def _measured() -> Iterator[Figure]:
