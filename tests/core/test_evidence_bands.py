@@ -278,17 +278,6 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # (0.966); above: Qwen3-Next-80B-A3B under SGLang on H20 at TP 4 / 8 (narrow experts, the
     # third blind round's section) and the 16-H100 DeepSeek-R1 TPOT at one user (1.90)
     "speed/sglang/nvidia/moe": (21, 27),
-    # FSDP / DeepSpeed full training: 26 of 32 (81 %) until the eighth blind round of training
-    # peaks (docs/evidence/training.md, its section; training-peaks-blind8.json) added twelve
-    # torchtitan compile / float8 runs of Llama 3 8B at 1 x 8192: 44 figures, 34 inside (77 %).
-    # Outside: the round's three torchao-tutorial H100 runs of 2025-06-04 (1.21, high, not traced:
-    # Trainy's June 2025 runs of the same stack read 1.01-1.02), the NVFP4 page's Llama 3 8B
-    # baseline at the card's ceiling (1.151) above its fold's top, and six low rows below their
-    # folds' feet: torchtune v0.1 / v0.2.1 multi-GPU full rows 0.64-0.76 and axolotl's
-    # gpt-oss-20b FSDP2 offload 0.78 (outside before too), torchtitan's 8 x H100 CP 8 and 70B TP 8
-    # rows 0.85-0.86 (the re-dealt fifths raise a fold's foot to 0.863); the 405B
-    # interleaved-1F1B row (1.147) comes inside
-    "memory/fsdp-deepspeed/full": (34, 44),
 }
 
 
