@@ -197,7 +197,8 @@ RECORDED = {
     # 0.891 before the recipe's sequence parallelism (rl.md section 27)
     # 0.876 before the packed rows' padding under PP (rl.md section 27)
     # 0.950 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
-    "v0.5 Qwen3-32B, 32 H100": 1.102,  # 0.871 before the FP32 log-probs (rl.md section 16)
+    # 1.102 while vLLM 0.11's era priced its rollout prefills at a 0.367 GEMM share (speed.md 102)
+    "v0.5 Qwen3-32B, 32 H100": 1.068,  # 0.871 before the FP32 log-probs (rl.md section 16)
     # 0.601 before FP32 log-probs (rl.md section 16)
     # 0.612 before the math environment's verification was priced (rl.reward.verify_workers 8,
     # 256 Math-Verify calls at verl PR #1206's 12.2 ms; core/pipeline/rl_verify.py)

@@ -2,7 +2,7 @@
 what it costs. vLLM's table (core/registry/engine_releases.py) takes its releases through
 :func:`with_template_parse`.
 
-vLLM's chat cost per request (``VLLM_FRONT_END``, 46.9 ms: core/registry/engine_releases_vllm_v1.py)
+vLLM's chat cost per request (``VLLM_FRONT_END``, 50.3 ms: core/registry/engine_releases_vllm_v1.py)
 was measured on 0.11.0, a release that parses the model's chat template with Jinja on every
 chat request; most releases parse it once and cache it. Read in the PyPI wheels' source
 (``vllm/entrypoints/chat_utils.py``):
@@ -26,7 +26,7 @@ characters, the model of the run that set ``VLLM_FRONT_END``): 0.11.0's parse an
 release does, 0.02 ms. A longer template parses longer; one template's figure is used for every
 model. The completions route renders no template (``serving.api_endpoint: "completions"``), so
 only the chat cost (``StepCost.front_end``) moves: a release that does not parse per request
-takes 46.9 - 6.9 = 40.0 ms, 0.8.3 - 0.9.1 take 40.0 + 2.7 ms, 0.11.0 keeps 46.9 ms.
+takes 50.3 - 6.9 = 43.4 ms, 0.8.3 - 0.9.1 take 43.4 + 2.7 ms, 0.11.0 keeps 50.3 ms.
 """
 
 from __future__ import annotations

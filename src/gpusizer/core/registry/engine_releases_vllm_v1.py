@@ -11,13 +11,14 @@ from .engines import TOKENISE_PER_TOKEN, BatchTier, EngineRelease, GiB, Scheduli
 
 # Host cost of a vLLM step (core/registry/engines.py StepCost; docs/evidence/speed.md): 0.4 ms
 # per step the GPU waits for, 55 us per op of an eager step (engine_releases.py says why).
-# The API server's cost per request (StepCost.front_end): 46.9 ms, the c=1 mean TTFT of vLLM
+# The API server's cost per request (StepCost.front_end): 50.3 ms, the c=1 mean TTFT of vLLM
 # 0.11.0 (GPUStack performance lab, Qwen3-8B on one H100 SXM, ShareGPT at 233 / 221 tokens,
-# 59.01 ms; its c=2/4/8 TTFTs out of sample) less the step model's 11.9 ms prefill on 0.11.0's
-# Hopper rates (core/speed/rates_era.py ``vllm-0.11``; before them 8.5 ms, and 50.5 ms here)
-# and the prompt's tokenising (233 x 1.03 us, engines.py TOKENISE_PER_TOKEN; 47.1 ms before).
+# 59.01 ms; its c=2/4/8 TTFTs out of sample) less the step model's 8.5 ms prefill at the vendor
+# Hopper GEMM share (core/speed/rates_era.py ``vllm-0.11`` keeps it; 46.9 ms while that era read
+# 0.367 of peak and priced the prefill at 11.9 ms: docs/evidence/speed.md section 104) and the
+# prompt's tokenising (233 x 1.03 us, engines.py TOKENISE_PER_TOKEN).
 # 0.11.0 parses the chat template on every chat request; each release's own chat cost is this
-# less that parse plus its own (core/registry/chat_template_parse.py: 40.0 ms where none).
+# less that parse plus its own (core/registry/chat_template_parse.py: 43.4 ms where none).
 # GPUStack's client is `vllm bench serve --backend openai-chat`: the chat route. Through
 # /v1/completions (``serving.api_endpoint``: the prompt as sent, no chat template) a bare
 # `vllm serve` costs 10.2 ms a request: 12.4 ms, the c=1 mean TTFT of Qwen3-0.6B at 128 / 128
@@ -33,7 +34,7 @@ from .engines import TOKENISE_PER_TOKEN, BatchTier, EngineRelease, GiB, Scheduli
 # route's own work (template render, content-format detection) is a few ms. No per-server value
 # fits both within 25 % (docs/evidence/speed.md §13.2), so GPUStack's stays; 0.11.0's template
 # parse, which 0.11.2 does not do, is 6.9 ms of the gap (chat_template_parse.py).
-VLLM_FRONT_END = 46.9 * ms
+VLLM_FRONT_END = 50.3 * ms
 VLLM_FRONT_END_COMPLETIONS = 10.2 * ms
 VLLM_STEPS = (
     (

@@ -87,20 +87,22 @@ def _metal_2025(r: Rates, floor: float) -> Rates:
     )
 
 
-# vLLM 0.11 on Hopper (the ``vllm-0.11`` era of its release), from the step statistics of a
-# saturated run: GPUStack performance lab, Qwen3-14B BF16 on one H100 SXM, vLLM 0.11.0 with no
-# flags, bursts of 500 requests at 4000/200 and 2000/100 tokens (vllm bench serve). A pure
-# decode step over a full pool (the median inter-token latency, 43.93 ms at 4000/200) sets the
-# share at which the paged cache is read; a step with a full 8,192-token budget of prompt chunks
-# beside the decodes (the P99 inter-token latency, 656.79 ms) sets the 16-bit GEMM share. The 2K
-# burst's own (46.01 / 642.06 ms) and every replayed figure of the page are out of sample
-# (docs/evidence/speed.md section 20).
+# vLLM 0.11 on Hopper (the ``vllm-0.11`` era of its release): the share at which the paged cache
+# is read, from the step statistics of a saturated run: GPUStack performance lab, Qwen3-14B BF16
+# on one H100 SXM, vLLM 0.11.0 with no flags, a burst of 500 requests at 4000/200 tokens (vllm
+# bench serve). A pure decode step over a full pool (the median inter-token latency, 43.93 ms)
+# sets it; the 2000/100 burst's median (46.01 ms) is out of sample (docs/evidence/speed.md
+# section 20). The 16-bit GEMMs keep the vendor Hopper share: vLLM runs them through
+# torch.nn.functional.linear (vllm/model_executor/layers/utils.py ``dispatch_unquantized_gemm``,
+# v0.11.0: CUDA -> ``default_unquantized_gemm``), the cuBLAS path of every release. The era's
+# 0.367, read from the same burst's P99 inter-token latency as one full 8,192-token mixed step,
+# was that host's, not the release's: the same lab's A100 runs vLLM 0.11.0's bursts at the
+# Ampere share, its SGLang bursts on the same H100 come out as slow, and the vLLM Router's 0.11.0
+# first tokens on an H100 run at the vendor share (docs/evidence/speed.md section 104).
 _GPUSTACK_14B = (
     "gpustack/gpustack docs/performance-lab/qwen3-14b/h100.md (7ae332a): vLLM 0.11.0, Qwen3-14B BF16, one "
-    "H100 SXM, random 4000/200 x 500: median ITL 43.93 ms (paged-KV share), P99 ITL 656.79 ms (16-bit "
-    "GEMM share of a full 8,192-token mixed step)"
+    "H100 SXM, random 4000/200 x 500: median ITL 43.93 ms (paged-KV share)"
 )
-VLLM_011_MATMUL = 0.367
 VLLM_011_KV = 0.384
 _HOPPER = RATES[("vendor", "hopper")]
 
@@ -137,7 +139,6 @@ ERA_RATES: dict[tuple[str, str, str], Rates] = {
     },
     ("vendor", "hopper", "vllm-0.11"): replace(
         _HOPPER,
-        matmul=VLLM_011_MATMUL,
         kv_bandwidth=VLLM_011_KV,
         sources=(*_HOPPER.sources, _GPUSTACK_14B),
     ),
@@ -271,7 +272,7 @@ def _over_own(era: Rates, own: Rates, base: Rates) -> Rates:
     """The era's shares over a GPU model's own entry: each share the era measured (where it
     differs from its architecture's ``base``) replaces the GPU's, every other share stays the
     GPU's. The era entries were measured on another chip of the family (vLLM 0.11's on an H100
-    SXM: GEMMs and the paged cache), the GPU's entry on the GPU itself (the H20's attention and
+    SXM: the paged cache), the GPU's entry on the GPU itself (the H20's attention and
     grouped MoE GEMMs, core/speed/rates_gpu.py); neither measured the other's kernels. Taking
     the era whole gave an H20 under vLLM 0.11.0 the H100's grouped-GEMM half rate (95 tokens an
     expert) where its own is 24: Qwen3-30B-A3B's decode of 100 sequences at 117 ms a step."""

@@ -108,10 +108,10 @@ _FP4_EXPERTS = ("nvfp4", "mxfp4")
 def _tile_rows(r: Rates, gpu: GPUSpec, library: str, mm_dtype: str, weights: str, own_share: bool) -> float:
     """Tokens' worth of work at the step's matmul rate that a small step's tensor-core GEMMs
     cost at least (``Rates.mma_rows``; 0: none). Weight-only formats (Marlin, GGUF: op_rate's
-    ``quant`` path) tile their own way and keep none. Where an engine build's era replaced a GPU's
-    own measured 16-bit GEMM share (rates_era.py ``_over_own``: vLLM 0.11's 0.367, a whole mixed
-    step's share on an H100), the padded tile runs at the GPU's own kernel share, the one measured
-    on it (the H20's torch.matmul 0.936): the rows scale by the era's share over the GPU's."""
+    ``quant`` path) tile their own way and keep none. Where an engine build's era replaces a GPU's
+    own measured 16-bit GEMM share (rates_era.py ``_over_own``; no era does at present), the
+    padded tile runs at the GPU's own kernel share, the one measured on it (the H20's
+    torch.matmul 0.936): the rows scale by the era's share over the GPU's."""
     weight_only = DTYPES[weights].quantized or weights in _LOW or weights == "int4"
     if not r.mma_rows or (mm_dtype not in _LOW and weight_only):
         return 0.0
