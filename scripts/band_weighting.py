@@ -19,11 +19,13 @@ sides of the split and the held-out check is not fully out of sample. Here:
   models", JASA 118 (2023) 2491-2502 (arXiv 1809.07441), section 3: each group's empirical CDF
   weighs the same.
 
-    PYTHONPATH=src:. python scripts/band_weighting.py    # the per-regime comparison (markdown)
+    PYTHONPATH=src:. python scripts/band_weighting.py            # the per-regime comparison (markdown)
+    PYTHONPATH=src:. python scripts/band_weighting.py --deals    # its totals under 8 deals of the runs
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import statistics
 import sys
@@ -58,15 +60,16 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def run_folds(group: list[eb.Figure]) -> dict[int, int]:
+def run_folds(group: list[eb.Figure], salt: str = "") -> dict[int, int]:
     """Each figure's fifth (0-4) with its run's figures together: the runs in the order of their
     first figure's key sha-256, each into the fifth holding fewest figures so far (the lowest on
-    a tie), so that a regime of one-figure runs gets scripts/evidence_bands.py ``folds``."""
+    a tie), so that a regime of one-figure runs gets scripts/evidence_bands.py ``folds``; a
+    ``salt`` before each key deals them another way (``--deals``)."""
     runs: dict[str, list[eb.Figure]] = defaultdict(list)
     for f in group:
         runs[run_of(f)].append(f)
     sizes, out = [0] * 5, {}
-    for members in sorted(runs.values(), key=lambda m: min(_sha(f.key) for f in m)):
+    for members in sorted(runs.values(), key=lambda m: min(_sha(salt + f.key) for f in m)):
         k = min(range(5), key=lambda i: (sizes[i], i))
         sizes[k] += len(members)
         out.update({id(f): k for f in members})
@@ -185,6 +188,7 @@ CONSTRUCTIONS: dict[str, tuple] = {
     "weighted, folds by run": (run_folds, weighted_edges, weighted_median),
     "weighted, folds by run, pooled below 12 runs": (run_folds, weighted_edges, weighted_median, True),
 }
+BY_RUN = [(shipped_edges, shipped_median), (weighted_edges, weighted_median)]
 
 
 def summary(rows: dict[str, Row]) -> str:
@@ -203,7 +207,20 @@ def _cell(r: Row) -> str:
     return f"{r.lo:.2f}-{r.hi:.2f} ({100 * r.width:.0f} %), {r.held_in}/{r.held_out}, {r.cv_in}/{r.figures}"
 
 
-def main() -> int:
+def deals(count: int = 8) -> None:
+    """The by-run totals of the shipped and the weighted band under ``count`` deals of the runs
+    (salts "", "1", ...): how much the comparison owes to one deal."""
+    print("| deal | shipped, folds by run | weighted, folds by run |\n|---|---:|---:|")
+    for salt in ["", *map(str, range(1, count))]:
+        deal = functools.partial(run_folds, salt=salt)
+        cells = [summary(evaluate(deal, e, m)).split(" | ") for e, m in BY_RUN]
+        print(f"| {salt or 'shipped hash'} | " + " | ".join(f"{c[0]}, width {c[-1]}" for c in cells) + " |")
+
+
+def main(argv: list[str]) -> int:
+    if "--deals" in argv:
+        deals()
+        return 0
     results = {name: evaluate(*c) for name, c in CONSTRUCTIONS.items()}
     head = "each fifth held out in turn | the same, a run weighing 1 | held-out fifth"
     print(f"| construction | {head} | mean gap to 80 % | median width |")
@@ -222,4 +239,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
