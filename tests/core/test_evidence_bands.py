@@ -170,8 +170,12 @@ SHORT = {
     # added DeepSpeed-Chat's OPT-1.3b and DeepSpeedExamples' two bf16_master_weight rows and so
     # re-dealt the fifths: a held-out fifth of 7 on the band 0.757-1.085 holds 5; outside,
     # torchtitan's NVFP4-page compiled Llama 3 8B baseline at the card's ceiling (1.151) and
-    # torchtune v0.1's 4-GPU FSDP1 full row (0.641), both held out before too
-    "memory/fsdp-deepspeed/full": (5, 7),
+    # torchtune v0.1's 4-GPU FSDP1 full row (0.641), both held out before too. With the eighth
+    # round's torchtitan/torchao compiled runs as well (training-peaks-blind8.json, 49 figures) a
+    # fifth of 10 on the band 0.776-1.120 holds 7; outside, the NVFP4 page's GB200 baseline
+    # (1.151), torchao's June 2025 pretraining tutorial float8 row on 8 H100 (1.210, the round's
+    # untraced compiled misses) and DeepSpeedExamples' bf16-master ZeRO-3 row (0.773)
+    "memory/fsdp-deepspeed/full": (7, 10),
 }
 # Each fifth held out in turn, every regime with a band (its own from 12 figures, its parent's
 # below) holds 80 % of its figures but these, and why (docs/evidence/speed.md sections 18 and
