@@ -73,7 +73,7 @@ def test_the_gpustack_run_reads_the_module() -> None:
 @pytest.mark.parametrize(
     "change",
     [
-        # TP 2: a 1,024-wide slice, which 0.11.0 runs through DeepGEMM from 128 tokens
+        # TP 2 under 0.11.0: a 1,024-wide slice, run through DeepGEMM from 128 tokens
         {"parallelism__tensor": 2},
         # another kernel stated
         {"serving__moe_backend": FLASHINFER_CUTLASS},
@@ -91,6 +91,14 @@ def test_elsewhere_the_rates_stay(change: dict[str, Any]) -> None:
 def test_triton_stated_and_a_later_release_read_it() -> None:
     for change in ({"serving__moe_backend": TRITON}, {"serving__engine_version": "0.19.0"}):
         assert serving_step(_deepseek(**change)).costs.moe_module == VLLM_TRITON_FP8_BLOCK
+
+
+def test_from_0_17_0_a_wide_slice_reads_it_too() -> None:
+    # 0.19.0 oracle/fp8.py _get_priority_backends: TRITON first on Hopper for block FP8 at EP 1
+    d = _deepseek(parallelism__tensor=2, serving__engine_version="0.19.0")
+    st = serving_step(d)
+    assert st.costs.moe_module == VLLM_TRITON_FP8_BLOCK
+    assert st.moe_points == measured_module(VLLM_TRITON_FP8_BLOCK, "h200-141gb", DEEPSEEK, 2, 1.0)
 
 
 def test_sglang_keeps_its_own_module() -> None:

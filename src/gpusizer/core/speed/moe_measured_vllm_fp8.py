@@ -28,12 +28,13 @@ experts on compute capability 9.0 at EP 1, read in the PyPI sdists (``vllm-<v>.t
   (``kernel_source`` ``vllm_fp8moe_triton_tritonexperts`` at EP 1, FlashInfer's CUTLASS experts
   at EP 2 and up), so the rule is read as held through 0.24.x (0.20.0 - 0.23.x not read).
 
-So every release read runs Triton where a rank's share of an expert's intermediate size is at
-most 512 (:data:`MAX_WIDTH`): DeepSeek-V3/R1's 2,048 at TP 4 or more, Qwen3-235B's 1,536 at TP 4
-or more. Wider slices run DeepGEMM from 128 tokens in 0.11.0 - 0.14.x with DeepGEMM installed
-(the image is rarely stated), so they keep the rates. A stated ``--moe-backend`` other than
-"triton" keeps them too, as do expert-parallel layers (the tables are EP 1) and LoRA-served
-experts (core/serving/moe_layout.py).
+So 0.10.1 - 0.14.x run Triton where a rank's share of an expert's intermediate size is at most
+512 (:data:`MAX_WIDTH`): DeepSeek-V3/R1's 2,048 at TP 4 or more, Qwen3-235B's 1,536 at TP 4 or
+more; wider slices run DeepGEMM from 128 tokens there with DeepGEMM installed (the image is
+rarely stated), so they keep the rates. 0.17.0 on runs Triton at EP 1 whatever the width (the
+oracle's TRITON backend is ``TritonExperts``, not the DeepGEMM fallback class). A stated
+``--moe-backend`` other than "triton" keeps the rates, as do expert-parallel layers (the tables
+are EP 1) and LoRA-served experts (core/serving/moe_layout.py).
 
 Measured: NVIDIA aiconfigurator 0.12.0's vLLM 0.24.0 tables on the H100 SXM and H200
 (scripts/triton_moe_module_table.py; ``FusedMoE.forward``, routing included, no router GEMM, no
@@ -56,10 +57,11 @@ from .moe_measured import FORMATS, VLLM_TRITON_FP8_BLOCK
 ENGINE = "vllm"  # the serving framework (core/registry/frameworks.py id)
 HOPPER = ((9, 0), (10, 0))  # compute capability from, below
 MAX_WIDTH = 512  # deep_gemm_moe.py ``_valid_deep_gemm``: "DeepGemm disabled for N <= 512"
-# (first release, below this release) of the windows read as running Triton (module docstring)
-RELEASES: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = (
-    ((0, 10, 1), (0, 15, 0)),
-    ((0, 17, 0), (0, 25, 0)),
+# (first release, below this release, the widest slice run by Triton; 0 any) of the windows read
+# as running Triton (module docstring)
+RELEASES: tuple[tuple[tuple[int, ...], tuple[int, ...], int], ...] = (
+    ((0, 10, 1), (0, 15, 0), MAX_WIDTH),
+    ((0, 17, 0), (0, 25, 0), 0),
 )
 
 
@@ -74,7 +76,8 @@ def vllm_fp8_module(
         return ""
     if (experts, rule) != FORMATS[VLLM_TRITON_FP8_BLOCK] or s.serving.moe_backend not in (None, TRITON):
         return ""
-    if not any(first <= version < below for first, below in RELEASES):
-        return ""
     width = moe.expert_ffn_hidden_size / max(1, s.parallelism.tensor)
-    return VLLM_TRITON_FP8_BLOCK if width <= MAX_WIDTH else ""
+    for first, below, widest in RELEASES:
+        if first <= version < below and (not widest or width <= widest):
+            return VLLM_TRITON_FP8_BLOCK
+    return ""
