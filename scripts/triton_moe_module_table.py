@@ -9,6 +9,10 @@ aiconfigurator 0.12.0 (PyPI ``aiconfigurator-core``, Apache-2.0) ships
   bfloat16: ``FusedMoE.forward`` with vLLM's own backend selection (collector/vllm/collect_moe.py,
   which records the selected backend and experts class in ``kernel_source``), the TRITON backend
   of the unquantized oracle (``TritonExperts``: two ``fused_moe_kernel`` calls and ``moe_sum``);
+- vLLM 0.24.0, ``kernel_source`` ``vllm_fp8moe_triton_tritonexperts``, ``moe_dtype`` fp8_block:
+  ``Fp8MoEMethod`` with ``Fp8Config(weight_block_size=[128, 128])`` and dynamic activations, the
+  oracle's TRITON backend at EP 1 (``TritonExperts``, the W8A8 block-scaled ``fused_moe_kernel``;
+  core/speed/moe_measured_vllm_fp8.py says which releases run it);
 - SGLang 0.5.14, ``kernel_source`` ``sglang_fused_moe_triton``, ``moe_dtype`` bfloat16 and
   fp8_block (collector/sglang/collect_moe.py: ``fused_experts`` of
   sglang/srt/layers/moe/fused_moe_triton, the W8A8 block-scaled variant for fp8_block).
@@ -36,6 +40,7 @@ TABLES = {
     "vllm-triton-bf16": ("vllm", "0.24.0", "vllm_unquantizedfusedmoe_triton_tritonexperts", "bfloat16"),
     "sglang-triton-bf16": ("sglang", "0.5.14", "sglang_fused_moe_triton", "bfloat16"),
     "sglang-triton-fp8-block": ("sglang", "0.5.14", "sglang_fused_moe_triton", "fp8_block"),
+    "vllm-triton-fp8-block": ("vllm", "0.24.0", "vllm_fp8moe_triton_tritonexperts", "fp8_block"),
 }
 
 

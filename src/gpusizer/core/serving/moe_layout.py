@@ -40,6 +40,7 @@ from ..registry.engines import Capability, EngineRelease, version_key
 from ..speed.moe_measured import SGLANG_FLASHINFER_FP8, TRTLLM_CUTLASS_MOE_MODULE, VLLM_OAI_TRITON_MXFP4
 from ..speed.moe_measured_aiter import aiter_module
 from ..speed.moe_measured_lanes import lane_module
+from ..speed.moe_measured_vllm_fp8 import vllm_fp8_module
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,9 @@ def measured_moe_kernel(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec) ->
     per format, shape and EP (step_model.py ``_group_measured``). vLLM's and SGLang's Triton
     fused MoE on Hopper (and vLLM's before 0.20.0 on SM100) for the formats
     core/speed/moe_measured_lanes.py lists, where vLLM's MoE backend (``serving.moe_backend``,
-    null the release's default per GPU family: core/registry/moe_backends.py) is Triton. vLLM
+    null the release's default per GPU family: core/registry/moe_backends.py) is Triton, and
+    vLLM's block-FP8 experts on Hopper where its release runs Triton's fused MoE for them
+    (core/speed/moe_measured_vllm_fp8.py). vLLM
     with ``--moe-backend aiter`` on an AMD GPU: AITER's (core/speed/moe_measured_aiter.py)."""
     if s.serving.lora is not None:
         return ""
@@ -142,7 +145,9 @@ def measured_moe_kernel(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec) ->
         return TRTLLM_CUTLASS_MOE_MODULE
     if rel is not None and cc is not None:
         numbers = _numbers(s.serving.engine_version, rel)
-        lane = lane_module(s.profile.id, rel.kernel_era, cc, experts, rule, numbers, s.serving.moe_backend)
+        lane = vllm_fp8_module(s, cc, experts, rule, numbers) or lane_module(
+            s.profile.id, rel.kernel_era, cc, experts, rule, numbers, s.serving.moe_backend
+        )
         if lane:
             return lane
         for low, below, module in rel.mxfp4_module:

@@ -66,6 +66,9 @@ every expert shape, TP and routing aiconfigurator 0.12.0 timed at EP 1 on the H1
 ``sglang_fused_moe_triton``; scripts/triton_moe_module_table.py): which engine, release and
 experts' format reads each, and the kernel each engine runs for that format, are
 core/speed/moe_measured_lanes.py's.
+vLLM's block-FP8 Triton fused MoE on Hopper (vLLM 0.24.0 ``vllm_fp8moe_triton_tritonexperts``,
+the same script), where a release runs it rather than DeepGEMM or FlashInfer's CUTLASS MoE:
+core/speed/moe_measured_vllm_fp8.py.
 vLLM's Triton fused MoE on datacentre Blackwell (BF16 experts, the releases before 0.20.0, whose
 oracle runs Triton there by default): aiconfigurator 0.12.0's B200 table of vLLM 0.19.0
 (``vllm_fused_moe``, the collector calling ``fused_experts`` itself;
@@ -131,6 +134,9 @@ SGLANG_TRITON_FP8_BLOCK = "sglang-triton-fp8-block"
 register(ModuleTable(VLLM_TRITON_BF16, "vllm"))
 register(ModuleTable(SGLANG_TRITON_BF16, "sglang"))
 register(ModuleTable(SGLANG_TRITON_FP8_BLOCK, "sglang"))
+# vLLM's block-FP8 Triton fused MoE on Hopper (core/speed/moe_measured_vllm_fp8.py)
+VLLM_TRITON_FP8_BLOCK = "vllm-triton-fp8-block"
+register(ModuleTable(VLLM_TRITON_FP8_BLOCK, "vllm"))
 # the Triton fused MoE on SM100 before vLLM 0.20.0 (core/speed/moe_measured_lanes.py)
 VLLM_TRITON_BF16_SM100 = "vllm-triton-bf16-sm100"
 register(ModuleTable(VLLM_TRITON_BF16_SM100, "vllm", stand_in=(("gb200-186gb", "b200-192gb"),)))
@@ -148,6 +154,7 @@ FORMATS = {
     VLLM_TRITON_BF16_SM100: ("bf16", ""),
     SGLANG_TRITON_BF16: ("bf16", ""),
     SGLANG_TRITON_FP8_BLOCK: ("fp8", "fp8-block"),
+    VLLM_TRITON_FP8_BLOCK: ("fp8", "fp8-block"),
     AITER_FP8_BLOCK: ("fp8", "fp8-block"),
 }
 _PATH = resources.files("gpusizer.presets").joinpath("moe-module-times.json")

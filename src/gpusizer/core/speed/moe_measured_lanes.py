@@ -38,11 +38,10 @@ timed by NVIDIA aiconfigurator 0.12.0 at the model's expert shape.
   core/speed/moe_measured.py ``VLLM_TRITON_BF16_SM100``, the GB200 reading the B200's rows).
 
 The tables are EP 1, the experts' intermediate split over TP (core/speed/step_model.py reads them
-only there). Not read: vLLM's block-FP8 experts on Hopper (the 0.24.0 table's kernel at EP 1 is
-``TritonExperts``, where a release with DeepGEMM installed may run ``TritonOrDeepGemmExperts``:
-which of the two the measured image ran is not recorded), the tables' Blackwell rows of either
-engine beyond SGLang's FlashInfer block-FP8 module (core/serving/moe_layout.py), and LoRA-served
-experts (another kernel).
+only there). vLLM's block-FP8 experts on Hopper are read where a release runs Triton for them
+(core/speed/moe_measured_vllm_fp8.py, by release and a rank's expert width). Not read: the
+tables' Blackwell rows of either engine beyond SGLang's FlashInfer block-FP8 module
+(core/serving/moe_layout.py), and LoRA-served experts (another kernel).
 """
 
 from __future__ import annotations
