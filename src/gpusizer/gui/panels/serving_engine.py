@@ -26,6 +26,7 @@ from ..quantity_field import QuantityField
 from ..size_list_field import SizeListField
 from ..state import ScenarioState, get_path
 from ..widgets import Form, combo
+from .moe_kernel_items import refresh_moe_kernels
 
 SIZES = "serving.cuda_graph_batch_sizes"
 ASYNC = "serving.async_output"
@@ -184,6 +185,7 @@ def refresh_engine_rows(f: Form, state: ScenarioState, profile: FrameworkProfile
     # SGLang states one of them, AITER's (SGLANG_USE_AITER=1: core/registry/moe_backends.py)
     sglang = any(r.sglang is not None for r in profile.releases)
     f.show(MOE_BACKEND, ((vllm or sglang) and moe) or state.value(MOE_BACKEND) is not None)
+    refresh_moe_kernels(f, state, profile)  # the backends this engine takes on this GPU
     f.show(A2A, (moe and spans) or state.value(A2A) is not None)
     low_latency = state.value(A2A) in ("deepep_low_latency", "deepep_auto")
     f.show(DISPATCH, (moe and spans and low_latency) or state.value(DISPATCH) is not None)
