@@ -43,7 +43,7 @@ def test_ngram_disables_the_tree_rows_saying_why(window) -> None:
         assert not spin.isEnabled()
         tip = spin.toolTip()
         assert tip.startswith("SGLang's draft tree") or tip.startswith("Tokens of the tree")  # the definition
-        assert f'{PREFIX} a draft tree is SGLang\'s EAGLE worker\'s (eagle, eagle3, mtp); "ngram"' in tip
+        assert f"{PREFIX} a draft tree is SGLang's EAGLE worker's (eagle, eagle3, mtp); \"ngram\"" in tip
     window.state.edit("serving.speculative.method", "eagle")  # back to a tree method: enabled, tip clean
     window.state.flush()
     spin = find(window, TOPK)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from ...core.serving.spec_tree import TREE_METHODS
 from ..state import ScenarioState
-from ..widgets import Form
 from ..why_disabled import PREFIX
+from ..widgets import Form
 
 FIELDS = ("topk", "num_draft_tokens")
 BASE_TIP = "gpusizer_base_tip"  # the caption's property keeping its own definition
