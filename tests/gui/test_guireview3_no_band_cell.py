@@ -42,9 +42,11 @@ def test_no_band_is_said_and_explained(qtbot: Any) -> None:
     assert _cell(_option(None), Qt.ItemDataRole.DisplayRole) == NO_BAND
     tip = _cell(_option(None), Qt.ItemDataRole.ToolTipRole)
     assert "No band: too few replayed published runs" in tip and "speed extrapolated" in tip
+    assert _cell(_option(None), Qt.ItemDataRole.ForegroundRole) is not None  # muted, as not a figure
 
 
 def test_a_band_and_a_row_that_does_not_fit_are_as_before(qtbot: Any) -> None:
     assert _cell(_option([0.6, 1.2]), Qt.ItemDataRole.DisplayRole) not in ("", NO_BAND)
     assert "No band" not in _cell(_option([0.6, 1.2]), Qt.ItemDataRole.ToolTipRole)
+    assert _cell(_option([0.6, 1.2]), Qt.ItemDataRole.ForegroundRole) is None
     assert _cell(_option(None, fits=False), Qt.ItemDataRole.DisplayRole) != NO_BAND
