@@ -48,3 +48,14 @@ def test_window_figures_read_unit_then_band(window) -> None:
     assert " tokens/s (" in values["Throughput"] and values["Throughput"].endswith(" per user")
     assert " per M tokens (" in values["Cost"] and TOOK not in values["Cost"]
     assert values["Cost"].count("$") == 3
+
+
+def test_p99_keeps_its_unit_before_its_band() -> None:
+    """The summary's serving line (io/serving_text.py ``speed_line``, the CLI's too) read
+    "p99 104 (runs like this took 112-266) ms" on DeepSeek-V3 / MI325X."""
+    from gpusizer.io.serving_text import _p99
+
+    sv = {"ttft_p99_seconds": 0.104, "ttft_p99_seconds_range": [0.112, 0.266]}
+    assert _p99(sv) == f"104 ms ({TOOK} 112-266 ms)"
+    assert _p99({"ttft_p99_seconds": 0.3, "ttft_p99_seconds_range": [0.25, 0.35]}) == "300 ms (250-350 ms)"
+    assert _p99({"ttft_p99_seconds": 0.3}) == "300 ms"
