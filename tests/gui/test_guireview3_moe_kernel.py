@@ -73,3 +73,36 @@ def test_held_refused_value_is_named_and_its_error_shown(window) -> None:
     combo.setCurrentIndex(combo.findData(None))  # undone there
     window.state.flush()
     assert window.state.error is None
+
+
+def _rl(engine: str, gpu: str) -> dict[str, Any]:
+    """A GRPO of Qwen3 30B-A3B (MoE) under verl, its rollout on ``engine``."""
+    return {
+        "model": {"preset": "qwen3-30b-a3b"},
+        "framework": "fsdp",
+        "workload": {"kind": "rl", "micro_batch_size": 1},
+        "rl": {
+            "framework": "verl",
+            "algorithm": "grpo",
+            "rollout": {
+                "engine": engine,
+                "prompts_per_step": 32,
+                "samples_per_prompt": 8,
+                "response_tokens": 1024,
+            },
+        },
+        "hardware": {"gpu": gpu, "gpus_per_node": 8},
+    }
+
+
+def test_rl_rollout_list_follows_its_engine(window) -> None:
+    """``rl.rollout.moe_backend`` is checked as the rollout's ``serving.moe_backend``
+    (core/pipeline/rl_roles.py): the RL panel's "MoE kernel" follows the rollout engine."""
+    set_scenario(window, _rl("sglang", "h100-sxm-80gb"))
+    combo = find(window, "combo_rl_rollout_moe_backend")
+    assert _data(combo) == [None]
+    set_scenario(window, _rl("vllm", "h100-sxm-80gb"))
+    assert _data(combo) == [None, *(b for b in MOE_BACKENDS if b != "aiter")]
+    set_scenario(window, _rl("sglang", "mi300x-192gb"))
+    assert _data(combo) == [None, "aiter"]
+    assert mismatches(window.binder) == []

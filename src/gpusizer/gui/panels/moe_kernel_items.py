@@ -52,10 +52,12 @@ def moe_kernel_items(profile: FrameworkProfile, amd: bool | None, held: Any) -> 
     return items
 
 
-def refresh_moe_kernels(f: Form, state: ScenarioState, profile: FrameworkProfile) -> None:
-    """Rebuild the list where it changed, the held value selected, no edit sent."""
-    box = next((b.widget for b in f.binder.bindings if b.path == PATH), None)
+def refresh_moe_kernels(f: Form, state: ScenarioState, profile: FrameworkProfile, path: str = PATH) -> None:
+    """Rebuild the list at ``path`` (``serving.moe_backend``, or ``rl.rollout.moe_backend`` with
+    the rollout engine's ``profile``: core/pipeline/rl_roles.py checks it as serving's) where it
+    changed, the held value selected, no edit sent."""
+    box = next((b.widget for b in f.binder.bindings if b.path == path), None)
     if not isinstance(box, ComboBox):
         return
-    held = state.value(PATH)
+    held = state.value(path)
     fill_methods(box, moe_kernel_items(profile, gpu_is_amd(state.value("hardware.gpu")), held), held)
