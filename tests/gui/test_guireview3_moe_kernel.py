@@ -106,3 +106,11 @@ def test_rl_rollout_list_follows_its_engine(window) -> None:
     set_scenario(window, _rl("sglang", "mi300x-192gb"))
     assert _data(combo) == [None, "aiter"]
     assert mismatches(window.binder) == []
+
+
+def test_tooltips_say_the_list_follows_the_engine(window) -> None:
+    set_scenario(window, _scenario("sglang", "mi325x-256gb", "aiter"))
+    tip = find(window, NAME).toolTip()
+    assert tip.startswith("The MoE experts' kernel") and "SGLANG_USE_AITER=1" in tip
+    set_scenario(window, _rl("sglang", "mi300x-192gb"))
+    assert "SGLang rollout takes AITER alone" in find(window, "combo_rl_rollout_moe_backend").toolTip()

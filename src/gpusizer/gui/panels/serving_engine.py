@@ -77,7 +77,8 @@ ENGINE_TIPS = {
     "TRITON_ATTN: on MI300X / MI325X its decode walks each sequence's context a tile at a time, "
     "at least 1.65 ns a context token a layer for Qwen3-235B's FP8 cache at TP 8, flat in the batch "
     "(measured on MI325X). Default: the attention's bytes and FLOPs.",
-    MOE_BACKEND: "vLLM's kernel for BF16 experts (--moe-backend). Triton is timed where "
+    MOE_BACKEND: "The MoE experts' kernel; the list offers what the engine takes on this GPU. "
+    "vLLM: its kernel for BF16 experts (--moe-backend). Triton is timed where "
     "aiconfigurator measured it (Hopper; SM100 at the default config); FlashInfer's TRT-LLM and "
     "CUTLASS MoE are priced by the grouped-GEMM rates (no measured table). Default: the "
     "release's per GPU family: Triton, but FlashInfer CUTLASS on Hopper in 0.20-0.22 and "
