@@ -79,6 +79,8 @@ ALLOWED_INTERNALS = {
     ("rl_policy_rows", "gpusizer.core.speed.train_host", "INVENTORIES"),
     # the GPU's default host link, shown as what a null rl.host_link_gb_per_s resolves to
     ("rl_sections", "gpusizer.core.speed.host_link", "host_link_gb_per_s"),
+    # the speculative methods SGLang drafts a tree with: where the draft-tree rows apply
+    ("spec_tree_rows", "gpusizer.core.serving.spec_tree", "TREE_METHODS"),
 }
 
 

@@ -99,7 +99,9 @@ def test_a_refused_connector_and_burstiness_show_beside_their_fields(window) -> 
     message = error_text(window, BOX)
     assert "'vllm-nixl' runs under framework 'vllm'; for 'sglang': sglang" in message, message
     box = find(window, BOX)
-    assert box.isVisibleTo(window) and box.currentText() == "vllm-nixl: runs under vllm"
+    assert (
+        box.isVisibleTo(window) and box.currentText() == "vLLM NIXL connector: runs under vLLM"
+    )  # connector_labels.py
     assert "sglang" in _data(box)  # the one to pick instead
     box.setCurrentIndex(box.findData("sglang"))
     window.state.flush()

@@ -25,6 +25,7 @@ from ..io.serving_text import gpu_hours
 from ..io.units import fmt_bytes, to_unit
 from ..io.wording import count, duration
 from .colors import component_qcolor
+from .figure_bands import cost_text, rate_text
 from .glossary import COMPONENT_TIPS
 
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
@@ -179,10 +180,6 @@ def _hours(v: float) -> str:
     return f"{v:,.0f}" if v >= 10 else f"{v:,.2f}"
 
 
-def _usd(v: float) -> str:
-    return f"${v:,.2f}"
-
-
 def _rl_rows(rl: dict[str, Any], band: Band) -> list[tuple[str, str]]:
     """RL post-training's step and run (core/pipeline/rl_report.py), not the training phase's
     time alone, which is one part of the step; each with its regime's band (``speed/rl/...``:
@@ -196,7 +193,7 @@ def _rl_rows(rl: dict[str, Any], band: Band) -> list[tuple[str, str]]:
         run = f"{run} ({banded(gpu_hours(h), band.time_range(h), _hours, h, TOOK)})"
         rows.append((f"Run ({count(rl['steps'], 'step')})", run))
     gen = rl["tokens_generated_per_second"]
-    rows.append(("Generated", f"{banded(_whole(gen), band.size_range(gen), _whole)} tokens/s"))
+    rows.append(("Generated", banded(f"{_whole(gen)} tokens/s", band.size_range(gen), _whole, gen)))
     return rows
 
 
@@ -268,12 +265,11 @@ class FiguresView(QWidget):
                 return [*rows, ("Serving", "the engine does not start")]
             b = estimate_evidence(est)[1].band
             rows += [("First token", _time(b, sv.ttft_seconds)), ("Per token", _time(b, sv.tpot_seconds))]
-            rate = banded(f"{sv.tokens_per_second:,.0f}", b.size_range(sv.tokens_per_second), _whole)
-            rows.append(("Throughput", f"{rate} tokens/s ({sv.tokens_per_second_per_user:,.1f} per user)"))
+            rows.append(("Throughput", rate_text(b, sv.tokens_per_second, sv.tokens_per_second_per_user)))
             if sv.host_memory_bytes:
                 rows.append(("System RAM", _big(sv.host_memory_bytes, u)))
             if sv.cost_per_million_tokens is not None:
-                rows.append(("Cost", f"{_time(b, sv.cost_per_million_tokens, _usd)} per M tokens"))
+                rows.append(("Cost", cost_text(b, sv.cost_per_million_tokens)))
         else:
             rows += [
                 ("Prefill", duration(c.prefill_seconds)),

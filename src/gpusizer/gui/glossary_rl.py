@@ -61,7 +61,9 @@ RL_GLOSSARY: dict[str, str] = {
     "rl.rollout.cuda_graphs": "Off: the engine decodes without CUDA graphs (vLLM enforce_eager, verl "
     "rollout.enforce_eager true); default: the release's.",
     "rl.rollout.moe_backend": "vLLM's kernel for BF16 experts (--moe-backend; NeMo RL v0.7.0 "
-    "passes triton: FlashInfer's BF16 MoE breaks its refit); default: the release's per GPU.",
+    "passes triton: FlashInfer's BF16 MoE breaks its refit); default: the release's per GPU. "
+    "An SGLang rollout takes AITER alone (SGLANG_USE_AITER=1, ROCm); the list follows the engine "
+    "and the GPU.",
     "rl.rollout.detokenize_in_step": "The engine detokenises each token in the decode step's own "
     "thread (vLLM V1's engine core in the trainer's process, NeMo RL v0.4.0): 12.5 us a token.",
     "rl.rollout.returns_logprobs": "The engine returns each generated token's log-prob (vLLM "

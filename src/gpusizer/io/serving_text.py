@@ -59,15 +59,20 @@ def speed_line(sv: Mapping[str, Any]) -> str:
     total_text = banded(f"{total:,.0f} tokens/s in total", sv.get("tokens_per_second_range"), _whole, total)
     return (
         f"{load_phrase(sv)}{held}: first token "
-        f"{_ms(sv['ttft_seconds'])} ms ({band}p99 {_p99(sv)} ms), "
+        f"{_ms(sv['ttft_seconds'])} ms ({band}p99 {_p99(sv)}), "
         f"{sv['tpot_seconds'] * 1e3:,.1f} ms per token, "
         f"{each_text}, {total_text}"
     )
 
 
 def _p99(sv: Mapping[str, Any]) -> str:
-    """The p99 first token in ms with its band (the report's ``ttft_p99_seconds_range``)."""
-    return with_band(sv, "ttft_p99_seconds", ms, True) if "ttft_p99_seconds" in sv else "0"
+    """The p99 first token in ms with its band (the report's ``ttft_p99_seconds_range``), the
+    unit before the band as the mean's: ``300 ms (250-350 ms)``; "300 (runs like this took
+    250-350) ms" parted the figure from its unit."""
+    if "ttft_p99_seconds" not in sv:
+        return "0 ms"
+    v, rng = sv["ttft_p99_seconds"], sv.get("ttft_p99_seconds_range")
+    return f"{ms(v)} ms ({band_words(rng, ms, v, TOOK)} ms)" if rng else f"{ms(v)} ms"
 
 
 def _ms(seconds: float) -> str:

@@ -67,9 +67,30 @@ def band_cell(option: dict[str, Any], col: Column, unit: str) -> str:
     this: 25.63-38.79", the wording of io/evidence_text.band_words), so that it does not read
     as a typo beside the estimate's own column."""
     text = col.text(option, unit)
+    if not text and no_band(option, col.key):
+        return NO_BAND
     return f"{OUTSIDE} {text}" if text and outside_band(option, col.key) else text
 
 
+# a band column's cell beside an estimate with no band: blank read as a column that failed to
+# fill, where the regime has too few replayed published runs to draw one (core/evidence/bands.py)
+NO_BAND = "no band"
+
+
+def no_band(option: dict[str, Any], key: str) -> bool:
+    """Whether a fitting option's band column (``*_range``) is empty beside its estimate."""
+    if not key.endswith("_range") or not option.get("fits") or option.get(key):
+        return False
+    return isinstance(option.get(key.removesuffix("_range")), (int, float))
+
+
 def band_tip(option: dict[str, Any], key: str) -> list[str]:
-    """The band cell's tooltip line: why the estimate can sit outside its band."""
+    """The band cell's tooltip line: why the estimate can sit outside its band, or why there
+    is none."""
+    if no_band(option, key):
+        speed = option.get("speed_confidence") or "not rated"
+        return [
+            "No band: too few replayed published runs like this one to draw it from "
+            f"(speed {speed}; docs/evidence/*.md). The estimate stands alone."
+        ]
     return [OUTSIDE_WHY] if outside_band(option, key) else []

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView,
 from ...io.batch_lever_text import lever_words, need_lever_words
 from ...io.compare_table import NOT_OFFERED, Column, band_tip_lines, columns_for, rollout_beside
 from .. import colors
-from .cells import band_cell, band_tip, price_tip, sort_value, user_cell
+from .cells import band_cell, band_tip, no_band, price_tip, sort_value, user_cell
 from .frozen import FrozenColumns
 
 Index = QModelIndex | QPersistentModelIndex
@@ -106,7 +106,7 @@ class OptionsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole:
             if not o["fits"] or (col.key == "targets_met" and o["targets_met"] is False):
                 return BAD if col.key == "targets_met" else MUTED
-            return None
+            return MUTED if no_band(o, col.key) else None  # "no band": not a figure
         if role == Qt.ItemDataRole.BackgroundRole:
             return FRONT if o["pareto"] else None
         if role == Qt.ItemDataRole.FontRole and (

@@ -17,6 +17,7 @@ from ..style import set_role
 from ..why_disabled import explain_disabled
 from ..widgets import ComboBox, combo
 from .base import Panel
+from .no_sync_reason import no_sync_reason
 
 _DEGREES = (  # (label, field, object name)
     ("Tensor (TP)", "tensor", "spin_tensor_parallel"),
@@ -193,15 +194,16 @@ class ParallelismPanel(Panel):
 
     def _no_sync_row(self, rule: NoSyncRule | None) -> None:
         """FSDP1's ``no_sync()`` keeps whole unsharded gradients only where ZeRO-3 shards them
-        (core/memory/fsdp_no_sync.py); disabled below stage 3 with the reason in its tooltip,
+        (core/memory/fsdp_no_sync.py); disabled below stage 3 and under FSDP2 (``fsdp_version``
+        2, set in a file) with the reason in its tooltip (panels/no_sync_reason.py),
         enabled while ticked so it can be unticked. The stack's default, filled in where a file
         leaves the field out (core/registry/no_sync.py ``rule``), is named in the tooltip, not in
         the box's text, which would widen the panel and the window's least width."""
         v = self.state.value
         path = "parallelism.fsdp_no_sync"
-        enabled = int(v("parallelism.zero_stage") or 0) >= 3 or bool(v(path))
+        reason = no_sync_reason(v("parallelism.zero_stage"), v("parallelism.fsdp_version"))
+        enabled = not reason or bool(v(path))
         self.form.enable(path, enabled)
-        reason = "ZeRO stage is below 3: nothing is sharded for no_sync() to gather"
         note = f"On by default under {rule.label} (left out of a file)." if rule else ""
         explain_disabled(self.form, path, "" if enabled else reason, note)
 

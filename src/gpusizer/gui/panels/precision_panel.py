@@ -48,10 +48,14 @@ def tensor_core_warning(weights: str, activations: str, gpu: GPUSpec) -> str:
     used = matmul_dtype(weights, activations, gpu)
     if used == compute:
         return ""
+    # the rate the times read (roofline.peak_tflops): BF16 on a GPU without it (Turing, Volta)
+    # runs at its FP16 rate, as vLLM's --dtype auto picks float16 there (sizing/advise_fields.py)
+    rates = gpu.dense_tflops
+    timed = "fp16" if used == "bf16" and "bf16" not in rates and "fp16" in rates else used
     return (
         f"⚠ {gpu.name} has no {compute.upper()} tensor cores: "
-        f"{DTYPES[weights].label} weights save memory, but matmuls run in {used.upper()} "
-        f"(the times assume {used.upper()})."
+        f"{DTYPES[weights].label} weights save memory, but matmuls run in {timed.upper()} "
+        f"(the times assume {timed.upper()})."
     )
 
 

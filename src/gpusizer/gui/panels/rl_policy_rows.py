@@ -15,6 +15,7 @@ from ...core.registry.workloads import WORKLOAD_KINDS
 from ..quantity_field import QuantityField
 from ..state import ScenarioState, get_path
 from ..widgets import Form, combo
+from .logprob_row import refresh_logprob_row
 
 FUSION = "rl.policy.moe_permute_fusion"
 FP32_LOGPROBS = "rl.policy.fp32_logprobs"
@@ -110,6 +111,7 @@ class PolicyRows:
         f.show(PAD_CAPACITY, st.value(PACKING) is not False or st.value(PAD_CAPACITY) not in (None, "none"))
         # read for Hugging Face policies (Megatron's layers have their own inventory), or held set
         f.show(HF_OPS, not self.megatron() or st.value(HF_OPS) is not None)
+        refresh_logprob_row(f, st)  # off where no log-prob pass runs (logprob_row.py)
 
     def show_defaults(self) -> None:
         """The batches null stands for: every response of the step, the workload's micro-batch."""

@@ -24,6 +24,7 @@ from ..collapsible import Section
 from ..quantity_field import QuantityField
 from ..state import ScenarioState
 from ..widgets import Form, combo
+from .moe_kernel_items import refresh_moe_kernels
 from .precision_panel import dtype_items
 from .rl_policy_rows import PolicyRows
 from .serving_feature_rows import add_speculative_rows, refresh_speculative_rows, table_of
@@ -215,6 +216,8 @@ class RLSections:
         profile = FRAMEWORKS.get(engine)
         table = table_of(st, profile, "rl.rollout.engine_version") if profile else None
         refresh_speculative_rows(f, self.methods, st, SPEC, table, st.value("rl.rollout.engine_version"))
+        if profile is not None:  # the kernels the rollout engine takes on this GPU
+            refresh_moe_kernels(f, st, profile, "rl.rollout.moe_backend")
 
     def _show_defaults(self, split: bool) -> None:
         """What null resolves to, in each nullable field's own null text."""

@@ -26,6 +26,7 @@ from ..quantity_field import QuantityField
 from ..size_list_field import SizeListField
 from ..state import ScenarioState, get_path
 from ..widgets import Form, combo
+from .moe_kernel_items import refresh_moe_kernels
 
 SIZES = "serving.cuda_graph_batch_sizes"
 ASYNC = "serving.async_output"
@@ -76,7 +77,8 @@ ENGINE_TIPS = {
     "TRITON_ATTN: on MI300X / MI325X its decode walks each sequence's context a tile at a time, "
     "at least 1.65 ns a context token a layer for Qwen3-235B's FP8 cache at TP 8, flat in the batch "
     "(measured on MI325X). Default: the attention's bytes and FLOPs.",
-    MOE_BACKEND: "vLLM's kernel for BF16 experts (--moe-backend). Triton is timed where "
+    MOE_BACKEND: "The MoE experts' kernel; the list offers what the engine takes on this GPU. "
+    "vLLM: its kernel for BF16 experts (--moe-backend). Triton is timed where "
     "aiconfigurator measured it (Hopper; SM100 at the default config); FlashInfer's TRT-LLM and "
     "CUTLASS MoE are priced by the grouped-GEMM rates (no measured table). Default: the "
     "release's per GPU family: Triton, but FlashInfer CUTLASS on Hopper in 0.20-0.22 and "
@@ -184,6 +186,7 @@ def refresh_engine_rows(f: Form, state: ScenarioState, profile: FrameworkProfile
     # SGLang states one of them, AITER's (SGLANG_USE_AITER=1: core/registry/moe_backends.py)
     sglang = any(r.sglang is not None for r in profile.releases)
     f.show(MOE_BACKEND, ((vllm or sglang) and moe) or state.value(MOE_BACKEND) is not None)
+    refresh_moe_kernels(f, state, profile)  # the backends this engine takes on this GPU
     f.show(A2A, (moe and spans) or state.value(A2A) is not None)
     low_latency = state.value(A2A) in ("deepep_low_latency", "deepep_auto")
     f.show(DISPATCH, (moe and spans and low_latency) or state.value(DISPATCH) is not None)

@@ -18,6 +18,7 @@ from ...core.registry.serving_support import FeatureTable
 from ..quantity_field import QuantityField
 from ..state import ScenarioState
 from ..widgets import ComboBox, Form, MultiCheck, combo
+from .spec_tree_rows import refresh_tree_rows
 
 METHOD = "serving.speculative.method"
 TARGETS = "serving.lora.targets"
@@ -79,6 +80,7 @@ def refresh_speculative_rows(
     f.show(f"{block}.acceptance_rate", held is not None)
     f.show(f"{block}.topk", held is not None)
     f.show(f"{block}.num_draft_tokens", held is not None)
+    refresh_tree_rows(f, state, block)  # a tree is the EAGLE worker's (spec_tree_rows.py)
 
 
 def add_lora_targets(f: Form) -> MultiCheck:

@@ -20,6 +20,7 @@ from ...core.registry.pd_connectors import PD_CONNECTORS
 from ..quantity_field import QuantityField
 from ..state import ScenarioState, get_path
 from ..widgets import ComboBox, Form, combo, fit_popup
+from .connector_labels import connector_label, engine_label
 from .serving_feature_rows import fill_methods
 
 _SPLIT = "serving.disaggregated."
@@ -108,10 +109,13 @@ def connector_items(engine: str, held: Any) -> list[tuple[str, Any]]:
     """None, then the connectors ``engine`` runs (the registry's order), then a held one of
     another engine, named so (the core refuses it beside this field)."""
     items: list[tuple[str, Any]] = [(NO_CONNECTOR, None)]
-    items += [(c.id, c.id) for c in PD_CONNECTORS.values() if c.engine == engine]
+    items += [(connector_label(c.id), c.id) for c in PD_CONNECTORS.values() if c.engine == engine]
     if held is not None and held not in [v for _, v in items]:
         other = PD_CONNECTORS.get(str(held))
-        items.append((f"{held}: runs under {other.engine}" if other else str(held), held))
+        label = (
+            f"{connector_label(other.id)}: runs under {engine_label(other.engine)}" if other else str(held)
+        )
+        items.append((label, held))
     return items
 
 
