@@ -100,3 +100,18 @@ def test_the_a100_sibling_starts_only_with_the_labs_flag() -> None:
     assert default["starts"] is False
     assert default["reason"].endswith("the largest context that fits is 34,032")
     assert flagged["starts"] is True
+
+
+def test_the_verdict_states_the_card_it_starts_on_not_the_burst_held_at_once() -> None:
+    # The start-up check asks the pool for one request of max_context (vLLM
+    # check_enough_kv_cache_memory); the burst's other requests wait in the queue. vLLM's pool
+    # grows 0.9 GiB a GiB of card (determine_available_memory: 0.9 x total - ...), so the
+    # card lacks (10.00 - 4.45) / 0.9 = 6.16 GiB; holding the 100 requests of 32,100 tokens at
+    # once (784 GiB of KV) read 866 GiB short, which is the load's inverse, not the start's
+    rep = _serve("h100-sxm-80gb")
+    sv = rep["serving"]
+    short = (40_960 * KV_PER_TOKEN - sv["kv_pool_bytes"]) / 0.9
+    assert -rep["headroom_bytes"] == pytest.approx(short, abs=2**20)
+    assert sv["required_bytes"] - rep["gpu"]["memory_bytes"] > 800 * GiB  # the load's inverse, kept
+    started = _serve("h100-nvl-94gb")["serving"]  # 94 GB: about 14 GiB more card than the SXM's
+    assert started["starts"] is True
