@@ -226,7 +226,8 @@ UNCOVERED = {
     "vllm-llama31-8b-sharegpt-1000": "GPU not stated",
     "vllm-deepseek-r1-w8a8-l20-c16-4k-1k": "GPU count and layout not stated; no L20",
     "vllm-gemma3-27b-16req-1024-350": "GPU not stated",
-    "vllm-qwen3-32b-h100-sharegpt-gpustack-baseline": "GPU count and concurrency not stated",
+    "vllm-qwen3-32b-h100-sharegpt-gpustack-baseline": "concurrency not stated; the command the page "
+    "prints does not start vLLM 0.11.0 on an 80 GB H100 (test_refused_gpustack_run.py)",
     "llamacpp-ryzen-ai-9-hx370-vulkan-vs-rocm": "model not stated",
     "vllm-v0.5.3-llama3-8b-h100-cpu-overhead": "shares of time, not a speed (the reason "
     "the step costs exist)",

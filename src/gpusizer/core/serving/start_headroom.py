@@ -12,11 +12,21 @@ is the card's shortfall against the smallest card the engine starts on and holds
 same bytes as a headroom (of the card, not of free memory at start): 3.42 GB here (a 20.51 GB
 card). Where no inverse is larger than the card (an engine whose rule gives none) it is 0: no
 headroom, and the verdict says why the engine does not start.
+
+The card it starts on holds one request of ``max_context``, not the load: the start-up check
+(vllm/v1/core/kv_cache_utils.py ``check_enough_kv_cache_memory``) asks the pool for that one
+request, and requests beyond the pool wait in the scheduler's queue. A pool rule's inverse
+(core/serving/rules/pool.py) sizes the pool for the larger of that request and the load, its
+pool term growing by a byte of KV over the memory fraction (vLLM, SGLang and TensorRT-LLM alike:
+core/serving/inverse.py), so where the load is the larger the term falls by their difference
+over the fraction. GPUStack's Qwen3-32B on one H100 (vLLM 0.11.0, 40,960-token context, a burst
+of 100 requests of 32,100 tokens): the pool is 4.45 GiB where one request needs 10.00, 6.2 GiB
+more card; the 100 requests at once read 866 GiB short.
 """
 
 from __future__ import annotations
 
-from ..model.result import Estimate
+from ..model.result import EngineMemory, Estimate
 
 
 def stated_headroom(est: Estimate) -> int:
@@ -26,4 +36,16 @@ def stated_headroom(est: Estimate) -> int:
     room, sv = est.headroom_bytes, est.serving
     if sv is None or sv.starts or room < 0:
         return room
-    return min(0, est.capacity_bytes - sv.required_bytes)
+    need = start_bytes(est.engine) if est.engine is not None else sv.required_bytes
+    return min(0, est.capacity_bytes - need)
+
+
+def start_bytes(em: EngineMemory) -> int:
+    """Bytes per GPU: the smallest card the engine starts on, its pool holding one request of
+    ``max_context`` (``request_bytes``), not the load (module docstring); the inverse as its
+    rule gives it where the rule does not split the pool's term from the floor."""
+    f = em.fraction
+    if not em.pool_need_bytes or not f:
+        return em.required_bytes
+    beyond = max(0.0, em.load_bytes - em.request_bytes) / f
+    return int(max(em.pool_need_bytes - beyond, em.floor_bytes))
