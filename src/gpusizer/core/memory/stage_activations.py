@@ -86,7 +86,7 @@ def stage_activations(
     )
     one = _ACTS.get(key, lambda: _compute(s, arch, sp, counts), (s.model, s.workload, s.precision))
     # 1F1B: stage i holds p - i micro-batches, so the last stage holds one (Narayanan et al.
-    # 2021, arXiv 2104.04473 §2.2); the first holds min(p, m), times the interleaving factor.
+    # 2021, arXiv 2104.04473 §2.2); interleaved, the chunks its warm-up runs (pipeline_flight.py)
     if not sp.first:
         return one if in_flight == 1.0 else _last_stage(one, in_flight)
     return StageActivations(
