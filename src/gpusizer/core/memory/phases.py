@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..model.result import COMPONENTS, Memory
+from .pipeline_flight import first_stage_flight, last_stage_flight
 
 
 class Phases(NamedTuple):
@@ -78,20 +79,23 @@ def memory_at(ph: Phases, phase: str, total: int, overhead: int = 0) -> Memory:
 
 
 class InFlight(NamedTuple):
-    """Micro-batches the first pipeline stage holds at once, and micro-batches per step."""
+    """Micro-batches of its layers the first pipeline stage holds at once, micro-batches per
+    step, and what the last stage holds (core/memory/pipeline_flight.py)."""
 
     held: float
     per_step: int
+    last: float = 1.0
 
 
 def in_flight(
     pipeline: int, data: int, virtual_stages: int, micro_batch: int, global_batch: int | None
 ) -> InFlight:
-    """Micro-batches the first stage holds and micro-batches per step. In flight under 1F1B:
-    min(PP, micro-batches); interleaving multiplies by 1 + (p-1)/(p·v) (Korthikanti et al.
-    2022 §4.2.3). Never grows with ``data`` (the layout search's bounds rely on it)."""
+    """Micro-batches the first and the last stage hold and micro-batches per step. In flight
+    under 1F1B: min(PP, micro-batches) on the first, one on the last; interleaved, the chunks
+    Megatron-Core's warm-up runs before each stage's first backward (core/memory/
+    pipeline_flight.py; for the first stage with more micro-batches than stages, 1 + (p-1)/(p·v)
+    times min(PP, micro-batches), Korthikanti et al. 2022 §4.2.3). Never grows with ``data``
+    (the layout search's bounds rely on it)."""
     micro = max(1, (global_batch or micro_batch * data * pipeline) // (micro_batch * data))
-    flight = float(min(pipeline, micro))
-    if virtual_stages > 1 and pipeline > 1:
-        flight *= 1 + (pipeline - 1) / (pipeline * virtual_stages)
-    return InFlight(flight, micro)
+    first = first_stage_flight(pipeline, virtual_stages, micro)
+    return InFlight(first, micro, last_stage_flight(pipeline, virtual_stages, micro))

@@ -60,9 +60,10 @@ def stage_activations(
     s: Scenario, arch: Arch, sp: StageParams, in_flight: float, counts: ParamCounts
 ) -> StageActivations:
     """Activations of the stage, kept per everything they depend on: sweeps of DP, ZeRO and
-    optimizer settings (the advisor, the GUI) reuse them. ``in_flight``: micro-batches the
-    stage holds (1F1B); the first stage keeps its layers' activations once per micro-batch
-    in flight, so they are kept for one and multiplied here."""
+    optimizer settings (the advisor, the GUI) reuse them. ``in_flight``: micro-batches of its
+    layers the stage holds (core/memory/pipeline_flight.py); a stage keeps its layers'
+    activations once per micro-batch in flight, so they are kept for one and multiplied here;
+    the last stage's logits and loss (``top``) are one micro-batch's."""
     p = s.parallelism
     # Keyed by the identity of the (frozen) blocks, which layout variants share: hashing
     # pydantic models would cost more than it saves.
@@ -85,9 +86,9 @@ def stage_activations(
     )
     one = _ACTS.get(key, lambda: _compute(s, arch, sp, counts), (s.model, s.workload, s.precision))
     # 1F1B: stage i holds p - i micro-batches, so the last stage holds one (Narayanan et al.
-    # 2021, arXiv 2104.04473 §2.2); the first holds min(p, m), times the interleaving factor.
-    if not sp.first:  # its own micro-batch only (x 1.0 changes no float)
-        return one
+    # 2021, arXiv 2104.04473 §2.2); interleaved, the chunks its warm-up runs (pipeline_flight.py)
+    if not sp.first:
+        return one if in_flight == 1.0 else _last_stage(one, in_flight)
     return StageActivations(
         one.gpu * in_flight,
         one.host * in_flight,
@@ -97,6 +98,15 @@ def stage_activations(
         one.layer_backward,
         one.forward_casts,
     )
+
+
+def _last_stage(one: StageActivations, in_flight: float) -> StageActivations:
+    """The last stage under an interleaved schedule: its layers' bytes (on the GPU beside the
+    top, and in host RAM) once per micro-batch of them in flight, the top (what one
+    micro-batch keeps outside the layers: the head's logits and the loss, which only the
+    chunk-forward before the first backward has run) once."""
+    layers = one.gpu - one.top
+    return one._replace(gpu=one.top + layers * in_flight, host=one.host * in_flight)
 
 
 def forward_casts(

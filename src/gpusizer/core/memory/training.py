@@ -38,9 +38,10 @@ class Layout(NamedTuple):
     tp: int
     pp: int
     dp_shard: int  # ranks that share ZeRO/FSDP shards (data x context)
-    in_flight: float  # micro-batches whose activations the heaviest stage holds
+    in_flight: float  # micro-batches of its layers' activations the first stage holds
     accumulate: bool  # gradients outlive one micro-batch
     dp: int = 1  # data-parallel replicas
+    last_flight: float = 1.0  # the last stage's (core/memory/pipeline_flight.py)
 
 
 @dataclass(frozen=True)
@@ -60,10 +61,11 @@ def layout(s: Scenario, data: int | None = None) -> Layout:
     instead of the scenario's when given)."""
     p, w = s.parallelism, s.workload
     data = p.data if data is None else data
-    flight, micro = in_flight(p.pipeline, data, p.virtual_stages, w.micro_batch_size, w.global_batch_size)
+    mb, gb = w.micro_batch_size, w.global_batch_size
+    flight, micro, last = in_flight(p.pipeline, data, p.virtual_stages, mb, gb)
     if sequential_stages(s):  # device_map: one micro-batch in flight (core/memory/device_map.py)
-        flight, micro = 1.0, micro_batches(s, data)
-    return Layout(p.tensor, p.pipeline, data * p.context, flight, micro > 1, data)
+        flight, micro, last = 1.0, micro_batches(s, data), 1.0
+    return Layout(p.tensor, p.pipeline, data * p.context, flight, micro > 1, data, last)
 
 
 def _zero_factor(lay: Layout, ep: float, expert_fraction: float) -> float:
@@ -74,15 +76,18 @@ def _zero_factor(lay: Layout, ep: float, expert_fraction: float) -> float:
 
 @dataclass(frozen=True)
 class StagePeak:
-    """The heavier pipeline stage at its peak: its phases, the peak phase, its tensor bytes."""
+    """The heavier pipeline stage at its peak: its phases, the peak phase, its tensor bytes,
+    and which stage it is ("first", or "last" where the last stage's peak is higher)."""
 
     phases: Phases
     phase: str
     peak: int
+    stage: str = "first"
 
 
 def heavier_stage(s: Scenario, arch: Arch, counts: ParamCounts, data: int | None = None) -> StagePeak:
-    """The heavier of the first and last pipeline stages by tensor peak (the first on a tie);
+    """The heavier of the first and last pipeline stages by tensor peak (the first on a tie;
+    a stage between them is never heavier than the first: core/memory/pipeline_flight.py);
     ``data``: the DP degree to take instead of the scenario's."""
     ph = stage_phases(s, arch, counts, True, data)
     phase, peak = peak_of(ph)
@@ -90,7 +95,7 @@ def heavier_stage(s: Scenario, arch: Arch, counts: ParamCounts, data: int | None
         last = stage_phases(s, arch, counts, False, data)
         last_phase, last_peak = peak_of(last)
         if last_peak > peak:
-            ph, phase, peak = last, last_phase, last_peak
+            return StagePeak(last, last_phase, last_peak, "last")
     return StagePeak(ph, phase, peak)
 
 
@@ -126,7 +131,7 @@ def stage_phases(
         # optimizer offload copies from its main_grad buffer, which stays on the GPU.
         host, grads = host + grads, 0.0
     opt, opt_host = _optimizer(par, st.opt, st.paged, shard)
-    act = stage_activations(s, arch, sp, lay.in_flight, counts)
+    act = stage_activations(s, arch, sp, lay.in_flight if first else lay.last_flight, counts)
     stepped = trainable / shard if par.zero_stage >= 1 else trainable
     extra = _extras(s, arch, st, act, stepped, weights, host + opt_host + act.host)
     return _phases(s, arch, st, lay, OnGpu(weights, grads, opt, act.gpu, stepped), extra)

@@ -105,10 +105,10 @@ class Bounds:
         beside other bytes that are never negative (weights, optimizer states, gradients,
         temporaries), so the tensor peak (whole bytes) is at least ⌊activations⌋ of either
         stage; the overhead (core/overhead.overhead_bytes) does not fall as the peak or the
-        GPU count grows, and every GPU count of the layout is at least TP x PP x CP. Only the
-        first stage's activations depend on DP, through the micro-batches in flight, which
+        GPU count grows, and every GPU count of the layout is at least TP x PP x CP. The
+        stages' activations depend on DP only through the micro-batches in flight, which
         do not grow with DP (core/phases.in_flight), and they grow with them
-        (core/stage_activations: the first stage keeps its activations once per micro-batch
+        (core/stage_activations: a stage keeps its layers' activations once per micro-batch
         in flight)."""
         p, w = self.base.parallelism, self.base.workload
         v = virtual_stages(p.virtual_stages, lay.pp, self.arch.layers)
@@ -116,7 +116,8 @@ class Bounds:
         key = (lay.tp, lay.pp, lay.cp, lay.ep, lay.recompute, lay.et)
 
         def bound(top: int) -> float:
-            flight = in_flight(pp, at(vals, top), v, mb, gb).held
+            held = in_flight(pp, at(vals, top), v, mb, gb)
+            flight = (held.held, held.last)
             hit = memo.get((key, flight))
             if hit is None:
                 hit = memo[key, flight] = self._activations(replace(lay, dp=vals[0]), flight)
@@ -124,7 +125,7 @@ class Bounds:
 
         return bound
 
-    def _activations(self, lay: Layout, flight: float) -> float:
+    def _activations(self, lay: Layout, flight: tuple[float, float]) -> float:
         # Activations depend on neither ZeRO nor DP (but through ``flight``; their memo key in
         # core/stage_activations has neither): this layout's scenario stands for its shape.
         s = self.checked(lay)
@@ -133,6 +134,7 @@ class Bounds:
         acts = 0.0
         for first in (True, False) if lay.pp > 1 else (True,):
             sp = stage_params(self.counts, self.arch, lay.tp, lay.pp, lay.ep, first)
-            acts = max(acts, stage_activations(s, self.arch, sp, flight, self.counts).gpu)
+            held = flight[0] if first else flight[1]  # the first's, the last's
+            acts = max(acts, stage_activations(s, self.arch, sp, held, self.counts).gpu)
         low = math.floor(acts)
         return low + overhead_bytes(s.profile, s.overhead, low, lay.model_parallel)
