@@ -174,3 +174,21 @@ def test_unpriced_row_names_nothing() -> None:
     row = copy.deepcopy(ROW) | {"training_cost": None, "rl_split_options": [_alt(1.0, (0.88, 1.88))]}
     # no cost on the basis asked: "no more cost" cannot be judged
     assert split_alternative(row, _price(40.0)) == {}
+
+
+def test_trl_splits_without_overlap() -> None:
+    from gpusizer.core.sizing.rl_split_alt import split_overlap
+
+    # TRL's split releases (v0.14.0-v0.29.x, vLLM on GPUs of its own) make the ranks wait while
+    # the main process generates: rl.overlap false (core/registry/rl_framework_releases_trl.py),
+    # so its split alternative is priced in turns, not one step off-policy
+    assert split_overlap("trl") is False
+    # verl and NeMo RL place nothing split by default: the scenario's own default (overlap)
+    assert split_overlap("verl") is None and split_overlap(None) is None
+
+
+def test_one_copy_unsloth_run_names_nothing() -> None:
+    # Unsloth's one copy of the weights (rl.rollout.shared_weights) needs colocated placement:
+    # every split is refused, so no row gains a clause (and none fails)
+    data = case("rl-unsloth-grpo-8b-qlora-one-gpu")
+    assert all("rl_split_alternative" not in o for o in gpusizer.compare_gpus(data))

@@ -38,6 +38,7 @@ from ..pipeline.rl_advice import split_options
 from ..pipeline.rl_check import rl_of
 from ..pipeline.rl_plan import rl_plan
 from ..pipeline.scenario import parse_scenario, scenario_dict
+from ..registry.rl_frameworks import RL_FRAMEWORKS
 from .layout_search import GpuTarget
 from .option import SizingOption
 from .rl_unmet import REFUSAL
@@ -114,6 +115,7 @@ def _best(s: Scenario, g: GpuTarget, total: int) -> SplitAlternative | None:
             "rl": rl.model_copy(
                 update={
                     "placement": "split",
+                    "overlap": rl.overlap if rl.overlap is not None else split_overlap(rl.framework),
                     "rollout": rl.rollout.model_copy(update={"gpus": total - s.parallelism.gpus}),
                 }
             ),
@@ -128,6 +130,18 @@ def _best(s: Scenario, g: GpuTarget, total: int) -> SplitAlternative | None:
         if alt is not None:
             return alt
     return None
+
+
+def split_overlap(framework: str | None) -> bool | None:
+    """``rl.overlap`` of a split run under ``framework``: that of its newest release that places
+    the run split by default (TRL before v1.0.0: ``overlap`` false, the ranks wait while the main
+    process generates, core/registry/rl_framework_releases_trl.py); None (the pools overlap, one
+    step off-policy, rl_spec.py's default) for a framework with no such release, or none."""
+    fw = RL_FRAMEWORKS.get(framework) if framework else None
+    sets = [{d.path: d.value for d in r.defaults} for r in (fw.releases if fw else ())]
+    split = [d for d in sets if d.get("placement") == "split"]
+    overlap = split[-1].get("overlap") if split else None
+    return overlap if isinstance(overlap, bool) else None
 
 
 def _step(s: Scenario, gpu: Any) -> float:
