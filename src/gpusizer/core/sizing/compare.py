@@ -29,7 +29,7 @@ from ..pipeline.runs_on import left_out, left_out_note, scenario_runs_on
 from ..pipeline.scenario import parse_scenario
 from ..serving.budget import sizing_budget
 from .advise import Ask
-from .advise_all import advise_catalog
+from .advise_all import Entry, advise_catalog
 from .band_margin import resolve_margin, with_band
 from .compare_options import (
     AMORTIZATION_YEARS,
@@ -40,8 +40,9 @@ from .compare_options import (
     check_search,
 )
 from .compare_rank import Money, check_sort, price_options, sort_options
-from .layout_search import MAX_GPUS
+from .layout_search import MAX_GPUS, GpuTarget
 from .option import SizingOption
+from .rl_split_alt import with_split_alternatives
 from .search import catalog_specs, catalog_targets
 from .systems import boxed
 
@@ -213,7 +214,21 @@ def _sized(
         return []
     entries = advise_catalog(s, catalog, ask, as_token(cancel) or CancelToken())
     specs = {t.id: t.spec for t in catalog}
-    return [[with_band(o, s, specs.get(o.gpu, scenario_gpu(s))) for o, _ in entry] for entry in entries]
+    stated = s.rl is not None and "placement" in s.rl.model_fields_set
+    return [
+        [with_band(o, s, specs.get(o.gpu, scenario_gpu(s))) for o in _with_split(entry, g, stated)]
+        for entry, g in zip(entries, catalog, strict=True)
+    ]
+
+
+def _with_split(entry: Entry, g: GpuTarget, stated: bool) -> list[SizingOption]:
+    """The GPU's options, the answer of a colocated RL run with the split placement weighed
+    beside it (core/sizing/rl_split_alt.py; ``stated``: the user set ``rl.placement``)."""
+    (first, c), *rest = entry
+    return [
+        with_split_alternatives(first, None if c is None else c.scenario, g, stated),
+        *(o for o, _ in rest),
+    ]
 
 
 def left_out_gpus(scenario: Scenario | dict[str, Any], gpus: Sequence[str] | None = None) -> list[str]:

@@ -36,6 +36,7 @@ from .option_band import band_head, cost_at_slow_edge, slow_edge
 from .pd_choice import other_cost
 from .prices import check_prices
 from .rl_notes import priced_notes
+from .rl_split_words import split_alternative
 from .unmet import priced_reason
 
 
@@ -118,6 +119,7 @@ def price_options(
             row["notes"] = priced_notes(o["notes"], row) + unit_notes(row, how.basis)  # the band's cost
             priced = pricer(specs, how.prices, rates, training)
             row |= other_cost(o, priced) | level_priced(row, priced)  # the default level's count too
+            row |= split_alternative(row, priced)  # colocated RL: the split beside it (rl_split_words.py)
             row["notes"] += need_rent_note(row, money(specs[o["gpu"]], need_priced(o), how.prices, rates))
             unpriced = priced_reason(row, how.basis)
             if unpriced is not None:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .batch_lever_fields import BatchLever
     from .fraction_lever import FractionLever
     from .level_count_fields import LevelCount
+    from .rl_split_alt import SplitAlternative
 
 # Every comparison option carries every field (null where it does not apply), so tables and
 # CSV align. Money fields are filled by compare_rank.price_options.
@@ -207,6 +208,9 @@ class SizingOption:
     # serving option that meets its targets but not the default service level: the fewest whole
     # units that meet it too (core/sizing/level_count.py); in the JSON only where set
     level_count: LevelCount | None = None
+    # colocated RL: the split placement weighed beside it (core/sizing/rl_split_alt.py); in the
+    # unpriced JSON only where set, priced into ``rl_split_alternative`` (rl_split_words.py)
+    rl_split: tuple[SplitAlternative, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """The public option: every field of :data:`FIELDS` (money null until priced)."""
@@ -230,6 +234,8 @@ class SizingOption:
             split = split | {"need_lever": self.need_lever.fields()}
         if self.level_count is not None:
             split = split | {"level_count": self.level_count.fields()}
+        if self.rl_split:
+            split = split | {"rl_split_options": [a.fields() for a in self.rl_split]}
         return out | dict(self.unit) | copy.deepcopy(self.band) | split | dict(self.pd or {})
 
     def edits(self, gpu: bool = True) -> dict[str, Any]:
