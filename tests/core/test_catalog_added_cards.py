@@ -172,7 +172,7 @@ def test_vllm_before_0_14_refuses_fp8_weights_below_compute_capability_8(gpu_id:
     fp8.py in the 0.13.0 sdist): "The quantization method fp8 is not supported for the current
     GPU. Minimum capability: 80. Current capability: 75." The estimate refuses naming the field,
     and names the release that loads it where one does."""
-    old = {**FP8, "serving": {**FP8["serving"], "engine_version": "0.13.0"}}
+    old = {**FP8, "serving": {"max_context": 8192, "engine_version": "0.13.0"}}
     with pytest.raises(ScenarioError) as exc:
         estimate({**old, "hardware": {"gpu": gpu_id}})
     assert exc.value.field == "precision.weights"
@@ -186,7 +186,7 @@ def test_vllm_from_0_14_loads_fp8_on_turing_not_volta() -> None:
     Turing path, vLLM PR #29901 ("Supported Weights: GPTQ, AWQ, FP8, NVFP4"; FP16 activations).
     The current release (no engine_version) is past it."""
     for version in ("0.14.0", None):
-        sc = {**FP8, "serving": {**FP8["serving"], "engine_version": version}}
+        sc = {**FP8, "serving": {"max_context": 8192, "engine_version": version}}
         assert estimate({**sc, "hardware": {"gpu": "t4-16gb"}}).compute.compute_dtype == "fp16"
         with pytest.raises(ScenarioError) as exc:
             estimate({**sc, "hardware": {"gpu": "v100-sxm2-32gb"}})
@@ -203,7 +203,7 @@ def test_fp8_weights_load_from_ampere_and_are_not_judged_elsewhere() -> None:
 
 def test_comparison_leaves_out_what_vllm_will_not_load() -> None:
     ids = ["t4-16gb", "v100-sxm2-32gb", "a30-24gb"]
-    old = {**FP8, "serving": {**FP8["serving"], "engine_version": "0.13.0"}}
+    old = {**FP8, "serving": {"max_context": 8192, "engine_version": "0.13.0"}}
     assert left_out_gpus(old, ids) == ["t4-16gb", "v100-sxm2-32gb"]
     line = left_out_line(old, ids) or ""
     assert "t4-16gb, v100-sxm2-32gb" in line and "loads fp8 weights from compute capability 8.0" in line
