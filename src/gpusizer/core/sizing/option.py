@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .batch_lever_fields import BatchLever
     from .fraction_lever import FractionLever
     from .level_count_fields import LevelCount
-    from .rl_split_alt import SplitAlternative
+    from .rl_split_fields import SplitAlternative
 
 # Every comparison option carries every field (null where it does not apply), so tables and
 # CSV align. Money fields are filled by compare_rank.price_options.

@@ -25,7 +25,7 @@ nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from ..errors import ScenarioError
@@ -41,46 +41,11 @@ from ..pipeline.scenario import parse_scenario, scenario_dict
 from ..registry.rl_frameworks import RL_FRAMEWORKS
 from .layout_search import GpuTarget
 from .option import SizingOption
+from .rl_split_fields import SplitAlternative
 from .rl_unmet import REFUSAL
 
 TRIES = 3  # splits estimated per budget, fastest first (a refused one is rare: the pools shrink)
 BUDGETS = (1, 2)  # the colocated answer's GPUs times these
-
-
-@dataclass(frozen=True)
-class SplitAlternative:
-    """One split of ``total`` GPUs of the option's type: the rollout and training pools, the
-    step and run (seconds, the estimate's ``rl`` block), the whole step's trained tokens per
-    second, the run's band (``speed/rl/split``, seconds; None without one) and whether the
-    pools overlap (one step off-policy); ``stated``: the user set ``rl.placement`` colocated."""
-
-    rollout_gpus: int
-    training_gpus: int
-    time_per_step_seconds: float
-    run_seconds: float
-    tokens_trained_per_second: float
-    run_seconds_range: tuple[float, float] | None
-    overlaps: bool
-    stated: bool = False
-
-    @property
-    def total(self) -> int:
-        return self.rollout_gpus + self.training_gpus
-
-    def fields(self) -> dict[str, Any]:
-        """The public fields (docs/scenario-format.md, ``rl_split_alternative``)."""
-        rng = self.run_seconds_range
-        return {
-            "rollout_gpus": self.rollout_gpus,
-            "training_gpus": self.training_gpus,
-            "total_gpus": self.total,
-            "time_per_step_seconds": self.time_per_step_seconds,
-            "run_seconds": self.run_seconds,
-            "run_seconds_range": None if rng is None else list(rng),
-            "tokens_trained_per_second": self.tokens_trained_per_second,
-            "overlap": self.overlaps,
-            "placement_stated": self.stated,
-        }
 
 
 # per advised scenario and GPU (the advice keeps both objects, so their ids stay theirs)
