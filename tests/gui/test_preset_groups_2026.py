@@ -36,10 +36,14 @@ def test_the_older_presets_keep_their_family_groups() -> None:
 def test_tree_shows_every_preset_once(qtbot) -> None:
     tree = PresetTree()
     qtbot.addWidget(tree)
-    groups = {tree.topLevelItem(i).text(0): tree.topLevelItem(i) for i in range(tree.topLevelItemCount())}
-    shown = {
-        str(g.child(j).data(0, 256)): title for title, g in groups.items() for j in range(g.childCount())
-    }
+    shown: dict[str, str] = {}
+    for i in range(tree.topLevelItemCount()):
+        group = tree.topLevelItem(i)
+        assert group is not None
+        for j in range(group.childCount()):
+            child = group.child(j)
+            assert child is not None
+            shown[str(child.data(0, 256))] = group.text(0)
     assert set(shown) == set(model_presets())
     assert all(shown[pid] == title for pid, title in EXPECTED.items())
     tree.filter("kimi")
