@@ -118,9 +118,10 @@ def cmd_presets(args: argparse.Namespace) -> int:
     from .core.pipeline.scenario import parse_scenario
 
     lines = []
+    width = max(22, *(len(pid) + 1 for pid in _presets()))  # ids up to 23 characters
     for pid in sorted(_presets()):
         model = parse_scenario({"model": {"preset": pid}}).model
-        lines.append(f"{pid:<22}{count_parameters(model).total / 1e9:>10.2f} B  {model.name}")
+        lines.append(f"{pid:<{width}}{count_parameters(model).total / 1e9:>10.2f} B  {model.name}")
     emit("\n".join(lines))
     return 0
 

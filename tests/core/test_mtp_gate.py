@@ -30,12 +30,28 @@ SERVE: dict[str, Any] = {
     "hardware": {"gpu": "h100-sxm-80gb"},
     "serving": {"speculative": {"method": "mtp"}},
 }
-WITH_MTP = ("deepseek-v3", "deepseek-r1", "deepseek-v3.1", "glm-4.5", "glm-4.5-air", "qwen3-next-80b-a3b")
+WITH_MTP = (
+    "deepseek-v3",
+    "deepseek-r1",
+    "deepseek-v3.1",
+    "glm-4.5",
+    "glm-4.5-air",
+    "qwen3-next-80b-a3b",
+    # the 2026 presets: num_nextn_predict_layers 1 (DeepSeek-V3.2, GLM-5), Qwen3.5's
+    # text_config mtp_num_hidden_layers 1
+    "deepseek-v3.2",
+    "glm-5",
+    "qwen3.5-27b",
+    "qwen3.5-35b-a3b",
+    "qwen3.5-122b-a10b",
+    "qwen3.5-397b-a17b",
+)
 
 
 def test_every_preset_states_its_mtp_layers() -> None:
     # the released configs: num_nextn_predict_layers 1 (DeepSeek, GLM), 0 (Kimi K2), no key (0);
-    # Qwen3-Next's checkpoint ships one mtp.* layer its config does not count
+    # Qwen3-Next's checkpoint ships one mtp.* layer its config does not count; ERNIE 4.5,
+    # Hunyuan-A13B and Granite 4.0-H state none and io/hf_mtp.py knows no default: null (unknown)
     stated = {pid: data["mtp_layers"] for pid, data in model_presets().items()}
     assert {pid for pid, n in stated.items() if n} == set(WITH_MTP)
     assert all(stated[pid] == 1 for pid in WITH_MTP) and stated["kimi-k2"] == 0

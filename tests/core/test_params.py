@@ -278,6 +278,20 @@ CHECKED_ELSEWHERE = {
     "gemma-3-4b",
     "gemma-3-12b",
     "mistral-small-3.1-24b",
+    # the 2026 presets: tests/io/test_presets_2026.py (model card totals and actives, with the
+    # vision tower where the card counts it)
+    "qwen3.5-27b",
+    "qwen3.5-35b-a3b",
+    "qwen3.5-122b-a10b",
+    "qwen3.5-397b-a17b",
+    "glm-5",
+    "kimi-k2.5",
+    "minimax-m2",
+    "deepseek-v3.2",
+    "ernie-4.5-300b-a47b",
+    "hunyuan-a13b",
+    "granite-4.0-h-small",
+    "nemotron-3-nano-30b-a3b",
 }
 
 

@@ -8,6 +8,10 @@ config.json the way the serving engines read them.
   layer: vLLM ``qwen3_next_mtp.py`` takes ``getattr(config, "num_nextn_predict_layers", 1)`` and
   SGLang ``configs/model_config.py`` ``_config_draft_model`` sets ``num_nextn_predict_layers = 1``
   for ``Qwen3NextForCausalLM``.
+- MiniMax-M2's config.json declares ``use_mtp``, ``num_mtp_modules`` 3, yet its checkpoint holds
+  no ``mtp.*`` tensor (the weight map lists layers 0-61 only: MiniMax-AI/MiniMax-M2 issue 47,
+  "weights of these mtp modules are not published"; sgl-project/sglang PR 13981, whose NextN
+  path cannot run on the released weights): 0, the layers an engine can draft with.
 - The families below have no MTP module in transformers or in any engine's draft table (vLLM's
   ``MTPModelTypes``, SGLang's ``_config_draft_model``): their config without a key is 0.
 - Any other family without a key: None (unknown), which the estimate accepts and says so.
@@ -24,6 +28,7 @@ KEYS = ("num_nextn_predict_layers", "mtp_num_hidden_layers")
 # model_type -> the MTP layers its checkpoints hold when config.json states none (docstring)
 WITHOUT_KEY: dict[str, int] = {
     "qwen3_next": 1,
+    "minimax_m2": 0,
     **dict.fromkeys(
         (
             "llama",

@@ -27,6 +27,9 @@ _FAMILY_NAMES = (
     ("glm", "GLM"),
     ("kimi", "Kimi"),
     ("nemotron", "Nemotron"),
+    ("minimax", "MiniMax"),
+    ("ernie", "ERNIE"),
+    ("granite", "Granite"),
 )
 _ID = Qt.ItemDataRole.UserRole
 
@@ -36,6 +39,16 @@ def family_title(family: str) -> str:
     stem = re.match(r"[a-z]+", family.lower())
     key = stem.group(0) if stem else family
     return next((title for prefix, title in _FAMILY_NAMES if key.startswith(prefix)), key.title())
+
+
+def group_title(preset_id: str, family: str) -> str:
+    """The tree's group of a preset: the maker its id leads with where that is a listed maker
+    (``kimi-k2.5`` under Kimi, though its text model's ``family`` is ``deepseek_v3``: Kimi
+    K2.5's config.json names DeepSeek-V3's architecture), else :func:`family_title`."""
+    stem = re.match(r"[a-z]+", preset_id.lower())
+    key = stem.group(0) if stem else ""
+    listed = next((title for prefix, title in _FAMILY_NAMES if key and key.startswith(prefix)), None)
+    return listed or family_title(family)
 
 
 def _size(preset_id: str) -> tuple[int, int]:
@@ -73,7 +86,7 @@ class PresetTree(QTreeWidget):
     def _fill(self) -> None:
         groups: dict[str, QTreeWidgetItem] = {}
         for pid, data in sorted(model_presets().items(), key=lambda kv: kv[0]):
-            title = family_title(str(data.get("family", "other")))
+            title = group_title(pid, str(data.get("family", "other")))
             if title not in groups:
                 group = QTreeWidgetItem([title])
                 group.setFlags(Qt.ItemFlag.ItemIsEnabled)
