@@ -93,7 +93,8 @@ def test_a_method_without_a_tree_is_refused(method: str) -> None:
 
 def test_the_rollout_checks_its_tree_as_serving() -> None:
     spec = {"method": "eagle", "topk": 4}
-    scenario = at(RL, "rl.rollout.speculative", spec)
+    # SGLang's rollout: a vLLM rollout refuses topk above 1 first (tests/core/test_vllm_tree.py)
+    scenario = at(at(RL, "rl.rollout.speculative", spec), "rl.rollout.engine", "sglang")
     refused(scenario, "rl.rollout.speculative.topk", "num_draft_tokens")
 
 

@@ -105,7 +105,7 @@ def check_rl(s: Scenario) -> None:
         check_mtp(s.model, spec.method, "rl.rollout.speculative.method", table, ("eagle", "eagle3", "ngram"))
         check_depth(s.model, spec, "rl.rollout.speculative.num_tokens", table)
         if spec.method is not None:  # SGLang's draft tree, as serving's (core/serving/spec_tree.py)
-            check_tree(spec, settings(spec)[0], "rl.rollout.speculative")
+            check_tree(spec, settings(spec)[0], "rl.rollout.speculative", table, ro.engine_version)
     if ro.async_engine and ro.engine != "vllm":
         raise ScenarioError(
             "rl.rollout.async_engine",

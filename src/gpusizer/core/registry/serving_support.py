@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .draft_trees import SGLANG_TREE, VLLM_TREE, DraftTree
+
 FEATURES = ("speculative", "prefix", "lora", "kv_offload", "disaggregated")
 ON = (("on", ""),)
 
@@ -72,6 +74,8 @@ class FeatureTable:
     # speculative "mtp": a draft count above the checkpoint's MTP layers must be a multiple of
     # them (vLLM SpeculativeConfig, core/serving/mtp_depth.py); other engines reuse them freely
     mtp_reuse_divides: bool = False
+    # SGLang's top-k draft tree (core/registry/draft_trees.py); None: not judged
+    draft_tree: DraftTree | None = None
 
     def of(self, feature: str) -> Support:
         return getattr(self, feature)
@@ -113,6 +117,7 @@ VLLM_FEATURES = FeatureTable(
         "P2pNcclConnector are V1 connectors of later releases",
     ),
     mtp_reuse_divides=True,
+    draft_tree=VLLM_TREE,
 )
 
 SGLANG_FEATURES = FeatureTable(
@@ -146,6 +151,7 @@ SGLANG_FEATURES = FeatureTable(
         "not gated: the large-scale-EP P/D replays run SGLang of May 2025 as release 0.4.3's rules "
         "(tests/core/data/disagg-large-ep-decode.json), the oldest release modelled",
     ),
+    draft_tree=SGLANG_TREE,
 )
 
 TRTLLM_FEATURES = FeatureTable(

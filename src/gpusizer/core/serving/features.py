@@ -230,7 +230,10 @@ def feature_notes(s: Scenario, st: EngineSettings) -> tuple[str, ...]:
             f"speculative decoding ({spec.method}): {k} draft tokens a step, acceptance {a:g} ({origin}), "
             f"{tokens_per_step(s, spec):.2f} tokens a step (Leviathan et al. 2023)"
         )
-        out += filter(None, [mtp_note(s, spec.method), depth_note(s.model, spec, k), tree_note(spec, k)])
+        table = s.profile.features(s.serving.engine_version)
+        engine = table.engine if table is not None else "SGLang"
+        notes = [mtp_note(s, spec.method), depth_note(s.model, spec, k), tree_note(spec, k, engine)]
+        out += filter(None, notes)
     if prefix_of(s) is not None:
         block = max(1, st.kv_block_tokens)
         out.append(

@@ -20,6 +20,10 @@ SGLang's ``server_args.py``: "speculative_num_draft_tokens is adjusted to specul
 picks the ``n - 1`` from ``t + (k - 1) t^2`` scored candidates (a larger ``n``: "selected index k
 out of range"). Both null: the chain, every answer as before.
 
+An engine whose feature table states another tree (``FeatureTable.draft_tree``,
+core/registry/draft_trees.py: vLLM's static ``speculative_token_tree``) refuses ``topk`` above 1,
+naming what it takes; an engine whose table leaves it null is priced as SGLang's.
+
 The acceptance rate of a tree is the rate a chain of ``k`` drafts would need to emit the tree's
 accepted length (Leviathan et al.'s formula solved for it, as the records' stated lengths are
 replayed): the tree's extra acceptance over a chain (EAGLE-2, arXiv 2406.16858 §4: a node's
@@ -33,6 +37,8 @@ from dataclasses import dataclass
 
 from ..errors import ScenarioError
 from ..model.serving_features import SpeculativeSpec
+from ..registry.draft_tree_gate import tree_refusal
+from ..registry.serving_support import FeatureTable
 
 # the methods SGLang's EAGLE worker drafts a tree for (its NEXTN/MTP runs as EAGLE:
 # core/registry/engine_names.py); n-gram lookup and a separate draft model draft a chain here
@@ -61,13 +67,20 @@ def is_tree(spec: SpeculativeSpec) -> bool:
     return spec.topk is not None or spec.num_draft_tokens is not None
 
 
-def check_tree(spec: SpeculativeSpec, k: int, block: str) -> None:
-    """SGLang's bounds (module docstring), one line naming the field: a tree needs its count of
-    tokens verified, at most its ``1 + t + (k - 1) t^2`` candidates; n-gram lookup and a draft
-    model draft no tree (SGLang's tree is the EAGLE worker's). With ``topk`` null or 1 a count
-    other than ``k + 1`` is read as ``k + 1``, as SGLang adjusts it (:func:`tree_note` says so)."""
+def check_tree(
+    spec: SpeculativeSpec, k: int, block: str, table: FeatureTable | None = None, version: str | None = None
+) -> None:
+    """The engine's tree (core/registry/draft_tree_gate.py ``tree_refusal``: ``topk`` above 1
+    where its release drafts no SGLang tree), then SGLang's bounds (module docstring), one line
+    naming the field: a tree needs its count of tokens verified, at most its
+    ``1 + t + (k - 1) t^2`` candidates; n-gram lookup and a draft model draft no tree (SGLang's
+    tree is the EAGLE worker's). With ``topk`` null or 1 a count other than ``k + 1`` is read as
+    ``k + 1``, as SGLang adjusts it (:func:`tree_note` says so)."""
     if not is_tree(spec):
         return
+    why = tree_refusal(table, version) if (spec.topk or 1) > 1 else ""
+    if why:
+        raise ScenarioError(f"{block}.topk", why)
     if spec.method not in TREE_METHODS:
         raise ScenarioError(
             f"{block}.topk" if spec.topk is not None else f"{block}.num_draft_tokens",
@@ -90,14 +103,16 @@ def check_tree(spec: SpeculativeSpec, k: int, block: str) -> None:
         )
 
 
-def tree_note(spec: SpeculativeSpec, k: int) -> str | None:
-    """The assumption a tree adds (None for a chain): what a step runs and the rate's meaning."""
+def tree_note(spec: SpeculativeSpec, k: int, engine: str = "SGLang") -> str | None:
+    """The assumption a tree adds (None for a chain): what a step runs and the rate's meaning;
+    ``engine`` the scenario's (an engine other than SGLang is said to be priced as SGLang's)."""
     if not is_tree(spec):
         return None
     t = tree_of(spec, k)
     if t.topk == 1:
         return f"draft tree with topk 1: a chain, {k + 1} tokens a request verified (SGLang sets it so)"
+    who = engine if engine == "SGLang" else f"{engine}, priced as SGLang's"
     return (
-        f"draft tree (SGLang): {t.topk} branches a draft pass, {t.verify} tokens a request verified; "
+        f"draft tree ({who}): {t.topk} branches a draft pass, {t.verify} tokens a request verified; "
         f"the acceptance rate is the chain-equivalent one (a chain of {k} emitting the tree's length)"
     )

@@ -135,7 +135,7 @@ def check_speculative(s: Scenario) -> None:
     table = s.profile.features(s.serving.engine_version)
     check_mtp(s.model, spec.method, "serving.speculative.method", table)
     check_depth(s.model, spec, "serving.speculative.num_tokens", table)
-    check_tree(spec, settings(spec)[0], "serving.speculative")
+    check_tree(spec, settings(spec)[0], "serving.speculative", table, s.serving.engine_version)
     if isinstance(spec.draft_model, ModelSpec):
         v, dv = resolve(s.model).vocab, resolve(spec.draft_model).vocab
         if v != dv:

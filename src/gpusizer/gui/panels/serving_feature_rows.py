@@ -80,7 +80,7 @@ def refresh_speculative_rows(
     f.show(f"{block}.acceptance_rate", held is not None)
     f.show(f"{block}.topk", held is not None)
     f.show(f"{block}.num_draft_tokens", held is not None)
-    refresh_tree_rows(f, state, block)  # a tree is the EAGLE worker's (spec_tree_rows.py)
+    refresh_tree_rows(f, state, block, table, _version(version))  # SGLang's tree (spec_tree_rows.py)
 
 
 def add_lora_targets(f: Form) -> MultiCheck:
