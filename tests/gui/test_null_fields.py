@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QComboBox
 
 from gpusizer.gui.binding import Binding, shows_none
 from gpusizer.gui.size_list_field import SizeListField
+from tests.core.test_zero3_sub_group import BASELINE
 from tests.scenarios import MOE_SPLIT, VLLM, vllm_serving
 from tests.scenarios import RL_SPLIT as RL
 
@@ -61,6 +62,13 @@ MOE_TRAIN = {  # Qwen3-30B-A3B at NeMo RL v0.4.0's training layout: TP 2, EP 8 o
     "parallelism": {"tensor": 2, "expert": 8, "data": 8, "sequence_parallel": True},
 }
 DEEPSPEED = {**LORA, "framework": "deepspeed", "workload": {"kind": "pretraining"}}
+# DeepSpeedExamples' bf16_master_weight baseline, ZeRO-3 on 4 H100 (the sub-group field's run)
+ZERO3: dict[str, Any] = {
+    **BASELINE["recipe_scenario"],
+    "parallelism": {
+        k: v for k, v in BASELINE["recipe_scenario"]["parallelism"].items() if k != "zero_sub_group_size"
+    },
+}
 LORA_DPO = {**LORA, "workload": {"kind": "lora", "preference": {"method": "dpo"}}}
 MOE_EP = vllm_serving("qwen3-30b-a3b", parallelism={"tensor": 2, "attention_data": 2})  # experts over 2
 SGLANG_DEEPEP = {
@@ -150,6 +158,8 @@ TRAINING = (
     Case("parallelism.expert_tensor", MOE_TRAIN, 1),
     # DeepSpeed's overlap_comm: null is its default for the stage (docs/scenario-format.md)
     Case("parallelism.overlap_comm", DEEPSPEED, True),
+    # ZeRO-3's step by sub-groups: null is "not priced" (docs/scenario-format.md)
+    Case("parallelism.zero_sub_group_size", ZERO3, 10**9),
     Case("workload.training_tokens", LORA, 10**9),
     Case("workload.lora_layers", LORA, 16),
     Case("workload.loss_chunks", LORA, 8),
