@@ -73,6 +73,7 @@ def test_figures_row_bands_rl_hours_and_generated(window) -> None:
     set_scenario(window, _case("rl-qwen3-8b-split-7days"))
     values = {k: v.text() for k, v in window.findChild(FiguresView).values.items()}
     assert "(" in values["Generated"], values  # the step band on the rollout's tokens/s
-    assert (
-        values[next(k for k in values if k.startswith("Run"))].count("(") == 3
-    )  # time, its band, hours' band
+    run = values[next(k for k in values if k.startswith("Run"))]
+    # the time's band and the hours with theirs: "(3.61 GPU-hours, runs like this 2.84-4.19)",
+    # no parenthesis nested in another (3 before, the hours' band in its own)
+    assert run.count("(") == 2 and "GPU-hours, runs like this" in run, run

@@ -43,6 +43,23 @@ def with_band(
     return banded((text or fmt)(v), block.get(key + "_range"), fmt, v, TOOK if time else OUTSIDE)
 
 
+def banded_aside(
+    text: str,
+    rng: Sequence[float] | None,
+    fmt: Callable[[float], str],
+    value: float | None = None,
+    lead: str = TOOK,
+) -> str:
+    """:func:`evidence_text.banded` for a figure already inside parentheses (a run's GPU-hours
+    beside its time): "3.61 GPU-hours, runs like this 2.84-4.19" ("runs like this took …" with
+    ``value`` outside the band), not "(3.61 GPU-hours (2.84-4.19))"; ``text`` without a band."""
+    if not rng:
+        return text
+    inside = value is None or min(rng[0], rng[1]) <= value <= max(rng[0], rng[1])
+    head = "runs like this" if inside else lead.rstrip(":")
+    return f"{text}, {head} {fmt(rng[0])}-{fmt(rng[1])}"
+
+
 def flip_words(
     peak: float, capacity: float, rng: Sequence[float] | None, fits: bool, unit: str = "GiB"
 ) -> str | None:
