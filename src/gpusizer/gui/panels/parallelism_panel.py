@@ -226,7 +226,8 @@ class ParallelismPanel(Panel):
         why = fsdp_version_reason(profile, v("parallelism.zero_stage"))
         live = fsdp_version_enabled(why, v("parallelism.fsdp_version"))
         self.form.enable("parallelism.fsdp_version", live)
-        explain_disabled(self.form, "parallelism.fsdp_version", "" if live else why, fsdp_version_note(profile))
+        note = fsdp_version_note(profile)
+        explain_disabled(self.form, "parallelism.fsdp_version", "" if live else why, note)
 
     def _show_dispatcher(self, training: bool) -> None:
         """The EP dispatcher rows are Megatron-Core's: shown for a framework that runs its
