@@ -1,8 +1,9 @@
 """BF16 activations and KV cache on a GPU without BF16 tensor cores (T4, Turing; V100, Volta):
 timed at the FP16 rate (core/speed/roofline.py ``peak_tflops``; vLLM refuses bfloat16 below
 compute capability 8.0). Before, both combos offered "BF16 — 16 bits" silently while only the
-weights' warning named FP16; now the items say "timed as FP16 on this GPU", with the reason in
-their tooltip (gui/panels/dtype_rate_items.py), and lose it again on a GPU with BF16."""
+weights' warning named FP16; now the items (the weights' too) say "timed as FP16 on this
+GPU", with the reason in their tooltip (gui/panels/dtype_rate_items.py), and lose it again on
+a GPU with BF16."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def _item(box: Any, dtype: str) -> tuple[str, Any]:
 def test_t4_and_v100_bf16_items_say_fp16(window) -> None:
     for gpu in ("t4-16gb", "v100-sxm2-32gb"):
         set_scenario(window, _serve(gpu))
-        for name in ("combo_precision_activations", "combo_precision_kv_cache"):
+        for name in ("combo_precision_activations", "combo_precision_kv_cache", "combo_precision_weights"):
             text, tip = _item(find(window, name), "bf16")
             assert text == NOTE, (gpu, name, text)
             assert "has no BF16 tensor cores" in tip and "FP16 rate" in tip
@@ -44,6 +45,6 @@ def test_t4_and_v100_bf16_items_say_fp16(window) -> None:
 def test_a_gpu_with_bf16_offers_it_plain(window) -> None:
     set_scenario(window, _serve("t4-16gb"))
     set_scenario(window, _serve("h100-sxm-80gb"))  # the marks go with the GPU
-    for name in ("combo_precision_activations", "combo_precision_kv_cache"):
+    for name in ("combo_precision_activations", "combo_precision_kv_cache", "combo_precision_weights"):
         text, tip = _item(find(window, name), "bf16")
         assert text == "BF16 — 16 bits" and not tip

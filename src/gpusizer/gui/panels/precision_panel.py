@@ -68,9 +68,10 @@ class PrecisionPanel(Panel):
     def __init__(self, binder: Binder) -> None:
         super().__init__(binder)
         f = self.form
+        self.weights = combo(dtype_items(DTYPES))
         f.add(
             "Weights",
-            combo(dtype_items(DTYPES)),
+            self.weights,
             "precision.weights",
             name="combo_precision_weights",
             from_state=self._weights_used,
@@ -156,8 +157,10 @@ class PrecisionPanel(Panel):
         self.tensor_note.setText(text)
         self.form.show("tensor_note", bool(text))
         # BF16 on a T4 or V100 is timed as FP16: the items say so (panels/dtype_rate_items.py)
-        mark_items(self.activations, dict((i, label) for label, i in dtype_items(TRAINING_DTYPES)), est.gpu)
-        mark_items(self.kv_cache, dict((i, label) for label, i in dtype_items(DTYPES)), est.gpu)
+        every = {i: label for label, i in dtype_items(DTYPES)}
+        mark_items(self.activations, {i: label for label, i in dtype_items(TRAINING_DTYPES)}, est.gpu)
+        for box in (self.weights, self.kv_cache):
+            mark_items(box, every, est.gpu)
 
     def refresh(self) -> None:
         kind = self.kind()
