@@ -1,5 +1,5 @@
 """The "Accumulate under FSDP1 no_sync" box (``parallelism.fsdp_no_sync``) is off under FSDP2
-(``parallelism.fsdp_version`` 2, from a file: no row for it), as core/memory/fsdp_no_sync.py
+(``parallelism.fsdp_version`` 2, the "FSDP version" row), as core/memory/fsdp_no_sync.py
 ``check_no_sync`` refuses it there ("needs zero_stage 3 with fsdp_version 1"), with the reason
 in its tooltip (gui/panels/no_sync_reason.py); enabled while ticked so it can be unticked.
 Before, the box was live at ZeRO-3 under FSDP2 and ticking it was refused after."""

@@ -92,8 +92,8 @@ def test_fit_at_band_ends() -> None:
 @pytest.mark.parametrize(
     ("peak", "rng", "fits", "want"),
     [
-        (70, (60, 81), True, "fits at the estimate; the band's high end (81.00 GiB) does not"),
-        (85, (79, 90), False, "does not fit at the estimate; the band's low end (79.00 GiB) does"),
+        (70, (60, 81), True, "it would not fit at the band's high end, 81.00 GiB"),
+        (85, (79, 90), False, "it would fit at the band's low end, 79.00 GiB"),
         (70, (60, 75), True, None),  # holds across the band
         (90, (85, 95), False, None),
         (70, None, True, None),  # no band: nothing to say (the confidence line says why)
@@ -109,7 +109,7 @@ def test_fit_band_line_skips_an_engine_that_does_not_start() -> None:
     rep = _report(serving={"starts": False}, fits=False, fits_at_band_high=False, fits_at_band_low=True)
     assert fit_band_line(rep) is None
     rep = _report(fits_at_band_high=False, fits_at_band_low=True)
-    assert fit_band_line(rep) == "fits at the estimate; the band's high end (81.00 GiB) does not"
+    assert fit_band_line(rep) == "it would not fit at the band's high end, 81.00 GiB"
 
 
 def test_with_band_words_an_estimate_outside_its_band() -> None:

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from ..core.evidence.bands import Band
 from ..core.evidence.ranges import estimate_evidence
 from ..core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
+from ..io.band_text import banded_aside
 from ..io.evidence_text import TOOK, band_words, banded
 from ..io.serving_text import gpu_hours
 from ..io.units import fmt_bytes, to_unit
@@ -190,7 +191,7 @@ def _rl_rows(rl: dict[str, Any], band: Band) -> list[tuple[str, str]]:
         sec = rl["run_seconds"]
         run = banded(duration(sec), band.time_range(sec), duration, sec, TOOK)
         h = rl["gpu_hours"]
-        run = f"{run} ({banded(gpu_hours(h), band.time_range(h), _hours, h, TOOK)})"
+        run = f"{run} ({banded_aside(gpu_hours(h), band.time_range(h), _hours, h)})"
         rows.append((f"Run ({count(rl['steps'], 'step')})", run))
     gen = rl["tokens_generated_per_second"]
     rows.append(("Generated", banded(f"{_whole(gen)} tokens/s", band.size_range(gen), _whole, gen)))
@@ -198,14 +199,14 @@ def _rl_rows(rl: dict[str, Any], band: Band) -> list[tuple[str, str]]:
 
 
 def _training_time(est: Estimate) -> str:
-    """``10.2 h (8.2 h to 11.9 h) at 39% MFU (10 GPU-hours)``: the time with its regime's band,
-    the one the CLI's ``training`` line gives (core/evidence/ranges.py ``time_seconds_range``;
-    io/serving_text.py ``training_line``)."""
+    """``10.2 h (8.2 h to 11.9 h) at 39% MFU (10 GPU-hours, runs like this 8.2-11.9)``: the time
+    with its regime's band, the one the CLI's ``training`` line gives
+    (core/evidence/ranges.py ``time_seconds_range``; io/serving_text.py ``training_line``)."""
     c = est.compute
     t = c.time_seconds
     rng = estimate_evidence(est)[1].band.time_range(t)
     band = f" ({band_words(rng, duration, t, TOOK, ' to ')})" if rng else ""
-    hours = banded(gpu_hours(c.gpu_hours), _scaled(rng, c.gpu_hours / t), _hours, c.gpu_hours, TOOK)
+    hours = banded_aside(gpu_hours(c.gpu_hours), _scaled(rng, c.gpu_hours / t), _hours, c.gpu_hours)
     return f"{duration(t)}{band} at {c.mfu:.0%} MFU ({hours})"
 
 

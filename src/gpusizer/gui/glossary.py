@@ -101,6 +101,12 @@ GLOSSARY: dict[str, str] = {
     "elements (DeepSpeed's default 1e9): its optimizer step converts one sub-group's gradients "
     "at a time into a flat copy and then the master's dtype (fp32), held beside the model "
     "states until that sub-group is stepped. Empty: that conversion is not priced.",
+    "parallelism.fsdp_version": "Which PyTorch FSDP shards the weights at ZeRO-3. FSDP1 "
+    "(FullyShardedDataParallel) flattens each unit's parameters into one flat parameter: its "
+    "root unit (embedding, LM head) holds one whole flat gradient through the backward, and it "
+    "has no_sync(). FSDP2 (fully_shard) shards each parameter on its own (DTensor): the root "
+    "holds only the LM head's gradient, its collectives keep a reduce-scatter input and a "
+    "second all-gather output cached, and it has no no_sync().",
     "parallelism.fsdp_no_sync": "Under FSDP1 (ZeRO-3), a step's micro-batches before its last "
     "run in no_sync() (Lightning Fabric's no_backward_sync, as Lit-GPT calls it): each unit keeps "
     "its whole gradient unsharded until the sync, a LoRA layer's too (frozen weights and adapters "

@@ -23,7 +23,7 @@ from ..core.evidence.ranges import add_serving_ranges, estimate_evidence, eviden
 from ..core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ..core.pipeline.report import serving_block
 from ..core.sizing.option import SizingOption
-from ..io.band_text import fit_band_of
+from ..io.band_text import fit_band_of, with_flip
 from ..io.calibration import calibration_lines, estimate_calibration
 from ..io.evidence_text import EVIDENCE_TIP, how_sure, how_sure_short
 from ..io.serving_text import feature_lines, speed_line, users_line
@@ -37,7 +37,7 @@ def verdict(est: Estimate, unit: str) -> str:
     """``62.10 GiB of 79.65 GiB per GPU — fits, 17.55 GiB headroom`` (io/wording.py: the CLI
     and the report word it the same)."""
     flip = fit_band_of(est, unit)  # the verdict flips inside the peak's band (io/band_text.py)
-    return verdict_line(fit_of(est), unit) + (f"; {flip}" if flip else "")
+    return with_flip(verdict_line(fit_of(est), unit), flip)
 
 
 def context_line(est: Estimate) -> str:

@@ -43,21 +43,45 @@ def with_band(
     return banded((text or fmt)(v), block.get(key + "_range"), fmt, v, TOOK if time else OUTSIDE)
 
 
+def banded_aside(
+    text: str,
+    rng: Sequence[float] | None,
+    fmt: Callable[[float], str],
+    value: float | None = None,
+    lead: str = TOOK,
+) -> str:
+    """:func:`evidence_text.banded` for a figure already inside parentheses (a run's GPU-hours
+    beside its time): "3.61 GPU-hours, runs like this 2.84-4.19" ("runs like this took …" with
+    ``value`` outside the band), not "(3.61 GPU-hours (2.84-4.19))"; ``text`` without a band."""
+    if not rng:
+        return text
+    inside = value is None or min(rng[0], rng[1]) <= value <= max(rng[0], rng[1])
+    head = "runs like this" if inside else lead.rstrip(":")
+    return f"{text}, {head} {fmt(rng[0])}-{fmt(rng[1])}"
+
+
 def flip_words(
     peak: float, capacity: float, rng: Sequence[float] | None, fits: bool, unit: str = "GiB"
 ) -> str | None:
-    """Where the memory verdict flips inside the peak's band ``rng`` (bytes): "fits at the
-    estimate; the band's high end (80.35 GiB) does not", or "does not fit at the estimate; the
-    band's low end (…) does". None where the verdict holds across the band, there is no band,
-    or the verdict is not the peak's (``fits`` False with the peak within ``capacity``: the
-    engine does not start, or the work does not run for another reason)."""
+    """Where the memory verdict flips inside the peak's band ``rng`` (bytes): "it would not fit
+    at the band's high end, 80.35 GiB", or "it would fit at the band's low end, 14.88 GiB" (the
+    verdict itself, with its headroom or shortfall, is said once beside: :func:`with_flip`).
+    None where the verdict holds across the band, there is no band, or the verdict is not the
+    peak's (``fits`` False with the peak within ``capacity``: the engine does not start, or the
+    work does not run for another reason)."""
     if not rng:
         return None
     if peak <= capacity and fits and rng[1] > capacity:
-        return f"fits at the estimate; the band's high end ({to_unit(rng[1], unit):,.2f} {unit}) does not"
+        return f"it would not fit at the band's high end, {to_unit(rng[1], unit):,.2f} {unit}"
     if peak > capacity and rng[0] <= capacity:
-        return f"does not fit at the estimate; the band's low end ({to_unit(rng[0], unit):,.2f} {unit}) does"
+        return f"it would fit at the band's low end, {to_unit(rng[0], unit):,.2f} {unit}"
     return None
+
+
+def with_flip(verdict: str, flip: str | None) -> str:
+    """The verdict line with its flip in parentheses: "… — does not fit, 2.12 GiB short (it
+    would fit at the band's low end, 14.88 GiB)"; ``verdict`` alone where ``flip`` is None."""
+    return f"{verdict} ({flip})" if flip else verdict
 
 
 def fit_band_line(rep: Mapping[str, Any], unit: str = "GiB") -> str | None:

@@ -25,7 +25,7 @@ from ..core.model.naming import derived_name
 from ..core.model.result import COMPONENTS, Estimate, component_title
 from ..core.pipeline.report import report_from_estimate
 from ..core.sizing.pace import estimate_pace
-from .band_text import fit_band_of
+from .band_text import fit_band_of, with_flip
 from .evidence_text import how_sure_lines
 from .export import report_csv, strict_json
 from .figures import advice_lines, cost_lines, speed_lines
@@ -58,7 +58,7 @@ def report_facts(
     return ReportFacts(
         title=s.name or derived_name(s),
         subject=(f"{s.model.name} · {s.workload.label} · {s.profile.label} · {est.gpus:,} × {est.gpu.name}"),
-        verdict=verdict_line(fit_of(est), unit) + _flip(est, unit) + ".",
+        verdict=with_flip(verdict_line(fit_of(est), unit), fit_band_of(est, unit)) + ".",
         peak_phase=mem.peak_phase.replace("_", " "),
         unit=unit,
         gpus_needed=None if advice is NOT_ASKED else (*advice_lines(est, advice, unit), *_default(est)),
@@ -81,13 +81,6 @@ def report_facts(
         report=rep,
         how_sure=tuple(how_sure_lines(rep, unit) + mine),
     )
-
-
-def _flip(est: Estimate, unit: str) -> str:
-    """ "; fits at the estimate; the band's high end (…) does not" where the verdict flips
-    inside the peak's band (io/band_text.py), else ""."""
-    flip = fit_band_of(est, unit)
-    return f"; {flip}" if flip else ""
 
 
 def _calibrated(rep: dict[str, Any], calibration: dict[str, Any] | None = None) -> list[str]:

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtGui import QFontMetricsF
 
 from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
@@ -104,7 +105,7 @@ class FeaturesChart(WorkerChart, ChartBase):
         # At least 1 token/s: where the engine starts at no user count every curve is 0 and a
         # (0, 0) range read as -400 to 400 "x0.001" tokens/s around a flat line.
         top = max(*c.with_features, *c.without, *c.split, 1.0)
-        self.plot.setXRange(math.log10(x[0]), math.log10(x[-1]), padding=0.03)
+        self._x_range()
         self.plot.setYRange(0, top * 1.1, padding=0)
         self.x_ticks = log2_ticks(x[0], x[-1])
         self._thin_ticks()
@@ -125,8 +126,26 @@ class FeaturesChart(WorkerChart, ChartBase):
         per_unit = width / (hi - lo) if hi > lo else 0.0
         self.plot.getAxis("bottom").setTicks([thinned(self.x_ticks, per_unit)])
 
+    def _x_range(self) -> None:
+        """The users' log range, 3 % padded, and on the right at least half the last count's
+        text: pyqtgraph drops a tick text that runs past the axis's end (AxisItem
+        generateDrawSpecs, the axis with its grid bounded by the view), and at 1024 x 700 the
+        last count ("64"), centred 3 % inside a 260 px axis, went missing."""
+        c = self.data
+        if c is None or not c.users:
+            return
+        lo, hi = math.log10(c.users[0]), math.log10(c.users[-1])
+        pad = 0.03 * max(hi - lo, 1e-9)
+        axis = self.plot.getAxis("bottom")
+        half = QFontMetricsF(axis.style.get("tickFont") or axis.font()).horizontalAdvance(f"{c.users[-1]:,}")
+        half, width = half / 2 + 2, self.plot.vb.width()
+        right = max(pad, half * (hi - lo + pad) / (width - half)) if width > 2 * half else pad
+        if self.plot.vb.viewRange()[0] != [lo - pad, hi + right]:
+            self.plot.setXRange(lo - pad, hi + right, padding=0)
+
     def _layout_labels(self) -> None:
         if self.x_ticks:
+            self._x_range()  # the right margin follows the plot's width
             self._thin_ticks()
 
     def _restyle_items(self) -> None:

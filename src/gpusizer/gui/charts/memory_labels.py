@@ -125,20 +125,35 @@ class MemoryLabels(_Base):
         """The engine's budget and users' labels, clear of the bar and capacity labels; one
         that finds no room is left out (its line and mark stay, the KV part's tooltip says
         what it would): at 1,024 x 700 a P/D headline left the plot 250 px square and both
-        labels lay across the bar they describe."""
+        labels lay across the bar they describe. The budget's words are tried short ("SGLang
+        budget" over its amount) before they are left out: at 1,024 x 700 the full words found
+        no room beside one serving bar and the grey line went unnamed."""
         if not self.pool.reserved:
             return
         vb = self.plot.vb
         wanted = self.pool.wanted()
         for label in self.pool.labels():
             label.setVisible(label in wanted)  # again: the chart may have grown since
-        self.pool.anchor_labels(vb.viewRange()[0][1])
+        budget = self.pool.budget_label
+        if budget in wanted:
+            budget.setText(self.pool.budget_texts[0] or budget.toPlainText())  # full words first
+        x1 = vb.viewRange()[0][1]
+        self.pool.anchor_labels(x1)
         top = self.bars[-1].total / self.stack.scale
         bar = vb.mapViewToScene(QRectF(-HALF, 0, 2 * HALF, top)).boundingRect()
         taken = [*self._bar_rects(), scene_rect(self.cap_label), bar]
-        place(self.pool.labels(), vb, taken)
+        self._place_free(self.pool.labels(), taken)
+        if budget in wanted and not budget.isVisible() and self.pool.shorten_budget(x1):
+            budget.setVisible(True)
+            self._place_free([budget], taken)
+
+    def _place_free(self, labels: list[pg.TextItem], taken: list[QRectF]) -> None:
+        """Place ``labels`` clear of ``taken`` (scene rects, which each one shown joins); one
+        outside the plot or on another after placing is hidden."""
+        vb = self.plot.vb
+        place(labels, vb, taken)
         area = vb.sceneBoundingRect().adjusted(-1, -1, 1, 1)
-        for label in self.pool.labels():
+        for label in labels:
             rect = scene_rect(label)
             if label.isVisible() and (not area.contains(rect) or any(rect.intersects(r) for r in taken)):
                 label.setVisible(False)

@@ -48,6 +48,7 @@ class PoolView:
         self.sv: Any = None
         self.mark_y = 0.0
         self.engine = ""
+        self.budget_texts = ("", "")  # the budget's words, in full and short
 
     def set_estimate(self, est: Estimate) -> None:
         """Draw what the engine's memory rule said, kept on the estimate (``Estimate.pool``,
@@ -100,9 +101,13 @@ class PoolView:
         sv = self.sv
         if self.budget:
             self.budget_line.setValue(self.budget / scale)
-            self.budget_label.setText(
-                f"{self.engine} budget ({self.share}): {fmt_bytes(self.budget, unit, 1)}"
+            amount = fmt_bytes(self.budget, unit, 1)
+            # the short form, two narrow lines, where the full one finds no room (memory_labels.py)
+            self.budget_texts = (
+                f"{self.engine} budget ({self.share}): {amount}",
+                f"{self.engine} budget\n{amount}",
             )
+            self.budget_label.setText(self.budget_texts[0])
         base = sum(parts.get(c, 0) for c in _BELOW_KV)
         y = (base + self.used_kv) / scale
         self.mark.setData([-HALF, HALF], [y, y])
@@ -119,6 +124,16 @@ class PoolView:
         the budget's at the plot's right edge under its line (clear of the bar)."""
         self.label.setPos(HALF + 0.03, self.mark_y)
         self.budget_label.setPos(x1, self.budget_line.value())
+
+    def shorten_budget(self, x1: float) -> bool:
+        """Put the budget's short words at its anchor (``x1``: the plot's right edge); False
+        where they are already short (nothing left to try)."""
+        short = self.budget_texts[1]
+        if not short or self.budget_label.toPlainText() == short:
+            return False
+        self.budget_label.setText(short)
+        self.budget_label.setPos(x1, self.budget_line.value())
+        return True
 
     def tip(self, component: str, unit: str) -> str:
         sv = self.sv

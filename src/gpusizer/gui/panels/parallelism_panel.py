@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QListView
 
 from ...core.memory.techniques import profile_edits
 from ...core.model.context_algorithm import context_words
+from ...core.registry.framework_profile import FrameworkProfile
 from ...core.registry.frameworks import FRAMEWORKS
 from ...core.registry.no_sync import NoSyncRule
 from ...core.registry.workloads import WorkloadKind
@@ -17,6 +18,8 @@ from ..style import set_role
 from ..why_disabled import explain_disabled
 from ..widgets import ComboBox, combo
 from .base import Panel
+from .fsdp_version_row import ITEMS as _FSDP_VERSIONS
+from .fsdp_version_row import fsdp_version_edits, fsdp_version_enabled, fsdp_version_note, fsdp_version_reason
 from .no_sync_reason import no_sync_reason
 
 _DEGREES = (  # (label, field, object name)
@@ -50,6 +53,7 @@ _TRAINING_ONLY = (
     "parallelism.expert_tensor",
     "parallelism.replicated_mixers",
     "parallelism.fsdp_no_sync",
+    "parallelism.fsdp_version",
     "parallelism.zero_sub_group_size",
 )
 
@@ -76,6 +80,13 @@ class ParallelismPanel(Panel):
         f.add("GPUs", self.total, key="gpus_total")
         f.add("ZeRO stage", combo(_ZERO), "parallelism.zero_stage", name="combo_zero_stage")
         f.add("Overlap comm", combo(_OVERLAP_COMM), "parallelism.overlap_comm", name="combo_overlap_comm")
+        f.add(  # FSDP2 has no no_sync(): picking it unticks that box (panels/fsdp_version_row.py)
+            "FSDP version",
+            combo(_FSDP_VERSIONS),
+            "parallelism.fsdp_version",
+            name="combo_fsdp_version",
+            extra=fsdp_version_edits,
+        )
         self.no_sync = QCheckBox(_NO_SYNC)  # FSDP1's no_sync() over a step's earlier micro-batches
         f.add("", self.no_sync, "parallelism.fsdp_no_sync", name="check_fsdp_no_sync")
         f.add(  # DeepSpeed ZeRO-3 zero_optimization.sub_group_size (null: its step not priced)
@@ -171,6 +182,7 @@ class ParallelismPanel(Panel):
         words = context_words(str(v("framework")), v("rl.framework"))
         explain_disabled(self.form, "parallelism.context", "", words)
         self._no_sync_row(profile.no_sync if profile is not None else None)
+        self._fsdp_version_row(profile)
         self._list_frameworks(kind)
         degrees = [int(v(f"parallelism.{k}") or 1) for k in ("tensor", "pipeline", "data", "context")]
         tp, pp, dp, cp = degrees
@@ -195,7 +207,7 @@ class ParallelismPanel(Panel):
     def _no_sync_row(self, rule: NoSyncRule | None) -> None:
         """FSDP1's ``no_sync()`` keeps whole unsharded gradients only where ZeRO-3 shards them
         (core/memory/fsdp_no_sync.py); disabled below stage 3 and under FSDP2 (``fsdp_version``
-        2, set in a file) with the reason in its tooltip (panels/no_sync_reason.py),
+        2, the row above) with the reason in its tooltip (panels/no_sync_reason.py),
         enabled while ticked so it can be unticked. The stack's default, filled in where a file
         leaves the field out (core/registry/no_sync.py ``rule``), is named in the tooltip, not in
         the box's text, which would widen the panel and the window's least width."""
@@ -206,6 +218,16 @@ class ParallelismPanel(Panel):
         self.form.enable(path, enabled)
         note = f"On by default under {rule.label} (left out of a file)." if rule else ""
         explain_disabled(self.form, path, "" if enabled else reason, note)
+
+    def _fsdp_version_row(self, profile: FrameworkProfile | None) -> None:
+        """Live where the stack shards with PyTorch FSDP at ZeRO-3, with the stack's default
+        and, where off, the reason in its tooltip (panels/fsdp_version_row.py)."""
+        v = self.state.value
+        why = fsdp_version_reason(profile, v("parallelism.zero_stage"))
+        live = fsdp_version_enabled(why, v("parallelism.fsdp_version"))
+        self.form.enable("parallelism.fsdp_version", live)
+        note = fsdp_version_note(profile)
+        explain_disabled(self.form, "parallelism.fsdp_version", "" if live else why, note)
 
     def _show_dispatcher(self, training: bool) -> None:
         """The EP dispatcher rows are Megatron-Core's: shown for a framework that runs its

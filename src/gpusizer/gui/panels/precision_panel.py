@@ -17,6 +17,7 @@ from ..binding import Binder
 from ..style import set_role
 from ..widgets import combo
 from .base import Panel
+from .dtype_rate_items import mark_items
 
 _OPTIMIZER_LABELS = {
     "adamw": "AdamW",
@@ -67,9 +68,10 @@ class PrecisionPanel(Panel):
     def __init__(self, binder: Binder) -> None:
         super().__init__(binder)
         f = self.form
+        self.weights = combo(dtype_items(DTYPES))
         f.add(
             "Weights",
-            combo(dtype_items(DTYPES)),
+            self.weights,
             "precision.weights",
             name="combo_precision_weights",
             from_state=self._weights_used,
@@ -93,9 +95,10 @@ class PrecisionPanel(Panel):
         set_role(self.checkpoint_note, "hint")
         self.checkpoint_note.setWordWrap(True)
         f.add_widget(self.checkpoint_note, "checkpoint_note")
+        self.activations = combo(dtype_items(TRAINING_DTYPES))  # 16-bit items say their rate
         f.add(
             "Activations",
-            combo(dtype_items(TRAINING_DTYPES)),
+            self.activations,
             "precision.activations",
             name="combo_precision_activations",
         )
@@ -130,7 +133,8 @@ class PrecisionPanel(Panel):
             "precision.adapters",
             name="combo_precision_adapters",
         )
-        f.add("KV cache", combo(dtype_items(DTYPES)), "precision.kv_cache", name="combo_precision_kv_cache")
+        self.kv_cache = combo(dtype_items(DTYPES))
+        f.add("KV cache", self.kv_cache, "precision.kv_cache", name="combo_precision_kv_cache")
         self.state.changed.connect(self.refresh)
         self.state.estimateChanged.connect(self._warn_tensor_cores)
         self.refresh()
@@ -152,6 +156,11 @@ class PrecisionPanel(Panel):
         )
         self.tensor_note.setText(text)
         self.form.show("tensor_note", bool(text))
+        # BF16 on a T4 or V100 is timed as FP16: the items say so (panels/dtype_rate_items.py)
+        every = {i: label for label, i in dtype_items(DTYPES)}
+        mark_items(self.activations, {i: label for label, i in dtype_items(TRAINING_DTYPES)}, est.gpu)
+        for box in (self.weights, self.kv_cache):
+            mark_items(box, every, est.gpu)
 
     def refresh(self) -> None:
         kind = self.kind()
