@@ -127,3 +127,22 @@ def test_deepseek_vllm_nvidia_rows_are_poorly_evidenced() -> None:
     # vLLM MoE on NVIDIA: the wide regime; on AMD: vllm/amd/moe, a band narrower than its speed
     assert is_wide(got["h200-141gb"]) and is_wide(got["b200-192gb"])
     assert not is_wide(got["mi325x-256gb"])
+
+
+# --- 5. the split clause's words ----------------------------------------------------------------
+
+
+def test_split_clause_reads_one_gpu_and_the_band_edges() -> None:
+    import copy
+
+    from gpusizer.core.sizing.rl_split_words import split_alternative
+    from tests.cli.test_rl_split_alternative import ROW, _alt, _price
+
+    alt = _alt(1.0, (0.88, 1.88)) | {"rollout_gpus": 1, "training_gpus": 1, "total_gpus": 2}
+    row = copy.deepcopy(ROW) | {"parallelism": {"data": 1}, "rl_split_options": [alt]}
+    out = split_alternative(row, _price(40.0))
+    # rl-qwen3-8b-colocated-500 on one GH200 read "1 rollout + 1 training GPUs"; "beyond both
+    # run bands" read as outside the evidence, where the rule is the split's slow band edge
+    # against colocated's fast one (core/sizing/rl_split_alt.py)
+    assert "split 1 rollout + 1 training GPU: " in out["layout_reason"], out["layout_reason"]
+    assert "even at the slow edge of its run band against colocated's fast edge" in out["layout_reason"]
