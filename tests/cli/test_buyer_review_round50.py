@@ -146,3 +146,24 @@ def test_split_clause_reads_one_gpu_and_the_band_edges() -> None:
     # against colocated's fast one (core/sizing/rl_split_alt.py)
     assert "split 1 rollout + 1 training GPU: " in out["layout_reason"], out["layout_reason"]
     assert "even at the slow edge of its run band against colocated's fast edge" in out["layout_reason"]
+
+
+# --- 6. the interleaving asked, said in the Why --------------------------------------------------
+
+
+def test_why_says_the_interleaving_is_kept() -> None:
+    got = rows(case("pretrain-llama-70b-megatron-vpp"), "b200-192gb")["b200-192gb"]
+    # the scenario asks parallelism.virtual_stages 2; the search keeps it where PP x 2 fits the
+    # 80 layers (core/sizing/layout_space.virtual_stages) and times the bubble (PP - 1) / 2
+    # (training.md section 46): the answer's layout string alone never said so
+    assert got["parallelism"]["virtual_stages"] == 2
+    assert (
+        f"PP {got['parallelism']['pipeline']} across nodes (network), interleaved: 2 chunks a stage"
+        in (got["layout_reason"])
+    )
+
+
+def test_why_without_interleaving_unchanged() -> None:
+    got = rows(case("pretrain-7b-1t-30days"), "h100-sxm-80gb")["h100-sxm-80gb"]
+    # no virtual_stages asked: no words added (byte-identical answers for scenarios without it)
+    assert "interleaved" not in got["layout_reason"]
