@@ -34,7 +34,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     view = with_settings(HardwareView(), **view_settings(args))
     options = compare_gpus(s, gpus=ids, sort=view.sort, money=view.money(), **view.search_args())
     mark_calibrated(options, str(s.framework))  # your runs of a GPU x engine, noted
-    text = "" if args.json else compare_text(safe_data(options), s.workload.trains, _targets(s))
+    text = "" if args.json else compare_text(safe_data(options), s.workload.trains, _targets(s), s=s)
     text = with_left_out(text, s, left_out_gpus(s, ids))  # GPUs the framework does not run on
     emit(strict_json(options) if args.json else _with_default_target(text, s))
     return 0

@@ -41,7 +41,8 @@ def test_h100_row_names_the_split_that_round_49_read(week: dict[str, dict]) -> N
     assert alt["wins"] == "faster" and alt["overlap"] is True and alt["placement_stated"] is False
     clause = (
         "split 8 rollout + 8 training GPUs: 1.0 days, $1,605 (colocated 2.2 days, $1,685), faster at "
-        "no more cost, beyond both run bands (rl.placement split, rl.rollout.gpus 8, the rollout a "
+        "no more cost, even at the slow edge of its run band against colocated's fast edge "
+        "(rl.placement split, rl.rollout.gpus 8, the rollout a "
         "step ahead of training: rl.overlap)"
     )
     assert o["layout_reason"].endswith("; " + clause), o["layout_reason"]
@@ -157,7 +158,8 @@ def test_faster_beyond_the_bands_at_no_more_cost_is_named() -> None:
     assert out["rl_split_alternative"]["wins"] == "faster"
     assert out["layout_reason"] == (
         "why; split 8 rollout + 8 training GPUs: 1.0 days, $960 (colocated 2.0 days, $1,000), faster "
-        "at no more cost, beyond both run bands (rl.placement split, rl.rollout.gpus 8)"
+        "at no more cost, even at the slow edge of its run band against colocated's fast edge "
+        "(rl.placement split, rl.rollout.gpus 8)"
     )
 
 
@@ -167,7 +169,10 @@ def test_cheaper_beyond_the_cost_bands_at_no_more_time_is_named() -> None:
     # $456, at its slow edge $502, under the colocated fast edge $1,040: cheaper, no slower
     out = split_alternative(row, _price(10.0))
     assert out["rl_split_alternative"]["wins"] == "cheaper"
-    assert "cheaper at no more time, beyond both cost bands" in out["layout_reason"]
+    assert (
+        "cheaper at no more time, even at the slow edge of its cost band against colocated's fast edge"
+        in out["layout_reason"]
+    )
 
 
 def test_unpriced_row_names_nothing() -> None:

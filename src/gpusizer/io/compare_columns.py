@@ -16,6 +16,7 @@ from functools import partial
 from typing import Any
 
 from .compare_formats import Fmt, band_fmt, bytes_fmt, duration_fmt, num_fmt, text_fmt, usd_fmt, yes_fmt
+from .wide_band_text import WIDE_CELL, wide_cell
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,8 @@ class Column:
     def text(self, option: dict[str, Any], unit: str = "GiB") -> str:
         """The cell's text; empty where the value is unknown (no price, no fit)."""
         value = option.get(self.key)
+        if value is not None and wide_cell(option, self.key):  # a range no forecast: in words
+            return WIDE_CELL
         return "" if value is None else self.fmt(value, unit)
 
 

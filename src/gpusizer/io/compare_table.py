@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..core.model.specs import Scenario
 from ..core.sizing.compare_rank import speed_of
 from .batch_lever_text import batch_lever_header, lever_words, need_lever_words
 from .compare_caveats import caveat_lines, front_caveat
@@ -28,6 +29,7 @@ from .compare_columns import (
     text_fmt,
 )
 from .compare_formats import usd_fmt
+from .wide_band_text import is_wide, wide_band_lines, wide_tip
 
 __all__ = [
     "BASIS_WORDS",
@@ -75,9 +77,16 @@ def table_rows(
     return rows
 
 
-def compare_text(options: Sequence[dict[str, Any]], training: bool, targets: bool, unit: str = "GiB") -> str:
+def compare_text(
+    options: Sequence[dict[str, Any]],
+    training: bool,
+    targets: bool,
+    unit: str = "GiB",
+    s: Scenario | None = None,
+) -> str:
     """The table ``gpusizer-cli compare`` prints: text columns left, numbers right; ``*``
-    marks the Pareto front (nothing cheaper and faster); notes below."""
+    marks the Pareto front (nothing cheaper and faster); notes below (with the scenario ``s``,
+    the regime of a band wider than its speed: io/wide_band_text.py)."""
     if not options:
         return "No GPU matches the filters."
     cols = columns_for(training, targets, is_rl(options), is_pd(options))
@@ -107,6 +116,7 @@ def compare_text(options: Sequence[dict[str, Any]], training: bool, targets: boo
     lines += [f"Why ({o['gpu']}): {o['layout_reason']}" for o in options[:10] if o.get("layout_reason")]
     lines += need_lines(options[:10])
     lines += caveat_lines(options, training)
+    lines += wide_band_lines(options, s) if s is not None else []
     lines += [not_offered_line(o) for o in options if o["unmet"]]
     said = {o.get("unmet_reason") for o in options}
     lines += sorted({f"Note ({o['gpu']}): {n}" for o in options for n in o["notes"] if n not in said})
@@ -177,6 +187,8 @@ def band_tip_lines(o: dict[str, Any], unit: str = "GiB") -> list[str]:
         return []
     mem, speed = o.get("memory_confidence") or "none", o.get("speed_confidence") or "none"
     out = [f"How sure: memory {mem} · speed {speed}"]
+    if is_wide(o):  # the ranges below are no forecast (io/wide_band_text.py)
+        out.append(wide_tip(o))
     peak = o.get("per_gpu_total_range")
     if peak:
         out.append(f"Peak of runs like this: {band_fmt(bytes_fmt)(peak, unit)} per GPU")

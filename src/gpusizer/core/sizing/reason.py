@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..model.architecture import resolve
 from ..pipeline.estimate import estimate
 from ..pipeline.work import builder_of
 from ..speed.goodput import effective_time_share
@@ -17,6 +18,7 @@ from .deadline_words import deadline_span
 from .feature_words import feature_part
 from .fill_serving import Choice
 from .layer_split import tensor_widths
+from .layout_space import virtual_stages
 from .preference_words import preference_part
 from .service_level import default_target
 from .unmet import speed_gaps
@@ -131,6 +133,22 @@ def _pipeline_in_node(adv: Any, tp: int, pp: int, link: str) -> str:
     return f"PP {pp} within a node ({link}): {width} GPUs a replica, a width TP alone does not take"
 
 
+def _interleaved(s: Any, pp: int) -> str:
+    """ ", interleaved: 2 chunks a stage" where the scenario's ``virtual_stages`` is kept at this
+    PP (core/sizing/layout_space.virtual_stages: PP x it within the layers; Megatron-LM
+    ``--num-layers-per-virtual-pipeline-stage``, the bubble (PP - 1) / v, training.md section 46),
+    so the answer says the interleaving asked is in its layout, or not."""
+    asked = s.parallelism.virtual_stages
+    if asked <= 1:
+        return ""
+    kept = virtual_stages(asked, pp, resolve(s.model).layers)
+    return (
+        f", interleaved: {kept} chunks a stage"
+        if kept > 1
+        else f", not interleaved ({asked} x PP {pp} passes the layers)"
+    )
+
+
 def _where(adv: Any, c: Choice) -> list[str]:
     lay, links, training = c.layout, adv.links, adv.s.workload.trains
     if lay.ad > 1:
@@ -141,9 +159,12 @@ def _where(adv: Any, c: Choice) -> list[str]:
     if lay.pp > 1:
         span = lay.tp * lay.pp if not training else lay.gpus
         out.append(
-            f"PP {lay.pp} across nodes (network)"
-            if span > links.node
-            else _pipeline_in_node(adv, lay.tp, lay.pp, links.name(links.intra))
+            (
+                f"PP {lay.pp} across nodes (network)"
+                if span > links.node
+                else _pipeline_in_node(adv, lay.tp, lay.pp, links.name(links.intra))
+            )
+            + (_interleaved(adv.s, lay.pp) if training else "")
         )
     if lay.cp > 1:
         out.append(f"CP {lay.cp} for the long sequence")

@@ -92,13 +92,18 @@ def _judged(row: Mapping[str, Any], alt: Mapping[str, Any], price: Price) -> dic
     }
 
 
+# the rule of core/sizing/rl_split_alt.py in a buyer's words: the split's slow band edge against
+# colocated's fast one ("beyond both run bands" read as outside the evidence)
+_EDGES = "even at the slow edge of its {0} band against colocated's fast edge"
+
+
 def _clause(row: Mapping[str, Any], alt: Mapping[str, Any]) -> str:
     """``split 8 rollout + 8 training GPUs: 1.0 days, $1,605 (colocated 2.2 days, $1,685), ...``."""
     as_set = " as set:" if alt["placement_stated"] else ""
     how = (
-        "faster at no more cost, beyond both run bands"
+        f"faster at no more cost, {_EDGES.format('run')}"
         if alt["wins"] == "faster"
-        else "cheaper at no more time, beyond both cost bands"
+        else f"cheaper at no more time, {_EDGES.format('cost')}"
     )
     par = row.get("parallelism") or {}
     unit = par.get("tensor", 1) * par.get("pipeline", 1) * par.get("context", 1)
@@ -106,8 +111,9 @@ def _clause(row: Mapping[str, Any], alt: Mapping[str, Any]) -> str:
     fields = [f"rl.placement split, rl.rollout.gpus {alt['rollout_gpus']:,}"]
     fields += [f"parallelism.data {data:,}"] if data != par.get("data") else []
     fields += ["the rollout a step ahead of training: rl.overlap"] if alt["overlap"] else []
+    gpus = "GPU" if alt["training_gpus"] == 1 else "GPUs"
     return (
-        f"split {alt['rollout_gpus']:,} rollout + {alt['training_gpus']:,} training GPUs: "
+        f"split {alt['rollout_gpus']:,} rollout + {alt['training_gpus']:,} training {gpus}: "
         f"{_days(alt['run_seconds'])}, ${alt['training_cost']:,.0f} (colocated{as_set} "
         f"{_days(row['rl_run_seconds'])}, ${row['training_cost']:,.0f}), {how} ({', '.join(fields)})"
     )

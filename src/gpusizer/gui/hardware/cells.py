@@ -8,6 +8,7 @@ from typing import Any
 
 from ...io.compare_table import Column
 from ...io.evidence_text import OUTSIDE, OUTSIDE_WHY
+from ...io.wide_band_text import wide_cell, wide_tip
 
 SOURCES = {  # the option's provenance fields of each price column (core/sizing/prices.py)
     "price_per_hour": ("price_per_hour_provider", "price_per_hour_source", "price_per_hour_date"),
@@ -69,6 +70,8 @@ def band_cell(option: dict[str, Any], col: Column, unit: str) -> str:
     text = col.text(option, unit)
     if not text and no_band(option, col.key):
         return NO_BAND
+    if wide_cell(option, col.key):  # already in words (io/wide_band_text.py)
+        return text
     return f"{OUTSIDE} {text}" if text and outside_band(option, col.key) else text
 
 
@@ -93,4 +96,6 @@ def band_tip(option: dict[str, Any], key: str) -> list[str]:
             "No band: too few replayed published runs like this one to draw it from "
             f"(speed {speed}; docs/evidence/*.md). The estimate stands alone."
         ]
+    if wide_cell(option, key):
+        return [wide_tip(option)]
     return [OUTSIDE_WHY] if outside_band(option, key) else []
