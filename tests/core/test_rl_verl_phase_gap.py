@@ -8,8 +8,13 @@ a later change that moves a phase shows here first."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
-from scripts.rl_verl_phases import gap_shares, records, rows, timers_of
+
+sys.path.insert(0, str(Path(__file__).parents[2] / "scripts"))
+from rl_verl_phases import gap_shares, records, rows, timers_of
 
 BY_ID = {r["id"]: r for r in records()}
 
