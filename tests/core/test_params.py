@@ -19,6 +19,7 @@ import pytest
 from gpusizer.core.model.params import ParamCounts, count_parameters
 from gpusizer.core.model.presets import model_presets
 from gpusizer.core.pipeline.scenario import parse_scenario
+from tests.io.test_presets_2026 import PRESETS as PRESETS_2026
 
 
 def counts(preset: str) -> ParamCounts:
@@ -280,18 +281,7 @@ CHECKED_ELSEWHERE = {
     "mistral-small-3.1-24b",
     # the 2026 presets: tests/io/test_presets_2026.py (model card totals and actives, with the
     # vision tower where the card counts it)
-    "qwen3.5-27b",
-    "qwen3.5-35b-a3b",
-    "qwen3.5-122b-a10b",
-    "qwen3.5-397b-a17b",
-    "glm-5",
-    "kimi-k2.5",
-    "minimax-m2",
-    "deepseek-v3.2",
-    "ernie-4.5-300b-a47b",
-    "hunyuan-a13b",
-    "granite-4.0-h-small",
-    "nemotron-3-nano-30b-a3b",
+    *PRESETS_2026,
 }
 
 
