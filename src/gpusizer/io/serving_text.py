@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .band_text import ms, ms_one, pd_band_words, usd, with_band
+from .band_text import banded_aside, ms, ms_one, pd_band_words, usd, with_band
 from .evidence_text import TOOK, band_words, banded
 from .wording import count, duration
 
@@ -161,13 +161,17 @@ def training_line(compute: Mapping[str, Any], gpus: int) -> str | None:
     """Training time and cost (None when the scenario names no training tokens)."""
     if not compute.get("time_seconds"):
         return None
-    money = f", {with_band(compute, 'cost', usd, True)}" if compute.get("cost") is not None else ""
+    # the GPU-hours and cost sit inside the line's parentheses, so their bands are asides
+    # ("3.61 GPU-hours, runs like this 2.84-4.19"), as the window's run rows word them
+    hours = banded_aside(
+        gpu_hours(compute["gpu_hours"]), compute.get("gpu_hours_range"), _hours, compute["gpu_hours"]
+    )
+    cost = compute.get("cost")
+    money = "" if cost is None else f"; {banded_aside(usd(cost), compute.get('cost_range'), usd, cost)}"
     rng = compute.get("time_seconds_range")
     band = f" ({band_words(rng, duration, compute['time_seconds'], TOOK, ' to ')})" if rng else ""
-    line = (
-        f"  training     {duration(compute['time_seconds'])}{band} on {count(gpus, 'GPU')} "
-        f"({with_band(compute, 'gpu_hours', _hours, True, gpu_hours)}{money})"
-    )
+    took = f"{duration(compute['time_seconds'])}{band}"
+    line = f"  training     {took} on {count(gpus, 'GPU')} ({hours}{money})"
     share, wall = compute.get("effective_time_share"), compute.get("wall_time_seconds")
     if share is None or wall is None:
         return line
