@@ -297,7 +297,8 @@ def _rl_steps() -> Iterator[tuple[str, dict[str, Any], float]]:
     their issue threads' logged steps (rl-time-logs.json, tests/core/test_rl_time_logs.py) and
     verl's steps from public reports and logs, replayed blind (rl-time-blind3.json,
     tests/core/test_rl_blind_round3.py; rl-time-blind4.json, tests/core/test_rl_blind_round4.py;
-    rl-time-blind5.json, tests/core/test_rl_blind_round5.py).
+    rl-time-blind5.json, tests/core/test_rl_blind_round5.py; rl-time-blind6.json's counted steps,
+    tests/core/test_rl_blind6.py).
     Whole steps only: the report's band is applied to the step and the run; a phase's timer is a
     part of the step (its error is a diagnostic of which phase the model misses, docs/evidence/rl.md
     2d, 2h, 6 and 7), and its ratio (a refit at 0.07-0.26 of its timer) says nothing of a step's."""
@@ -308,6 +309,7 @@ def _rl_steps() -> Iterator[tuple[str, dict[str, Any], float]]:
     from tests.core.test_rl_blind_round3 import RECORDS as BLIND3
     from tests.core.test_rl_blind_round4 import RECORDS as BLIND4
     from tests.core.test_rl_blind_round5 import RECORDS as BLIND5
+    from tests.core.test_rl_blind6 import RECORDS as BLIND6
     from tests.core.test_rl_memory_evidence import RECORDS as VERL
     from tests.core.test_rl_time_logs import RECORDS as LOGGED
     from tests.core.test_rl_time_others import RECORDS as OTHERS
@@ -329,6 +331,8 @@ def _rl_steps() -> Iterator[tuple[str, dict[str, Any], float]]:
         yield f"rl-time-blind4:{rec['id']}:step", rec["scenario"], rec["measured"]["step"]
     for rec in BLIND5:
         yield f"rl-time-blind5:{rec['id']}:step", rec["scenario"], rec["measured"]["step"]
+    for rec in BLIND6:
+        yield f"rl-time-blind6:{rec['id']}:step", rec["scenario"], rec["measured"]["step"]
 
 
 def _rl() -> Iterator[Figure]:

@@ -21,6 +21,8 @@ figure for figure:
   among them, as the page has counted them since section 7), UniRL's two counted phases
   (``rl-time-papers.json`` ``counted``, ``test_rl_time_papers.py`` ``_phases``) and TRL's logged
   step (``rl-time-logs.json``, ``test_rl_time_logs.py`` ``_step``).
+- the sixth blind round (``rl-time-blind6.json``, ``test_rl_blind6.py`` ``RECORDS``: its counted
+  steps, each in the group its record names; SkyRL's two: others 23). Its brackets are not counted.
 - memory (20, apart): verl's ``perf/max_memory_allocated_gb`` against the report's counter
   (``test_rl_memory_evidence.py`` ``_counted_gib``), within 15 %.
 
@@ -117,9 +119,18 @@ def _others() -> Iterator[Figure]:
         yield Figure("others", "rl-time-logs.json", rec["id"], "step", published, _step(rec["scenario"]))
 
 
+def _blind6() -> Iterator[Figure]:
+    from tests.core.test_rl_blind6 import RECORDS, _step
+
+    for rec in RECORDS:
+        published = rec["measured"]["step"]
+        yield Figure(rec["group"], "rl-time-blind6.json", rec["id"], "step", published, _step(rec["scenario"]))
+
+
 def time_figures() -> list[Figure]:
-    """Every counted RL step and phase time figure, NeMo RL, verl, then the other sources."""
-    return [*_nemo_rl(), *_verl(), *_others()]
+    """Every counted RL step and phase time figure, NeMo RL, verl, the other sources, then the
+    sixth blind round's (each in its record's group)."""
+    return [*_nemo_rl(), *_verl(), *_others(), *_blind6()]
 
 
 def memory_figures() -> list[Figure]:

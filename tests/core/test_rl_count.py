@@ -40,8 +40,11 @@ def test_totals() -> None:
     "Comparison with VeRL" page, DeepSeek-R1-Distill-Qwen-1.5B on 8 H100 and -7B on 64 GPUs
     (rl-time-blind5.json): 1.355, a miss, and 1.111, within (rl.md, "a fifth blind round"). 73 of
     128 since verl's SGLang rollout before v0.6.0 keeps SGLang's CUDA graphs (verl's sglang_rollout.py
-    passes no enforce_eager): the two read 0.668 and 0.602, both short (rl.md, the same section)."""
-    assert rl_figures.count(TIMES) == (73, 128)
+    passes no enforce_eager): the two read 0.668 and 0.602, both short (rl.md, the same section).
+    73 of 130 since the sixth blind round adds SkyRL's two Qwen3.5-9B DAPO steps on 8 H100
+    (rl-time-blind6.json, its spec-decode page's baseline and MTP run): 0.566 and 0.488, both
+    short (rl.md, "a sixth blind round")."""
+    assert rl_figures.count(TIMES) == (73, 130)
 
 
 def test_each_group_as_its_modules_count_it() -> None:
@@ -49,10 +52,10 @@ def test_each_group_as_its_modules_count_it() -> None:
     (test_rl_evidence.py 24 of 50, test_rl_evidence_v07.py 14 of 23, test_rl_phase_logs.py's blog
     and #959 steps 5 of 6), verl 22 of 28 (test_rl_verl_time_evidence.py 20 of 20,
     test_rl_blind_round3.py 1 of 4, test_rl_blind_round4.py 1 of 2, test_rl_blind_round5.py 0 of
-    2), the other sources 8 of 21
+    2), the other sources 8 of 23
     (test_rl_time_others.py 7 of 18, test_rl_time_papers.py 0 of 2, test_rl_time_logs.py 1 of
-    1)."""
-    assert rl_figures.by_group(TIMES) == {"NeMo RL": (43, 79), "verl": (22, 28), "others": (8, 21)}
+    1, test_rl_blind6.py's SkyRL steps 0 of 2)."""
+    assert rl_figures.by_group(TIMES) == {"NeMo RL": (43, 79), "verl": (22, 28), "others": (8, 23)}
     within = Counter(f.source for f in TIMES if f.within)
     counted = Counter(f.source for f in TIMES)
     assert {s: (within[s], n) for s, n in counted.items()} == {
@@ -66,6 +69,7 @@ def test_each_group_as_its_modules_count_it() -> None:
         "rl-time-others.json": (7, 18),
         "rl-time-papers.json": (0, 2),
         "rl-time-logs.json": (1, 1),
+        "rl-time-blind6.json": (0, 2),
     }
 
 
@@ -77,13 +81,13 @@ def test_memory_apart() -> None:
 
 
 def test_whole_steps_and_phases() -> None:
-    """111 whole steps (107 before the fourth blind round's two DeepScaleR steps, 109 before the fifth
-    round's two steps from RLinf's page) and 17 phase timers
+    """113 whole steps (107 before the fourth blind round's two DeepScaleR steps, 109 before the fifth
+    round's two steps from RLinf's page, 111 before the sixth round's two SkyRL steps) and 17 phase timers
     (rl-time-others.json's and UniRL's); the whole steps are the ones scripts/evidence_bands.py
     ``_rl_steps`` puts in the speed bands, published seconds for published seconds (a step added to
     the bands and not to this count fails here)."""
     import evidence_bands
 
-    assert Counter(f.phase == "step" for f in TIMES) == {True: 111, False: 17}
+    assert Counter(f.phase == "step" for f in TIMES) == {True: 113, False: 17}
     banded = sorted(seconds for _, _, seconds in evidence_bands._rl_steps())
     assert sorted(f.published for f in TIMES if f.phase == "step") == banded
