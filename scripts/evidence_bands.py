@@ -306,10 +306,10 @@ def _rl_steps() -> Iterator[tuple[str, dict[str, Any], float]]:
     from tests.core.rl_figures_v05 import V05_OFF, V05_ON
     from tests.core.rl_figures_v07 import V07_OFF, V07_ON
     from tests.core.rl_phase_logs import LOGS, dtensor
+    from tests.core.test_rl_blind6 import RECORDS as BLIND6
     from tests.core.test_rl_blind_round3 import RECORDS as BLIND3
     from tests.core.test_rl_blind_round4 import RECORDS as BLIND4
     from tests.core.test_rl_blind_round5 import RECORDS as BLIND5
-    from tests.core.test_rl_blind6 import RECORDS as BLIND6
     from tests.core.test_rl_memory_evidence import RECORDS as VERL
     from tests.core.test_rl_time_logs import RECORDS as LOGGED
     from tests.core.test_rl_time_others import RECORDS as OTHERS
