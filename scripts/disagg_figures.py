@@ -21,6 +21,8 @@ replay and count, each module with its own scenario builder; this script imports
 - the blind round (stacks not replayed before, each run replayed once as stated: the vLLM
   Router's Llama 3.1 8B 8P8D runs, first token and time per token):
   ``tests/core/test_disagg_blind.py`` ``ours``.
+- the second blind round (Mooncake's vLLM V0 P/D pages on A10, each run open loop at its stated
+  rate, first token and time per token): ``tests/core/test_disagg_blind2.py`` ``ours``.
 
 Not counted there, so not here: the aggregated baselines of the same pages, dstack's
 EOS-terminated grid (output lengths only as means), aiconfigurator's silicon rows (their own
@@ -50,6 +52,7 @@ GROUPS = (
     "large-ep",
     "anyscale",
     "blind",
+    "blind2",
     "tke-grid",
 )
 
@@ -160,6 +163,16 @@ def _blind() -> Iterator[Figure]:
         yield Figure("blind", run["id"], label, "TPOT", run["published_tpot_ms"], tpot)
 
 
+def _blind2() -> Iterator[Figure]:
+    from tests.core.test_disagg_blind2 import RUNS, ours
+
+    for run in RUNS:
+        ttft, tpot = ours(run)
+        label = f"{run['prompt']}/{run['output']} {run['rate']:g} req/s"
+        yield Figure("blind2", run["id"], label, "TTFT", run["published_ttft_ms"], ttft)
+        yield Figure("blind2", run["id"], label, "TPOT", run["published_tpot_ms"], tpot)
+
+
 def _tke() -> Iterator[Figure]:
     from tests.core.test_disagg_tke_grid import GRID, _run
 
@@ -181,6 +194,7 @@ def figures(*, tke: bool = True) -> list[Figure]:
         *_large_ep(),
         *_anyscale(),
         *_blind(),
+        *_blind2(),
     ]
     return found + list(_tke()) if tke else found
 

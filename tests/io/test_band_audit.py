@@ -55,7 +55,7 @@ def test_serving_cost_p99_and_pd_pools() -> None:
     add_serving_derived(sv, B)
     assert sv["cost_per_million_tokens_range"] == pytest.approx([4.0, 6.25])
     assert sv["ttft_p99_seconds_range"] == pytest.approx([0.4, 0.625])
-    # the P/D pools carry their P/D regimes' bands (speed/disagg/*, the 244 published P/D
+    # the P/D pools carry their P/D regimes' bands (speed/disagg/*, the 282 published P/D
     # figures of scripts/disagg_figures.py; docs/evidence/speed.md, the P/D bands section)
     tpot, rate = band("speed/disagg/tpot"), band("speed/disagg/throughput")
     assert sv["disaggregated_tpot_seconds_range"] == pytest.approx(list(tpot.time_range(0.01) or ()))
