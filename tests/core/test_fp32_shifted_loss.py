@@ -83,4 +83,6 @@ def test_an_unknown_loss_is_refused_naming_the_kinds() -> None:
     from gpusizer.core.errors import ScenarioError
 
     with pytest.raises(ScenarioError, match="lse_fp32_shifted_inplace"):
-        parse_scenario({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora", "loss": "fp32_shift"}})
+        parse_scenario(
+            {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora", "loss": "fp32_shift"}}
+        )

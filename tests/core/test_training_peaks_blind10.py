@@ -67,8 +67,9 @@ def test_each_figure_is_its_csv_rows_peak_in_bytes() -> None:
 
 def test_the_round_is_23_runs_10_within_15_percent_blind() -> None:
     # blind: four of the five full fine-tunes (their optimizer step, 1.000), the Liger rows on
-    # one GPU (0.956-0.970), Mistral's one-GPU LoRA (1.084) and 2-GPU rows (0.923, 0.880); high: every foak row that keeps Llama 3's 128k-vocabulary logits (1.209-1.340),
-    # Mistral's one-GPU QLoRA (1.159); low: Liger under FSDP (0.717-0.813)
+    # one GPU (0.956-0.970), Mistral's one-GPU LoRA (1.084) and 2-GPU rows (0.923, 0.880); high:
+    # every foak row that keeps Llama 3's 128k-vocabulary logits (1.209-1.340) and Mistral's
+    # one-GPU QLoRA (1.159); low: Liger under FSDP (0.717-0.813)
     assert len(RECORDS) == 23
     blind = {r["id"]: r["ratio_blind"] for r in RECORDS}
     assert sum(abs(v - 1) <= TOLERANCE for v in blind.values()) == 10
