@@ -60,6 +60,8 @@ def returned_logits_fp32(
     not fused) and the activations are 16-bit (the Trainer's native AMP); else 0."""
     if not profile.amp_upcasts_returned_logits or kind.fused or not kind.keeps_logits:
         return 0.0
+    if kind.fp32_shifted:  # the model returns fp32 logits already: convert_to_fp32 copies nothing
+        return 0.0
     if activation_bytes >= 4:  # fp32 training: no AMP wrapper, no conversion
         return 0.0
     return 4.0 * tokens * vocab

@@ -51,6 +51,13 @@ tests/core/data/techniques-measured.json, scripts/measure_techniques.py):
   new 16-bit gradient (p·T·V). z-loss (``lse_square_scale``) reuses the saved LSE.
   ``lse_16bit_inplace`` (Liger's cross-entropy, flash-attn with ``inplace_backward``): the
   same saved bytes, the gradient written over them: no backward transient.
+  ``lse_fp32_shifted_inplace`` (an in-place kernel patched in for ``nn.CrossEntropyLoss`` under
+  transformers <= 4.45, whose ``LlamaForCausalLM.forward`` upcasts the logits and hands the loss
+  ``logits[..., :-1, :].contiguous()``; fms-acceleration's ``fast_loss``, Unsloth's
+  ``Fast_CrossEntropyLoss``): the shifted fp32 copy is kept (4·T·V + 4·T); the forward holds
+  the unshifted fp32 logits beside it (4·T·V; the 16-bit head output dies at the cast); the
+  gradient is written over the copy, and ``slice_backward`` builds a zero-filled fp32 gradient
+  of the unshifted shape beside it (4·T·V) before the cast's backward (2 + 4 B) frees it.
 * ``full_logits_held`` (torchtune before v0.3.0: the model returns fp32 logits,
   ``torchtune/modules/transformer.py`` ``self.output(h).float()``, and the recipe's loop keeps its
   ``logits`` (the shifted ``.contiguous()`` fp32 copy) referenced until ``loss.backward()``
@@ -127,7 +134,7 @@ def saved(arch: Arch, loss: LossSetup, logits: Logits, head_trainable: bool) -> 
     if loss.compiled and kind.compilable:
         return p * t * v + 8 * t + 8 * t  # 16-bit logits, fp32 max and log-sum-exp
     if kind.keeps_logits:  # the logits as they are, an fp32 LSE per row, the labels
-        return p * t * v + 4 * t + 8 * t
+        return (4 if kind.fp32_shifted else p) * t * v + 4 * t + 8 * t
     kept = (4 if kind.upcast else p) * t * v + 8 * t  # log-softmax output + shifted labels
     if arch.spec.final_logit_softcap:  # Gemma 2: tanh(logits / cap) keeps its output
         kept += p * t * v
@@ -151,6 +158,8 @@ def transients(arch: Arch, loss: LossSetup, logits: Logits, head_grad: float) ->
     if kind.fused:
         rows = fused_rows(loss.chunks, tokens, arch)
         return 4 * rows * vocab + head_grad, p * tokens * arch.hidden + head_grad
+    if kind.keeps_logits and kind.fp32_shifted:  # the unshifted logits; slice_backward's zeros
+        return 4 * tv, (0.0 if kind.inplace_backward else 4 * tv) + 4 * tv
     if kind.keeps_logits:  # the kept logits are the saved bytes; a new gradient unless in place
         return 0.0, 0.0 if kind.inplace_backward else p * tv
     if kind.chunked and not kind.upcast:  # the 16-bit chunk list lives through backward

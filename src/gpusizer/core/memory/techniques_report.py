@@ -39,7 +39,8 @@ def _loss_line(s: Scenario) -> str | None:
         return "fused linear cross-entropy: no logits kept"
     if kind.keeps_logits:
         inplace = ", gradient written in place" if kind.inplace_backward else ""
-        return f"fused cross-entropy: 16-bit logits and an fp32 log-sum-exp kept{inplace}"
+        held = "the model's fp32 shifted logits" if kind.fp32_shifted else "16-bit logits"
+        return f"fused cross-entropy: {held} and an fp32 log-sum-exp kept{inplace}"
     if kind.z_loss:
         return "z-loss in eager PyTorch: the fp32 logits kept beside the fp32 log-softmax"
     if kind.holds_logits:

@@ -34,6 +34,11 @@ class LossKind:
     # instead of a log-softmax (flash-attn xentropy, Liger's cross-entropy)
     keeps_logits: bool = False
     inplace_backward: bool = False  # d(loss)/d(logits) written over the kept logits
+    # the kernel takes the model's own fp32 shifted copy (transformers <= 4.45: ``.float()``,
+    # then ``logits[..., :-1, :].contiguous()``): it keeps 4 B per logit, the unshifted fp32
+    # logits sit beside the copy in the forward and slice_backward's zero-filled fp32 gradient
+    # beside the kept one in the backward (core/memory/loss.py)
+    fp32_shifted: bool = False
     # z-loss in eager PyTorch: logsumexp of the fp32 logits keeps them for its backward
     z_loss: bool = False
     # the training loop keeps its own reference to the fp32 logits it passed to the loss until
@@ -143,6 +148,27 @@ for _k in (
             "linkedin/Liger-Kernel ead96b6 src/liger_kernel/ops/cross_entropy.py: the gradient "
             "written into the logits in the forward, ctx.save_for_backward(_input.detach())",
             "flash-attn cross_entropy.py with inplace_backward=True: dlogits = logits",
+        ),
+    ),
+    LossKind(
+        "lse_fp32_shifted_inplace",
+        "fp32 shifted logits, gradient in place (kernel under transformers <= 4.45)",
+        chunked=False,
+        compilable=False,
+        logit_list=False,
+        keeps_logits=True,
+        inplace_backward=True,
+        fp32_shifted=True,
+        sources=(
+            "foundation-model-stack/fms-acceleration 733992a plugins/fused-ops-and-kernels/src/"
+            "fms_acceleration_foak/kernels/unsloth/cross_entropy_loss.py Fast_CrossEntropyLoss: "
+            "ctx.save_for_backward(logits, logsumexp, labels); backward stores dloss * y into "
+            "logits_ptr and returns logits; models/llama.py rule 'llama-cross-ent' puts "
+            "FastCrossEntropyLoss in place of torch.nn.CrossEntropyLoss (fast_loss: True)",
+            "transformers 4.45.2 (wheel) models/llama/modeling_llama.py LlamaForCausalLM.forward: "
+            "logits = self.lm_head(...).float(); shift_logits = logits[..., :-1, :].contiguous(); "
+            "loss_fct = CrossEntropyLoss() (mistral the same); 4.46 moved the loss to "
+            "loss_utils.ForCausalLMLoss",
         ),
     ),
     LossKind(
