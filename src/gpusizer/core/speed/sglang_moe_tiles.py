@@ -101,6 +101,8 @@ def scenario_rows(s: Scenario, family: str, experts_dtype: str, gpu: str) -> Row
     moe = s.model.moe
     if moe is None or not moe.experts or not moe.expert_ffn_hidden_size:
         return ()
+    if s.parallelism.expert_in_tensor > 1:  # whole experts over the TP ranks: another layout
+        return ()
     shape = (moe.experts, moe.expert_ffn_hidden_size // s.parallelism.tensor, gpu)
     default = bool(s.serving.moe_default_config)
     return sglang_rows(s.framework, family, experts_dtype, shape, s.parallelism.expert, default)
