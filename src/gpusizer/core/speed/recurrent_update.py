@@ -37,7 +37,7 @@ dated before 2026-01.
 
 Which releases: the PR's kernel ("After": 1.6x faster at 1,024 sequences) is vLLM's from its
 merge (2026-01); SGLang's later versions launch ``BV = 32`` as well. The table is read for
-vendor engines' releases dated before 2026-01 on the two GPUs measured; others keep the bytes
+vendor engines' releases dated before 2026-01 on the GPUs measured; others keep the bytes
 at the achieved bandwidth.
 """
 

@@ -22,7 +22,8 @@ the default tiles' 32 columns give 64 w2 CTAs an expert block at hidden 2,048, t
 Read where the tiles are known: a run that states it ran the default config
 (``serving.moe_default_config``: the "Before" columns of SGLang's tuning PRs), or a shape, GPU
 and width whose tuned file :data:`TUNED` holds (read at sgl-project/sglang
-``configs/triton_3_4_0/``: ``E=512,N=128,device_name=NVIDIA_H200.json`` of PR #10404,
+``configs/triton_3_4_0/``: ``E=512,N=128,device_name=NVIDIA_H200.json`` of PR #10404 and
+``E=512,N=256,device_name=NVIDIA_H200.json`` (TP 2),
 ``E=512,N=128,device_name=NVIDIA_H20.json`` and ``E=512,N=64,device_name=NVIDIA_H20.json`` of the
 H20 files PR #10467 tuned). Elsewhere the step keeps what it priced before (the measured module,
 core/speed/moe_measured_lanes.py, or the grouped rates), so no other answer moves. EP 1 only
@@ -54,6 +55,11 @@ def _rows(spec: str) -> Rows:
 TUNED: dict[tuple[int, int, str], Rows] = {
     (512, 128, "h200-141gb"): _rows(
         "1:16/64 2:16/128 4:16/128 8:16/128 16:16/128 24:16/128 32:16/64 48:16/128 64:16/128 "
+        "96:16/64 128:16/64 256:16/128 512:16/128 1024:32/128 1536:64/128 2048:64/128 "
+        "3072:64/128 4096:128/128"
+    ),
+    (512, 256, "h200-141gb"): _rows(
+        "1:16/64 2:16/128 4:16/128 8:16/128 16:16/64 24:16/128 32:16/256 48:16/128 64:16/128 "
         "96:16/64 128:16/64 256:16/128 512:16/128 1024:32/128 1536:64/128 2048:64/128 "
         "3072:64/128 4096:128/128"
     ),
