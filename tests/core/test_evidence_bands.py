@@ -31,7 +31,9 @@ SHORT = {
     # figures: a fifth of 6 on the band 0.97-1.83 holds 4 (3 before Qwen3-Next's Gated DeltaNet
     # blocks were priced at their kernels, which brings its H200 TP 8 figure from 1.944 to 1.66);
     # outside, two on the slow side within 25 % of their published figures (InferenceX's H200 c=16
-    # output rate, 0.936, and the new B300 c=32 output rate, 0.966)
+    # output rate, 0.936, and the new B300 c=32 output rate, 0.966); the same two on the band
+    # 0.97-1.74 since SGLang's Triton MoE tiles and the H20's Gated DeltaNet update were priced
+    # (docs/evidence/speed.md, the section on SGLang's default MoE tiles)
     "speed/sglang/nvidia/moe": (4, 6),
     # (the P/D time per token was short here, 15 of 22 on the band 0.93-2.23, after the blind P/D
     # round's vLLM Router runs, all slower in ours; the second blind P/D round (docs/evidence/
@@ -332,7 +334,12 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # the InferenceX H200 c=16 output rate and TPOT (0.936, 0.937) and the B300 c=32 output rate
     # (0.966); above: Qwen3-Next-80B-A3B under SGLang on H20 at TP 4 / 8 (narrow experts, the
     # third blind round's section) and the 16-H100 DeepSeek-R1 TPOT at one user (1.90)
-    "speed/sglang/nvidia/moe": (21, 27),
+    # (22 of 27, 81 %, once SGLang's Triton MoE w2 grid is priced at its config's tiles and the
+    # H20's Gated DeltaNet update at InferSim's measured times, core/speed/sglang_moe_tiles.py and
+    # core/speed/recurrent_update.py: the H20's Qwen3-Next at TP 4 / 8 1.754 / 1.831 -> 1.652 /
+    # 1.634, the H200's "Before" column 1.47-1.66 -> 1.32-1.35; band 0.97-1.83 -> 0.97-1.74;
+    # outside, the three slow rows, the 16-H100 TPOT and Qwen3-235B-FP8 on H20 at 1000/2000
+    # (1.740): off this list)
     # Megatron full training: 5 figures on the pooled memory band until the ninth blind round of
     # training peaks (training-peaks-blind9.json) added six Megatron-LM functional-test goldens:
     # 11 figures, pooled from memory/megatron (12), band 0.98-1.12. Each fifth held out, 8 inside:

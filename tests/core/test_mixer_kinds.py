@@ -167,7 +167,9 @@ def test_which_engines_and_gpus_read_the_measured_update() -> None:
     releases = {r.version: r for r in SGLANG}
     assert update_points("h200-141gb", releases["0.5.3"], "vendor") == TABLES["h200-141gb"]
     assert update_points("h200-141gb", releases["0.5.23"], "vendor") == ()  # BV 32 by then
-    assert update_points("h20-96gb", releases["0.5.3"], "vendor") == ()  # not measured
+    # measured since InferSim's H20 table (core/speed/recurrent_update.py; before: not measured)
+    assert update_points("h20-96gb", releases["0.5.3"], "vendor") == TABLES["h20-96gb"]
+    assert update_points("gh200-96gb", releases["0.5.3"], "vendor") == ()  # not measured
     assert update_points("h200-141gb", None, "vendor") == ()
 
 
@@ -187,6 +189,6 @@ def test_sglang_on_h200_prices_its_fp32_update_at_the_measured_kernel() -> None:
     )
     # the bytes at the achieved bandwidth read the update 2-3x fast
     assert state_seconds(sh, rate, None, 0.0, (8, 0, 0)) < 0.4 * 36 * call
-    # an H20 (no table) keeps the bytes at the achieved bandwidth
-    assert _step("qwen3-next-80b-a3b", gpu="h20-96gb", tp=4, version="0.5.2").update is None
+    # an H20 reads InferSim's table (no table until then: the bytes at the achieved bandwidth)
+    assert _step("qwen3-next-80b-a3b", gpu="h20-96gb", tp=4, version="0.5.2").update is not None
     assert _step("qwen3-next-80b-a3b").update is None  # SGLang's newest release: BV 32

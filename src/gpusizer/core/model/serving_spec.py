@@ -163,6 +163,13 @@ class ServingSpec(Strict):
     # micro-batches, one's DeepEP dispatch and combine beside the other's computation
     # (core/speed/step_tbo.py). Null / false: one batch, as before. Needs a DeepEP backend.
     two_batch_overlap: bool | None = None
+    # Additive: SGLang's Triton fused MoE ran without a tuned config for the GPU and expert shape
+    # (its log "Using default MoE kernel config"; the "Before" runs of its tuning PRs), so with
+    # ``get_default_config``'s tiles: at narrow 16-bit expert slices on Hopper the second GEMM's
+    # grid of short tiles bounds the call (core/speed/sglang_moe_tiles.py). Null / false: a tuned
+    # config, priced where its file is known, else as before. SGLang only (vLLM's narrow-slice
+    # grid already takes its default tiles); another engine ignores it.
+    moe_default_config: bool | None = None
     # Additive: deployment features (core/model/serving_features.py; null: off)
     prefix: PrefixSpec | None = None
     speculative: SpeculativeSpec | None = None

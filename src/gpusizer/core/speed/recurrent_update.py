@@ -24,9 +24,20 @@ points' line below the smallest (34 MB on the H200 at 30.1 us; the line meets 0 
 4.8 TB/s), the B200's 2.3 TB/s; at SGLang's fp32 state (core/model/state.py) a call moves twice
 a bf16 pool's bytes and is read at those bytes.
 
+The H20: alibaba/InferSim ``bench_data/gdn/decode/h20/4-16-128-32-128.csv`` (its
+``kernel_benchmark/sgl_gdn_update.py``: SGLang's ``fused_sigmoid_gating_delta_rule_update`` with
+Qwen3-Next's whole head set, 16 key / 32 value heads of 128, an fp32 state as SGLang keeps it,
+``use_qk_l2norm_in_kernel``, ``triton.testing.do_bench``, no graph): 84 us at 32 sequences to
+2,425 at 1,024 (1.7-1.8 TB/s once ~7 us is paid, 44 % of the H20's 4.0 TB/s). Its rows at 1 and 16
+sequences (66 us both) are left out: equal times at 16x the bytes are the benchmark's Python
+launch of a Triton kernel outside a graph, not the kernel (the rows from 32 on lie on one line
+that meets 0 bytes at ~7 us, as the H200's does at 9.4), and a served step replays a graph. The
+SGLang release InferSim ran is not stated; the table is read as the other two are, for releases
+dated before 2026-01.
+
 Which releases: the PR's kernel ("After": 1.6x faster at 1,024 sequences) is vLLM's from its
 merge (2026-01); SGLang's later versions launch ``BV = 32`` as well. The table is read for
-vendor engines' releases dated before 2026-01 on the two GPUs measured; others keep the bytes
+vendor engines' releases dated before 2026-01 on the GPUs measured; others keep the bytes
 at the achieved bandwidth.
 """
 
@@ -66,9 +77,18 @@ _B200 = (
     (8192, 239.23),
     (16384, 473.53),
 )
+# (sequences x 32 value heads, microseconds) at an fp32 state: InferSim's H20 rows from 32 on
+_H20 = (
+    (1024, 84.0),
+    (2048, 161.0),
+    (4096, 312.0),
+    (8192, 613.0),
+    (16384, 1204.0),
+    (32768, 2425.0),
+)
 TABLES: dict[str, Points] = {
-    gpu: tuple((n * _HEAD_STATE, t * _US) for n, t in rows)
-    for gpu, rows in (("h200-141gb", _H200), ("b200-192gb", _B200))
+    gpu: tuple((n * _HEAD_STATE * state_bytes // 2, t * _US) for n, t in rows)
+    for gpu, rows, state_bytes in (("h200-141gb", _H200, 2), ("b200-192gb", _B200, 2), ("h20-96gb", _H20, 4))
 }
 BEFORE = "2026-01"  # the month vLLM PR #31722 merged
 

@@ -53,6 +53,9 @@ class EngineCosts:
     # the share of the family's grouped rate that kernel streams the experts at
     # (core/speed/triton_moe.py ``stream_share``: datacentre Blackwell's below Hopper's); 1: as rated
     moe_stream_share: float = 1.0
+    # the w2 grid's tiles by the call's tokens where SGLang's Triton MoE config is known, rows of
+    # (tokens, BLOCK_SIZE_M, BLOCK_SIZE_N) (core/speed/sglang_moe_tiles.py); (): vLLM's default tiles
+    moe_w2_tiles: tuple[tuple[int, int, int], ...] = ()
 
     # the MoE module's measured kernel where the release runs the experts through it
     # (core/speed/moe_measured.py: vLLM's OpenAI Triton MXFP4 MoE on Hopper); "" none

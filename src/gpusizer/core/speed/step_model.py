@@ -41,6 +41,7 @@ from .rates_trtllm_moe import era_for_experts
 from .recurrent_update import update_term
 from .roofline import peak_tflops
 from .roofline_shape import shape
+from .sglang_moe_tiles import scenario_rows
 from .step import (
     BALANCED_ROUTING_ALPHA,
     NO_OFFLOAD,
@@ -159,6 +160,9 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
         costs = replace(costs, moe_topk_sum=True)
     if triton_moe.applies(costs.library, family, experts, own_gpu, costs.moe_topk_sum):
         costs = replace(costs, moe_w2_grid=True, moe_stream_share=triton_moe.stream_share(family))
+    rows = scenario_rows(s, family, experts, gpu.id)  # SGLang's Triton MoE tiles where known
+    if rows and not costs.moe_w2_grid:
+        costs = replace(costs, moe_w2_grid=True, moe_w2_tiles=rows)
     r = _user_rates(achieved_by(gpu, costs.library, era, costs.backend), c)
     if not _KQUANT.match(prec.weights):  # the dequantising matrix-vector cost is the k-quants'
         r = replace(r, kquant_matvec_ops=0.0)
@@ -294,5 +298,6 @@ def step_model(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload =
         s.serving.moe_a2a_backend,
         s.hardware.network_gb_per_s,
         s.serving.two_batch_overlap,
+        s.serving.moe_default_config,
     )
     return _MODELS.get(key, lambda: _build(s, gpu, costs, offload))

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from . import triton_moe
+from . import sglang_moe_tiles, triton_moe
 from .expert_load import busiest_rank_factor, eplb_rank_factor, tile_efficiency
 from .expert_reads import UNIFORM_ROUTING_ALPHA, busiest_reads_factor, uniform_rank_factor
 from .moe_measured import MODULE_KERNELS, Points, module_seconds
@@ -139,7 +139,9 @@ class ExpertTerms:
         (``streamed`` seconds for all of them) when its CTAs, each a short tile at a fixed cost,
         bound it (core/speed/triton_moe.py)."""
         sh = self.shape
-        ctas = triton_moe.w2_ctas(touched, tokens, sh.top_k, sh.hidden)
+        rows = self.costs.moe_w2_tiles  # SGLang's config where known, else vLLM's default tiles
+        tile = sglang_moe_tiles.tiles(rows, tokens) if rows else None
+        ctas = triton_moe.w2_ctas(touched, tokens, sh.top_k, sh.hidden, tile)
         return max(0.0, ctas * triton_moe.W2_CTA_SECONDS - streamed * triton_moe.GATED_DOWN_SHARE)
 
     def _topk_sum(self, rows: float) -> float:

@@ -64,12 +64,15 @@ def tiles(tokens: float) -> tuple[int, int]:
     return m, 64 if tokens <= 64 else 128
 
 
-def w2_ctas(touched: float, tokens: float, top_k: int, hidden: int) -> float:
+def w2_ctas(
+    touched: float, tokens: float, top_k: int, hidden: int, tile: tuple[int, int] | None = None
+) -> float:
     """CTAs of the w2 call: the touched experts' padded row blocks (their mean share of the
-    ``tokens x top_k`` routed rows, whole ``BLOCK_SIZE_M`` blocks) times ``hidden / BLOCK_SIZE_N``."""
+    ``tokens x top_k`` routed rows, whole ``BLOCK_SIZE_M`` blocks) times ``hidden / BLOCK_SIZE_N``;
+    ``tile`` another config's (BLOCK_SIZE_M, BLOCK_SIZE_N) (SGLang's, core/speed/sglang_moe_tiles.py)."""
     if touched <= 0 or tokens <= 0:
         return 0.0
-    bm, bn = tiles(tokens)
+    bm, bn = tile or tiles(tokens)
     blocks = touched * math.ceil(tokens * top_k / touched / bm)
     return blocks * math.ceil(hidden / bn)
 
