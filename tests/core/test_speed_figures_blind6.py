@@ -1,9 +1,10 @@
 """A sixth blind round of published serving speeds (tests/core/data/speed-figures-blind6.json,
 docs/evidence/speed.md, the section on the sixth blind round of serving speeds): large-batch MoE
 on NVIDIA (GPUStack's GLM-4.6 bursts of 500 on H200 under vLLM 0.11.0 BF16 TP 8 and SGLang 0.5.3
-FP8 TP 4) and on AMD (SGLang's MiniMax-M2.7 cookbook cells on MI300X at TP x EP 2-8 and
-concurrency 1-4096, sgl-project/sglang#31044; vLLM 0.11.0's GLM-4.6 at TP 8 on 8 MI300X,
-vllm-project/vllm#27323); none of them in any file here before.
+FP8 TP 4; its GLM-4.5-Air bursts on H100 under vLLM 0.11.0 TP 4 and SGLang 0.5.4 TP 4 EP 4) and
+on AMD (SGLang's MiniMax-M2.7 cookbook cells on MI300X at TP x EP 2-8 and concurrency 1-4096,
+sgl-project/sglang#31044; vLLM 0.11.0's GLM-4.6 at TP 8 on 8 MI300X, vllm-project/vllm#27323);
+none of them in any file here before.
 
 Each record's ``replay`` entries hold the scenario the source states (assumptions in ``notes``),
 in the schema of speed-figures-heldout.json; every figure that could be replayed is, whatever its
@@ -24,7 +25,7 @@ SET = BlindSpeeds("speed-figures-blind6.json")
 RECORDS, FIGURES, RATIOS = SET.records, SET.figures, SET.ratios
 # per vendor: (figures, within 25 %) when the figures were added, as first replayed
 # (docs/evidence/speed.md, the section on the sixth blind round of serving speeds)
-HELD = {"nvidia": (12, 6), "amd": (19, 0)}
+HELD = {"nvidia": (24, 6), "amd": (19, 0)}
 
 (
     test_every_record_is_replayed_or_says_why_not_and_names_its_source,
@@ -38,6 +39,8 @@ _GLM_VLLM = "gpustack-vllm-0.11.0-glm-4.6-bf16-8xh200-tp8-random-burst-500"
 _GLM_SGL = "gpustack-sglang-0.5.3-glm-4.6-fp8-4xh200-tp4-random-burst-500"
 _MM = "sglang-0.5.13-rocm-mi300x-minimax-m2.7-fp8-tp-ep-1k1k-c1-4096"
 _GLM_MI300 = "vllm-0.11.0-rocm-mi300x-glm-4.6-bf16-tp8-c64-1024-128"
+_AIR_VLLM = "gpustack-vllm-0.11.0-glm-4.5-air-bf16-4xh100-tp4-random-burst-500"
+_AIR_SGL = "gpustack-sglang-0.5.4-glm-4.5-air-bf16-4xh100-tp4-ep4-random-burst-500"
 
 # Each figure's speed ratio (estimate / published, a time inverted) when the figures were added,
 # with its source beside it; tolerance 0.02 on the ratio (a later change that moves one shows here).
@@ -78,6 +81,21 @@ PINNED = {
     (_MM, "TPOT (TP8xEP8 c4096)"): 3.81,
     # vllm-project/vllm#27323, 8 x MI300X, vLLM 0.11.0, '1024 in 128 out', Before column
     (_GLM_MI300, "output tokens/s (1024/128 c64, Before)"): 2.00,
+    # gpustack/gpustack docs/performance-lab/glm-4.5-air/h100.md at 48d8b104, 'Other Benchmark
+    # Cases', baseline 'vllm serve zai-org/GLM-4.5-Air -tp 4' (vLLM 0.11.0), bursts of 500
+    (_AIR_VLLM, "output tokens/s (4000/200 x500)"): 3.91,
+    (_AIR_VLLM, "mean TTFT (4000/200 x500)"): 4.12,
+    (_AIR_VLLM, "mean TPOT (4000/200 x500)"): 4.89,
+    (_AIR_VLLM, "output tokens/s (2000/100 x500)"): 4.44,
+    (_AIR_VLLM, "mean TTFT (2000/100 x500)"): 5.21,
+    (_AIR_VLLM, "mean TPOT (2000/100 x500)"): 2.90,
+    # the same page, optimized 'sglang.launch_server --model GLM-4.5-Air --tp-size 4 --ep-size 4'
+    (_AIR_SGL, "output tokens/s (4000/200 x500)"): 2.34,
+    (_AIR_SGL, "mean TTFT (4000/200 x500)"): 2.42,
+    (_AIR_SGL, "mean TPOT (4000/200 x500)"): 2.31,
+    (_AIR_SGL, "output tokens/s (2000/100 x500)"): 2.47,
+    (_AIR_SGL, "mean TTFT (2000/100 x500)"): 2.66,
+    (_AIR_SGL, "mean TPOT (2000/100 x500)"): 2.21,
 }
 
 
@@ -90,7 +108,7 @@ def test_each_figure_reads_its_pinned_speed_ratio(key: tuple[str, str]) -> None:
 
 
 def test_every_figure_is_pinned() -> None:
-    assert len(PINNED) == len(FIGURES) == 31
+    assert len(PINNED) == len(FIGURES) == 43
 
 
 def test_spread_lengths_bring_the_minimax_first_tokens_near_the_published() -> None:
