@@ -245,12 +245,15 @@ def _heldout() -> Iterator[Figure]:
     blind round), those beyond 4x included (their ``beyond_4x`` says why they are kept); the
     fourth, speed-figures-blind4.json (tests/core/test_speed_figures_blind4.py; the section on the
     fourth blind round); the fifth, speed-figures-blind5.json (tests/core/test_speed_figures_blind5.py;
-    the section on the fifth blind round); mlx-lm's blind peaks and speeds (mlx-blind.json)."""
+    the section on the fifth blind round); the sixth, speed-figures-blind6.json
+    (tests/core/test_speed_figures_blind6.py; the section on the sixth blind round); mlx-lm's
+    blind peaks and speeds (mlx-blind.json)."""
     from tests.core import (
         test_speed_figures_blind2,
         test_speed_figures_blind3,
         test_speed_figures_blind4,
         test_speed_figures_blind5,
+        test_speed_figures_blind6,
         test_speed_figures_heldout,
     )
 
@@ -259,6 +262,7 @@ def _heldout() -> Iterator[Figure]:
     yield from _blind("blind3", test_speed_figures_blind3.SET)
     yield from _blind("blind4", test_speed_figures_blind4.SET)
     yield from _blind("blind5", test_speed_figures_blind5.SET)
+    yield from _blind("blind6", test_speed_figures_blind6.SET)
     yield from _mlx_blind()
 
 

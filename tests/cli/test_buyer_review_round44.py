@@ -120,13 +120,15 @@ def test_a_serving_row_whose_band_passes_its_targets_says_so() -> None:
     # docs/evidence/speed.md section 90; 12.4-32.4 and 1.49-3.89 s until CDNA3's block-FP8 GEMMs
     # walked K at their measured floor narrowed it to 1.13-2.76, core/speed/block_walk.py;
     # 3.57 s until the fifth blind round and AITER's measured block-FP8 MoE on CDNA re-dealt the
-    # AMD MoE pool's fifths, docs/evidence/speed.md sections 101-102).
+    # AMD MoE pool's fifths, docs/evidence/speed.md sections 101-102; 11.4-34.7 and 1.40-4.26 s
+    # since the sixth blind round of serving speeds added vLLM's GLM-4.6 on 8 MI300X (2.00 fast)
+    # and re-dealt speed/vllm/amd/moe to 1.07-3.28, docs/evidence/speed.md, its section).
     # Before: no word of it
     o = row(case("serve-qwen3-235b-fp8-500"), "mi325x-256gb")
     (note,) = [n for n in o["notes"] if n.startswith("meets the targets at the estimate, but its speed band")]
-    assert "decoded as slowly as 13.5 tokens/s per user, short of the 30 asked" in note, note
-    assert "(the Tok/s/user band, 13.5-34.7; 37.3 at the estimate)" in note, note
-    assert "reached the first token as late as 3.58 s, past the 2 s asked" in note, note
+    assert "decoded as slowly as 11.4 tokens/s per user, short of the 30 asked" in note, note
+    assert "(the Tok/s/user band, 11.4-34.7; 37.3 at the estimate)" in note, note
+    assert "reached the first token as late as 4.26 s, past the 2 s asked" in note, note
 
 
 def test_a_row_without_a_band_or_targets_has_no_such_note() -> None:

@@ -30,11 +30,21 @@ SHORT = {
     # (docs/evidence/speed.md, its section; speed-figures-blind4.json) re-dealt the fifths over 27
     # figures: a fifth of 6 on the band 0.97-1.83 holds 4 (3 before Qwen3-Next's Gated DeltaNet
     # blocks were priced at their kernels, which brings its H200 TP 8 figure from 1.944 to 1.66);
-    # outside, two on the slow side within 25 % of their published figures (InferenceX's H200 c=16
-    # output rate, 0.936, and the new B300 c=32 output rate, 0.966); the same two on the band
-    # 0.97-1.74 since SGLang's Triton MoE tiles and the H20's Gated DeltaNet update were priced
-    # (docs/evidence/speed.md, the section on SGLang's default MoE tiles)
-    "speed/sglang/nvidia/moe": (4, 6),
+    # the same two outside on the band 0.97-1.74 since SGLang's Triton MoE tiles and the H20's
+    # Gated DeltaNet update were priced (docs/evidence/speed.md, the section on SGLang's default
+    # MoE tiles). 5 of 8 since the sixth blind round of serving speeds (speed-figures-blind6.json)
+    # added GPUStack's GLM-4.6-FP8 TP 4 bursts on H200 under SGLang 0.5.3 (1.10-1.26) and the
+    # GLM-4.5-Air TP 4 EP 4 bursts on the lab's H100 host (2.21-2.66 fast, that host about 2x slow
+    # under every engine): 39 figures, a fifth of 8 on the band 0.97-2.31 holds 5; outside,
+    # InferenceX's H200 c=16 output rate (0.936) below and that run's 4K TTFT and output rate
+    # (2.42, 2.47) above
+    "speed/sglang/nvidia/moe": (5, 8),
+    # SGLang MoE on AMD: 9 figures on the pooled AMD MoE band until the sixth blind round of
+    # serving speeds (docs/evidence/speed.md, its section; speed-figures-blind6.json) added
+    # SGLang's MiniMax-M2.7 cookbook cells on MI300X (18 figures, none within 25 %): 27 figures,
+    # a band of its own, 0.57-3.38, whose held-out fifth of 6 holds 3; outside, that run's TTFT at
+    # 16 users (0.371) and at 4,096 (0.537), slow, and its TPOT at 1,024 (3.72), fast
+    "speed/sglang/amd/moe": (3, 6),
     # (the P/D time per token was short here, 15 of 22 on the band 0.93-2.23, after the blind P/D
     # round's vLLM Router runs, all slower in ours; the second blind P/D round (docs/evidence/
     # serving.md, its section; tests/core/data/disagg-blind2.json) added Mooncake's 19 A10 runs,
@@ -94,7 +104,10 @@ SHORT = {
     # on one MI355X (2.49-2.61 fast) and re-dealt the fifths: a fifth of 14 and the band
     # 1.09-3.00; the new TTFT (2.61) is inside; outside, Anyscale's 16k-token MI325X TTFTs at 2/s
     # (1.06, under the band), at 0.5/s (3.40) and at 3/s (163, its queue grew all run)
-    "speed/vllm/amd/moe": (11, 14),
+    # (12 of 14 since the sixth blind round of serving speeds, speed-figures-blind6.json, added
+    # vLLM 0.11.0's GLM-4.6 on 8 MI300X (2.00) and re-dealt the band to 1.07-3.28: outside,
+    # InferenceX's TP 1 MI300X gpt-oss-120b output rate (1.03) and one Anyscale MI325X TTFT
+    # (0.985), both within 25 %: off this list)
     # RL: thirteen verl counters, a band of their own (0.95-1.16): of the held-out fifth's three,
     # the GSM8K 0.5B reads 0.87 (below) and the GSM8K + MATH 0.5B 1.20 (above; docs/evidence/rl.md
     # section 8). Twenty since rl.md section 18 (0.93-1.21): a held-out fifth of 4, 3 inside, too
@@ -340,6 +353,19 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # 1.634, the H200's "Before" column 1.47-1.66 -> 1.32-1.35; band 0.97-1.83 -> 0.97-1.74;
     # outside, the three slow rows, the 16-H100 TPOT and Qwen3-235B-FP8 on H20 at 1000/2000
     # (1.740): off this list)
+    # (32 of 39, 82 %, since the sixth blind round of serving speeds, speed-figures-blind6.json,
+    # added GPUStack's GLM-4.6-FP8 TP 4 bursts on H200 under SGLang 0.5.3 and the GLM-4.5-Air
+    # TP 4 EP 4 bursts on the lab's H100 host: still off this list)
+    # SGLang MoE on AMD: 27 figures since the sixth blind round of serving speeds
+    # (speed-figures-blind6.json) added SGLang's MiniMax-M2.7 cookbook cells on MI300X, a band of
+    # its own: 21 of 27 (77 %). Outside their folds' bands, all that run's: its TTFTs at 16, 256
+    # and 4,096 users (0.14-0.54, slow: equal lengths refill in waves, the record's miss_reason)
+    # and its TPOT and output rate at 1,024 / 4,096 users (3.15-3.81, fast)
+    "speed/sglang/amd/moe": (21, 27),
+    # (vLLM MoE on NVIDIA: 23 of 29, 79 %, while the sixth blind round of serving speeds,
+    # speed-figures-blind6.json, held GPUStack's GLM-4.6 BF16 bursts on 8 H200 under vLLM 0.11.0
+    # (1.50-2.04 fast) alone; 31 of 35, 89 %, once the same round's GLM-4.5-Air bursts on the
+    # lab's H100 host (2.90-5.21 fast) widened the folds' bands to 0.83-5.21: off this list)
     # Megatron full training: 5 figures on the pooled memory band until the ninth blind round of
     # training peaks (training-peaks-blind9.json) added six Megatron-LM functional-test goldens:
     # 11 figures, pooled from memory/megatron (12), band 0.98-1.12. Each fifth held out, 8 inside:
