@@ -9,10 +9,12 @@ published step is the row's latency over the 2,048 generated tokens (the prompts
 estimator builds for the row (``core/serving/load.step_model``), at the run's mean context
 (prompt + half the output), per term in ms a step:
 
-- linears: the projections and MLP (``core/speed/roofline.linear_ops``, the larger of compute
-  and weight reads at the CDNA3 shares);
+- linears: the projections and the MLP or experts (``StepTerms._token_terms``: the larger of
+  compute and weight reads at the CDNA3 shares, the measured floors where the step has them);
 - attention: decode attention over the cache (the larger of its compute, bytes and walk floor);
 - all-reduce: two a layer at TP 8; floors: the kernels' floors; host: the step's host time.
+
+Then the same terms for Anyscale's aggregated MI325X Qwen3-235B FP8 replica (``anyscale_terms``).
 
     PYTHONPATH=src:. .venv/bin/python scripts/amd_decode_terms.py
 """
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+ANYSCALE = "anyscale-2026-mi325x-qwen3-235b-fp8-agg-3x-tp8ep8-isl16k-osl1k"
 ROWS = ("rocm-vllm-0.6.6-mi300x-70b-fp8-tp8-latency", "rocm-vllm-0.11.1rc-mi300x-70b-fp8-tp8-latency")
 
 
@@ -50,8 +53,7 @@ def step_of(scenario: dict[str, Any]) -> Any:
 def terms(st: Any, batch: int, ctx: float) -> dict[str, float]:
     """Seconds of each term of a decode step of ``batch`` sequences at context ``ctx``."""
     n, pos = float(batch), batch * st.positions(ctx)
-    rows = max(n, st._mma)
-    linears = sum(max(c * rows, m0 + m1 * n) for c, m0, m1 in st._linear)
+    linears = st._token_terms(n)[0]  # projections, MLP or experts, at their floors
     t_c, t_m = st._dec_f * pos, st._dec_b * pos + st._dec_tok * n
     attention = max(t_c, t_m, st._walk * pos / n)
     whole = st.decode_seconds(batch, ctx)
@@ -87,6 +89,16 @@ def rows() -> list[tuple[str, str, int, int, float, dict[str, float]]]:
     return out
 
 
+def anyscale_terms(batches: tuple[int, ...] = (1, 2, 4, 8)) -> list[tuple[int, dict[str, float]]]:
+    """Our terms (ms) for Anyscale's aggregated Qwen3-235B FP8 TP 8 / EP 8 replica on 8 x MI325X
+    (``speed-figures-heldout.json``, ISL 16K / OSL 1K) at ``batches`` decodes of 16,520 context
+    (a prompt of 16,008 halfway through its 1,024 tokens)."""
+    doc = json.loads((ROOT / "tests/core/data/speed-figures-heldout.json").read_text())
+    rec = next(r for r in doc if r["id"] == ANYSCALE)
+    st = step_of(rec["replay"][0]["scenario"])
+    return [(b, {k: v * 1e3 for k, v in terms(st, b, 16008 + 512).items()}) for b in batches]
+
+
 def main() -> None:
     names = ("linears", "attention", "all-reduce", "floors", "host", "rest (head, sampling)", "whole step")
     print("| build | row | " + " | ".join(names) + " | published | published - ours |")
@@ -94,6 +106,10 @@ def main() -> None:
     for build, label, _b, _p, pub, t in rows():
         cells = " | ".join(f"{t[k]:.2f}" for k in names)
         print(f"| {build} | {label} | {cells} | {pub:.2f} | {pub - t['whole step']:.2f} |")
+    print("\n| MI325X Qwen3-235B, decodes | " + " | ".join(names) + " |")
+    print("|---|" + "---:|" * len(names))
+    for b, t in anyscale_terms():
+        print(f"| {b} | " + " | ".join(f"{t[k]:.2f}" for k in names) + " |")
 
 
 if __name__ == "__main__":
