@@ -21,8 +21,8 @@ from gpusizer import estimate_report
 from gpusizer.core.memory.megatron_loss import vocab_parallel_transients
 from gpusizer.core.memory.techniques import logit_bytes
 from gpusizer.core.model.architecture import resolve
-from gpusizer.core.model.sharding import stage_params
 from gpusizer.core.model.params import count_parameters
+from gpusizer.core.model.sharding import stage_params
 from gpusizer.core.pipeline.scenario import parse_scenario
 
 DATA = json.loads((Path(__file__).parent / "data" / "training-peaks-blind9.json").read_text())
