@@ -89,14 +89,16 @@ def _record(path: str, rid: str) -> dict:
 def test_the_logged_last_stage_of_the_7b_golden() -> None:
     # Megatron-LM gpt3_7b_tp1_pp4_memory_speed on 8 x H100 logs the last rank: 60.72 GB
     # (tests/core/data/training-peaks-blind9.json); the last stage's replay reads 1.026 (0.666
-    # with one micro-batch in flight), the heavier stage now, the first 0.942 (4 micro-batches).
+    # with one micro-batch in flight), the heavier stage now, the first 0.942 (4 micro-batches);
+    # 0.990 since the loss's backward holds 2 B per logit beside its in-place fp32 gradient, not
+    # a new 4 B one (core/memory/megatron_loss.py), the last stage still the heavier.
     rec = _record("training-peaks-blind9.json", "megatron-functional|gpt3-7b|tp1-pp4-vpp8|8xh100")
     s = parse_scenario(rec["recipe_scenario"])
     arch, counts = resolve(s.model), count_parameters(s.model)
     first = peak_of(stage_phases(s, arch, counts, True))[1] / rec["figure_bytes"]
     last = peak_of(stage_phases(s, arch, counts, False))[1] / rec["figure_bytes"]
     assert first == pytest.approx(0.942, abs=0.005)
-    assert last == pytest.approx(1.026, abs=0.005)
+    assert last == pytest.approx(0.990, abs=0.005)
     assert heavier_stage(s, arch, counts).stage == "last"
 
 

@@ -38,6 +38,7 @@ from .amp_outputs import returned_logits_fp32
 from .device_map import micro_batches, sequential_stages
 from .layouts import activation_layout
 from .loss import DEFAULT_LOSS, Logits, LossSetup, loss_parallel_extra, transients
+from .megatron_loss import vocab_parallel_transients
 from .peft import kbit_prepared
 from .phases import in_flight
 from .techniques_report import host_block, host_note, technique_assumptions
@@ -82,17 +83,17 @@ class StepExtras(NamedTuple):
 
 def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> tuple[float, float]:
     """(forward, backward) transient bytes of the logits and loss on the last stage
-    (core/memory/loss.py). Megatron: vocab-parallel fused cross entropy, fp32 gradient of the local
-    logits (4·T·V/t), unless ``workload.loss`` names another loss (Transformer Engine's in-place
-    one: ``lse_16bit_inplace``)."""
+    (core/memory/loss.py). Megatron: vocab-parallel cross entropy, the 16-bit logits beside its
+    saved softmax and the gradient's cast back to them (core/memory/megatron_loss.py), unless
+    ``workload.loss`` names another loss (Transformer Engine's in-place one: ``lse_16bit_inplace``)."""
     if not sp.last:
         return 0.0, 0.0
     w, p = s.workload, s.parallelism
     tokens = w.micro_batch_size * (w.sequence_length // p.context)
     vocab = arch.vocab / p.tensor
-    if activation_layout(s.profile).vocab_parallel_loss and LOSS_KINDS[w.loss] is DEFAULT_LOSS:
-        return 0.0, 4 * tokens * vocab
     pb = 4.0 if kbit_prepared(s) else nbytes(s.precision.activations)
+    if activation_layout(s.profile).vocab_parallel_loss and LOSS_KINDS[w.loss] is DEFAULT_LOSS:
+        return vocab_parallel_transients(tokens, vocab, pb)
     loss = loss_at(w.loss, tokens)  # Unsloth 2025.9's short batches keep their logits
     per = LOSS_KINDS[loss].chunk_tokens  # chunks of so many positions of each sequence
     n = w.loss_chunks or (math.ceil(w.sequence_length / per) if per else None)
