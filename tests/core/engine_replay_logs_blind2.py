@@ -56,15 +56,21 @@ def _v1_checks(record: str, weights: bool = True) -> list[tuple[str, Any, float]
     ]
 
 
+# dennislee22's README (step 3) installs flashinfer-python beside vllm: V1 samples with it
+_FI = {"flashinfer_sampler": True}
+
+
 def _dennislee(record: str, gpu: str, tp: int, util: float) -> Replay:
     """dennislee22/vLLM-benchmarking: Qwen2-7B-Instruct (the Qwen2.5-7B architecture) under
     vLLM 0.10.1.1 at max_model_len 16,384."""
-    sc = _vllm("qwen2.5-7b", "0.10.1", gpu, tp=tp, max_context=16384, memory_fraction=util)
+    sc = _vllm("qwen2.5-7b", "0.10.1", gpu, tp=tp, max_context=16384, memory_fraction=util, **_FI)
     return Replay(record, sc, _v1_checks(record))
 
 
 def _a100_replays() -> list[Replay]:
-    oss = _vllm("gpt-oss-120b", "0.10.1", "a100-sxm-80gb", tp=4, max_context=16384, memory_fraction=0.8)
+    oss = _vllm(
+        "gpt-oss-120b", "0.10.1", "a100-sxm-80gb", tp=4, max_context=16384, memory_fraction=0.8, **_FI
+    )
     return [
         _dennislee(A40_TP2, "a100-sxm-40gb", 2, 0.5),
         _dennislee(A80_TP2_025, "a100-sxm-80gb", 2, 0.25),
@@ -161,30 +167,45 @@ def _v0_replays() -> list[Replay]:
     ]
 
 
-_TP_GROWTH = (
-    "the V1 multi-GPU non-torch growth (1.79 GiB + 0.03 GiB a peer, engine_releases_vllm_v1.py "
-    "V1_COMM, measured on NVLink H100s) and the 1 GiB NCCL workspace are charged; this log's "
-    "pool leaves no room for them"
+_NVLINK_GROWTH = (
+    "the catalog's A100 is the SXM part (NVLink), so the V1 multi-GPU non-torch growth (1.79 GiB "
+    "+ 0.03 GiB a peer, engine_releases_vllm_v1.py V1_COMM, measured on NVLink) is charged"
 )
-_FI_SAMPLER = "the sampler: FlashInfer was installed (README step 3), the replay samples with the sort"
 _POOL = ("available KV GiB", "KV tokens", "max concurrency")
 _KNOWN: dict[str, dict[str, str]] = {
-    A40_TP2: dict.fromkeys(_POOL, f"{_TP_GROWTH}; {_FI_SAMPLER}"),
-    A80_TP2_025: dict.fromkeys(_POOL, f"{_TP_GROWTH}; {_FI_SAMPLER}"),
-    A80_025: dict.fromkeys(_POOL, _FI_SAMPLER),
-    QWQ_L4: dict.fromkeys(("KV pool GiB (K + V)", "KV tokens"), "SGLang 0.4.3's pool on L4 (to trace)"),
+    A40_TP2: dict.fromkeys(
+        _POOL,
+        f"{_NVLINK_GROWTH}; the two ranks sit on two nodes (Ray), linked by the network, not "
+        "NVLink: without the growth the pool is 10.69 GiB (-3 %); the rule keys on the GPU's link",
+    ),
+    A80_TP2_025: dict.fromkeys(
+        _POOL,
+        f"{_NVLINK_GROWTH}; the log's pool leaves no room for it (the form factor is not stated: "
+        "as PCIe A100s, V1_COMM_FREE, the pool reads 10.86 GiB, -10 %)",
+    ),
+    QWQ_L4: dict.fromkeys(
+        ("KV pool GiB (K + V)", "KV tokens"),
+        "SGLang's fraction multiplies the free memory at start: the log's 21.63 GB after NCCL "
+        "('Init torch distributed ends. mem usage=0.13 GB' on 4 PCIe L4s), where the estimate "
+        "takes the profile's 1 GiB NCCL workspace (framework_defaults distributed_workspace_bytes) "
+        "off: 0.87 GiB x 0.85 of pool; not changed (the workspace is every framework's default)",
+    ),
     AWQ_4080: {
-        "profile peak GiB": "the page's 1.04 GiB peak activation against the estimate's sampler peak",
-        "non-torch GiB": "the estimate's non-torch getter counts the graphs the 0.21 entry charges",
+        "profile peak GiB": "the page's 1.04 GiB 'peak activation' against the estimate's profile "
+        "peak (the native sampler's, VLLM_USE_FLASHINFER_SAMPLER=0): the split between the "
+        "forward and the sampler is not the page's; the pool is within 10 %",
+        "non-torch GiB": "the getter counts the CUDA graphs the 0.21 entry charges inside the "
+        "budget (0.20 on) with the non-torch; the page lists 0.48 GiB of graphs apart",
     },
     Q235_L40S: {
         "available KV GiB": "EngineMemory.reserved_bytes of an EP layout is not the reported stage's "
-        "(9.09 GiB with EP 8, 32.23 without; the pool is 7.81 GiB either way): a reporting "
+        "(9.09 GiB with EP 8, 32.23 without; the pool is the same either way): a reporting "
         "inconsistency of the getter, left alone",
-        "KV tokens": _TP_GROWTH + " (the log prints 0.21 GiB of non-torch at TP 8 on PCIe L40S)",
-        "max concurrency": "as KV tokens",
     },
-    WILDGUARD: {"starts": "34,192 tokens estimated against the 30,448 logged: the estimate holds 32,768"},
+    WILDGUARD: {
+        "starts": "34,192 tokens estimated (+12 %) against the 30,448 logged: the estimate holds "
+        "one 32,768-token request and starts; vLLM 0.5's profile is replayed at the 0.6.4 entry"
+    },
     LLONGORCA: {"KV tokens": "vLLM 0.2.0's profile at 16,384 tokens replayed at the 0.6.4 entry's rules"},
 }
 

@@ -42,8 +42,10 @@ def test_known_deviation_is_still_there(row: Row) -> None:
 
 def test_round_count() -> None:
     # The round's count (docs/evidence/serving.md): figures within 15 % of their logs, start-up
-    # verdicts apart. Blind, as first replayed: 31 of 48 figures, 13 of 14 verdicts.
+    # verdicts apart. Blind, as first replayed: 31 of 48 figures, 13 of 14 verdicts; 33 with V1's
+    # multi-GPU growth not charged on PCIe (engine_releases_vllm_v1.py V1_COMM_FREE), 36 with
+    # the FlashInfer sampler dennislee22's README installs (a record correction)
     figures = [r for r in ROWS if r.name != "starts"]
     starts = [r for r in ROWS if r.name == "starts"]
-    assert (sum(within(r) for r in figures), len(figures)) == (31, 48)
+    assert (sum(within(r) for r in figures), len(figures)) == (36, 48)
     assert (sum(within(r) for r in starts), len(starts)) == (13, 14)
