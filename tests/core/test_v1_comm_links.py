@@ -18,7 +18,9 @@ from .replay_base import GiB, _vllm
 
 def _pool(gpu: str, version: str, tp: int) -> int:
     sc = _vllm("qwen3-32b", version, gpu, tp=tp, max_context=8192)
-    return estimate(parse_scenario(sc)).serving.kv_pool_bytes
+    sv = estimate(parse_scenario(sc)).serving
+    assert sv is not None
+    return sv.kv_pool_bytes
 
 
 def test_pcie_pool_is_the_nvlink_pool_plus_the_growth() -> None:
