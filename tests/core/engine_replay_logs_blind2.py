@@ -187,8 +187,9 @@ _KNOWN: dict[str, dict[str, str]] = {
         ("KV pool GiB (K + V)", "KV tokens"),
         "SGLang's fraction multiplies the free memory at start: the log's 21.63 GB after NCCL "
         "('Init torch distributed ends. mem usage=0.13 GB' on 4 PCIe L4s), where the estimate "
-        "takes the profile's 1 GiB NCCL workspace (framework_defaults distributed_workspace_bytes) "
-        "off: 0.87 GiB x 0.85 of pool; not changed (the workspace is every framework's default)",
+        "takes the profiles' 1 GiB NCCL workspace off (framework_defaults "
+        "distributed_workspace_bytes): with 0.13 GiB on PCIe the pool reads 1.02; not applied, "
+        "as it moves planning answers (test_buyer_review_round47's RTX 3060 row, 32 -> 16 GPUs)",
     ),
     AWQ_4080: {
         "profile peak GiB": "the page's 1.04 GiB 'peak activation' against the estimate's profile "
