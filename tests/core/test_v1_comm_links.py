@@ -34,8 +34,14 @@ def test_pcie_pool_is_the_nvlink_pool_plus_the_growth() -> None:
     assert abs(gap - (V1_COMM + V1_PEER)) < 2**20, gap / GiB
 
 
-def test_one_gpu_and_v0_are_unchanged_by_the_link() -> None:
+def test_one_gpu_a_pipeline_and_v0_are_unchanged_by_the_link() -> None:
     assert _pool("h100-pcie-80gb", "0.11.0", 1) == _pool("h100-sxm-80gb", "0.11.0", 1)
+    # a pipeline keeps the growth on PCIe (no PCIe log of a pipeline's stages was found)
+    pp = [
+        estimate(parse_scenario(_vllm("qwen3-32b", "0.11.0", g, tp=2, pp=2, max_context=8192))).serving
+        for g in ("h100-pcie-80gb", "h100-sxm-80gb")
+    ]
+    assert pp[0] is not None and pp[1] is not None and pp[0].kv_pool_bytes == pp[1].kv_pool_bytes
     # V0 0.7.0's own multi-GPU constants were read on PCIe logs (serving.md §66): kept on both
     assert _pool("h100-pcie-80gb", "0.7.0", 2) == _pool("h100-sxm-80gb", "0.7.0", 2)
 

@@ -64,7 +64,8 @@ V1_COMM, V1_PEER = int(1.79 * GiB), int(0.03 * GiB)
 # buffers a channel and connection, src/init.cc), and vLLM's custom all-reduce is off on more
 # than two PCIe-only GPUs (distributed/device_communicators/custom_all_reduce.py): PCIe paths
 # get few channels. The V0 PCIe logs agree (serving.md §66: 0.30 GiB at TP 2 on L40S, 0.25 on
-# RTX 4090, NCCL inside)
+# RTX 4090, NCCL inside). Those are tensor-parallel groups: a pipeline's stages keep the growth
+# (core/serving/rules/vllm.py ``_comm``; no PCIe log of one was found)
 V1_COMM_FREE = ("pcie",)
 V1_SMALL = BatchTier(0, 256, 2048)
 # MXFP4 MoE backends of a PyPI wheel without triton_kernels (engine_releases.py)

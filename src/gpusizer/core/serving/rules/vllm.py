@@ -95,9 +95,13 @@ class ProfiledPool(PoolRule):
 
 def _comm(v: EngineView, ranks: int) -> int:
     """The release's non-torch growth with more than one rank, unless the GPUs' link is one
-    it is not charged on (``VLLMKnobs.comm_free_links``: V1 on PCIe)."""
+    it is not charged on (``VLLMKnobs.comm_free_links``: V1 on PCIe) and the ranks are one
+    tensor-parallel group: the PCIe logs that show no growth are TP groups; no PCIe log of a
+    pipeline's stages was found, so a pipeline keeps the measured growth."""
     knobs = v.st.release.vllm if v.st.release is not None else None
-    if knobs is None or ranks <= 1 or v.gpu.interconnect_kind in knobs.comm_free_links:
+    if knobs is None or ranks <= 1:
+        return 0
+    if v.gpu.interconnect_kind in knobs.comm_free_links and v.s.parallelism.pipeline == 1:
         return 0
     return knobs.comm_bytes + (ranks - 1) * knobs.comm_per_peer_bytes
 
