@@ -115,9 +115,9 @@ def replays_blind() -> list[Replay]:
             starts=False,
             known={
                 "KV tokens": "the V1 non-torch growth with more than one GPU (1.79 GiB + 0.03 GiB "
-                "a peer, engine_releases_vllm_v1.py V1_COMM) was measured on NVLink H100s; four "
-                "PCIe A10s leave 4.55 GiB of pool a rank (derived), so their non-torch is under "
-                "1 GiB, not the 3.6 GiB charged; the log's 0.99 GiB of room is less than the "
+                "a peer, engine_releases_vllm_v1.py V1_COMM) was measured on NVLink H100s and is "
+                "no longer charged on PCIe (V1_COMM_FREE: 0.12 -> 0.54 of the log); four PCIe "
+                "A10s leave 4.55 GiB of pool a rank (derived); the log's 0.99 GiB of room is less than the "
                 "256-sequence sampler alone (1.38 GiB), so max_num_seqs (cut from the args "
                 "line) and not only the non-torch is off: not modelled "
                 "(tests/core/test_nontorch_interconnect.py)",

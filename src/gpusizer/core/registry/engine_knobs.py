@@ -33,6 +33,10 @@ class VLLMKnobs:
     non_torch_bytes: int = 0  # inside the budget on one GPU
     comm_bytes: int = 0  # more inside the budget when TP x PP > 1 ...
     comm_per_peer_bytes: int = 0  # ... and this per other rank (NCCL / all-reduce buffers)
+    # GPU links (``GPUSpec.interconnect_kind``) on which that growth is not charged to a TP
+    # group: V1's was measured on NVLink; on PCIe vLLM logs its non-torch without it
+    # (engine_releases_vllm_v1.py)
+    comm_free_links: tuple[str, ...] = ()
     context_in_budget: bool = False  # the CUDA context lies inside the fraction (V0)
     # Where vLLM V1 takes the memory snapshot its budget counts from (v1/worker/gpu_worker.py):
     # "none" (0.8.x: no snapshot, non-torch = device used - torch allocated, so the CUDA context

@@ -57,6 +57,16 @@ VLLM_STEPS = (
 V1_SCHEDULING = Scheduling(cached_preemption=True)
 # V1's non-torch growth with more than one GPU (engine_releases.py: llm-d v0.19.0 sweep)
 V1_COMM, V1_PEER = int(1.79 * GiB), int(0.03 * GiB)
+# ... and on PCIe GPUs none: vLLM 0.10.2 prints "0.21 GiB for non-torch memory" at TP 8 on 8 PCIe
+# L40S (NCCL inside that snapshot; Qwen3-235B-A22B-FP8, tests/core/data/engine-logs-blind2.json),
+# under the 0.25 GiB of one GPU, where NVLink H100s print 1.79 GiB more at TP 2. NCCL sizes its
+# channels by the path bandwidth its topology search finds (src/graph/search.cc; 9.19 MiB of
+# buffers a channel and connection, src/init.cc), and vLLM's custom all-reduce is off on more
+# than two PCIe-only GPUs (distributed/device_communicators/custom_all_reduce.py): PCIe paths
+# get few channels. The V0 PCIe logs agree (serving.md §66: 0.30 GiB at TP 2 on L40S, 0.25 on
+# RTX 4090, NCCL inside). Those are tensor-parallel groups: a pipeline's stages keep the growth
+# (core/serving/rules/vllm.py ``_comm``; no PCIe log of one was found)
+V1_COMM_FREE = ("pcie",)
 V1_SMALL = BatchTier(0, 256, 2048)
 # MXFP4 MoE backends of a PyPI wheel without triton_kernels (engine_releases.py)
 MOE_PYPI = (((10, 0), (11, 0), "flashinfer-trtllm"), ((8, 0), (99, 0), "marlin"))
@@ -87,6 +97,7 @@ V1_08_TO_010 = (
             non_torch_bytes=int(0.25 * GiB),
             comm_bytes=V1_COMM,
             comm_per_peer_bytes=V1_PEER,
+            comm_free_links=V1_COMM_FREE,
             startup_free_check=False,
             budget_snapshot="none",
         ),
@@ -111,6 +122,7 @@ V1_08_TO_010 = (
             non_torch_bytes=int(0.25 * GiB),
             comm_bytes=V1_COMM,
             comm_per_peer_bytes=V1_PEER,
+            comm_free_links=V1_COMM_FREE,
             startup_free_check=False,
             budget_snapshot="none",
         ),
@@ -135,6 +147,7 @@ V1_08_TO_010 = (
             non_torch_bytes=int(0.25 * GiB),
             comm_bytes=V1_COMM,
             comm_per_peer_bytes=V1_PEER,
+            comm_free_links=V1_COMM_FREE,
             startup_free_check=False,
             budget_snapshot="none",
         ),
@@ -157,6 +170,7 @@ V1_08_TO_010 = (
             non_torch_bytes=int(0.25 * GiB),
             comm_bytes=V1_COMM,
             comm_per_peer_bytes=V1_PEER,
+            comm_free_links=V1_COMM_FREE,
             startup_free_check=False,
             budget_snapshot="none",
         ),
@@ -181,6 +195,7 @@ V1_08_TO_010 = (
             non_torch_bytes=int(0.25 * GiB),
             comm_bytes=V1_COMM,
             comm_per_peer_bytes=V1_PEER,
+            comm_free_links=V1_COMM_FREE,
             startup_free_check=False,
             budget_snapshot="none",
         ),
@@ -205,6 +220,7 @@ V1_08_TO_010 = (
             non_torch_bytes=int(0.25 * GiB),
             comm_bytes=V1_COMM,
             comm_per_peer_bytes=V1_PEER,
+            comm_free_links=V1_COMM_FREE,
             budget_snapshot="before_nccl",
         ),
         graph_bytes=GiB,
@@ -232,6 +248,7 @@ V1_08_TO_010 = (
             non_torch_bytes=int(0.25 * GiB),
             comm_bytes=V1_COMM,
             comm_per_peer_bytes=V1_PEER,
+            comm_free_links=V1_COMM_FREE,
             budget_snapshot="before_nccl",
         ),
         graph_bytes=GiB,

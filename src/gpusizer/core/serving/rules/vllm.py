@@ -52,7 +52,7 @@ class ProfiledPool(PoolRule):
         before = _before_snapshot(v)
         non_torch = (
             rel.vllm.non_torch_bytes
-            + (rel.vllm.comm_bytes + (ranks - 1) * rel.vllm.comm_per_peer_bytes if ranks > 1 else 0)
+            + _comm(v, ranks)
             + (v.outside - before)  # what the snapshot does not see counts inside
             + v.a2a  # DeepEP's buffers, made at model load: the profile sees them
         )
@@ -91,6 +91,19 @@ class ProfiledPool(PoolRule):
     def budget_line(self, gpu: GPUSpec, em: EngineMemory) -> tuple[int, str]:
         f = em.fraction
         return (int(f * cuda_total_bytes(gpu)), f"{f:g} of the GPU") if f else (0, "")
+
+
+def _comm(v: EngineView, ranks: int) -> int:
+    """The release's non-torch growth with more than one rank, unless the GPUs' link is one
+    it is not charged on (``VLLMKnobs.comm_free_links``: V1 on PCIe) and the ranks are one
+    tensor-parallel group: the PCIe logs that show no growth are TP groups; no PCIe log of a
+    pipeline's stages was found, so a pipeline keeps the measured growth."""
+    knobs = v.st.release.vllm if v.st.release is not None else None
+    if knobs is None or ranks <= 1:
+        return 0
+    if v.gpu.interconnect_kind in knobs.comm_free_links and v.s.parallelism.pipeline == 1:
+        return 0
+    return knobs.comm_bytes + (ranks - 1) * knobs.comm_per_peer_bytes
 
 
 def _before_snapshot(v: EngineView) -> int:
