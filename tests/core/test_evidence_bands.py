@@ -188,7 +188,7 @@ SHORT = {
     # (parallelism.reentrant_checkpoint, core/memory/fsdp1_reentrant.py) brought those rows to
     # 0.959-0.991 and PEFT's FSDP1 QLoRA doc rows to 0.965 / 1.076: the band stays 0.444-1.027,
     # and the held-out 2-GPU PEFT row (0.919 -> 1.076, within 8 % of its whole-process figure)
-    # joins the two above it; each fifth held out in turn 20 -> 19 of 23 (83 %)
+    # joins the two above it; each fifth held out in turn 20 -> 19 of 23 (82 %)
     "memory/fsdp-deepspeed/adapter": (2, 5),
 }
 # Each fifth held out in turn, every regime with a band (its own from 12 figures, its parent's
