@@ -6,9 +6,9 @@ default ``use_reentrant`` is True, and fms-acceleration's ``_prepare_model_for_k
 passes ``{}``, which torch 2.4's ``checkpoint`` also reads as reentrant, ``torch/utils/
 checkpoint.py`` lines 466 and 554) calls each decoder layer's FSDP1 unit inside
 ``torch.utils.checkpoint``, and the units hold frozen weights only (a LoRA or QLoRA base: the
-HF Trainer wraps each adapter Linear as its own unit, PEFT's ``fsdp_auto_wrap_policy``;
-fms-acceleration@733992a ``fms_acceleration_foak/utils.py`` lines 23-33 leaves the adapters out
-of FSDP as ``ignored_modules``).
+HF Trainer wraps each adapter Linear as its own unit, PEFT's ``fsdp_auto_wrap_policy``; over a
+quantised base fms-acceleration@733992a ``fms_acceleration_foak/utils.py`` lines 23-33 leaves
+the adapters out of FSDP as ``ignored_modules``).
 
 What torch v2.4.1 then does, read at its wheel:
 - ``CheckpointFunction.backward`` (``torch/utils/checkpoint.py`` lines 290-315) reruns the unit on
