@@ -79,6 +79,7 @@ class StepExtras(NamedTuple):
     last_step: float = 0.0  # the last step's tensors alive in the forward (core/memory/last_step.py)
     layer_backward: float = 0.0  # one layer's backward transient (core/memory/expert_loop.py)
     forward_casts: float = 0.0  # autocast's cached weight copies at the forward's end (stage_activations.py)
+    held_input_grads: float = 0.0  # FSDP1's kept layer-input gradients (core/memory/fsdp1_reentrant.py)
 
 
 def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> tuple[float, float]:

@@ -19,6 +19,7 @@ from ..model.expert_tensor import expert_shards
 from ..model.params import ParamCounts
 from ..model.specs import ParallelismSpec, Scenario
 from .device_map import micro_batches, sequential_stages
+from .fsdp1_reentrant import held_input_grads
 from .fsdp2_buffers import rs_held
 from .last_step import last_step_bytes
 from .loading import load_peak
@@ -171,6 +172,7 @@ def _extras(
         last_step=last_step_bytes(s, arch, st.sp, act.quantised_inputs),
         layer_backward=act.layer_backward,
         forward_casts=act.forward_casts,
+        held_input_grads=held_input_grads(s, arch, st.sp),
     )
 
 
@@ -254,7 +256,7 @@ def _temps(
         temps = step_phases(temps, persistent, extra, foreach)
     if extra.recompute_layer:  # full recompute rebuilds one layer in backward, after the loss
         temps["recompute"] = extra.recompute_layer + extra.head_grad + gathered + persistent + root_bwd
-        temps["recompute"] += extra.layer_backward + rs
+        temps["recompute"] += extra.layer_backward + rs + extra.held_input_grads
     else:  # no rebuilt layer: the layers' backward is the backward phase
         temps["backward"] += extra.layer_backward + rs
     return temps

@@ -269,6 +269,10 @@ class ParallelismSpec(Strict):
     # no_backward_sync, accelerate's accumulate): each unit's gradient kept unsharded until the
     # sync (core/memory/fsdp_no_sync.py)
     fsdp_no_sync: bool = False
+    # full recompute is the model's reentrant torch.utils.checkpoint around each FSDP1 unit
+    # (transformers' gradient_checkpointing, default use_reentrant): over frozen units FSDP1
+    # keeps every layer-input gradient to the backward's end (core/memory/fsdp1_reentrant.py)
+    reentrant_checkpoint: bool = False
     # DeepSpeed ZeRO-3's zero_optimization.sub_group_size (elements; DeepSpeed's default 1e9):
     # the step converts one sub-group's gradients to the master dtype at a time
     # (core/memory/zero3_step.py); null: that conversion not priced (the answers as before)
