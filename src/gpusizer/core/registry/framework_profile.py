@@ -266,6 +266,10 @@ class FrameworkProfile(ProfileQueries):
     # kernel of its own after the second GEMM (vLLM fused_moe.py ``intermediate_cache3`` then
     # ``moe_sum``; core/speed/step_moe.py ``_topk_sum``)
     moe_topk_sum: bool = False
+    # True: its Triton fused MoE launches at the tiles of its own config files, its default
+    # config where none is tuned (SGLang's fused_moe_triton ``get_default_config`` and
+    # ``configs/triton_3_4_0``; core/speed/sglang_moe_tiles.py)
+    triton_moe_config_tiles: bool = False
     # True: its EPLB places redundant experts by deepseek-ai/EPLB's ``rebalance_experts`` with
     # the checkpoint's expert groups and the launch's nodes, so hierarchically where the nodes
     # divide the groups (SGLang ``init_by_eplb``: ``num_groups``, ``server_args.nnodes``; vLLM

@@ -115,6 +115,7 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         expert_in_tensor_flag="--ep N within --tp",
         scheduler_knobs=frozenset({"recv_interval", "max_prefill", "two_batch_overlap"}),
         eplb_groups=True,
+        triton_moe_config_tiles=True,
         long_context=SGLANG_CONTEXT,
         sources=("docs/evidence/serving.md §2 (sglang 0.4.3, 0.5.3, 0.5.23)",),
     ),

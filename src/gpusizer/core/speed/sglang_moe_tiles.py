@@ -35,6 +35,7 @@ the H20 rows of this docstring's PRs test, docs/evidence/speed.md).
 from __future__ import annotations
 
 from ..model.specs import Scenario
+from ..registry.frameworks import FRAMEWORKS
 
 Rows = tuple[tuple[int, int, int], ...]  # (tokens of the config's row, BLOCK_SIZE_M, BLOCK_SIZE_N)
 
@@ -95,7 +96,8 @@ def sglang_rows(
     """The config rows SGLang's Triton MoE runs a step's experts with where they are known
     (module docstring; ``shape`` = (experts, a rank's expert width, catalog GPU), ``default``
     the scenario's ``serving.moe_default_config``); () elsewhere (nothing priced beyond before)."""
-    if framework != "sglang" or family != "hopper" or experts_dtype not in SIXTEEN_BIT or ep != 1:
+    own_tiles = FRAMEWORKS[framework].triton_moe_config_tiles
+    if not own_tiles or family != "hopper" or experts_dtype not in SIXTEEN_BIT or ep != 1:
         return ()
     if default:
         return default_rows(shape[0])
