@@ -18,7 +18,6 @@ from typing import Any
 from .compare_formats import Fmt, band_fmt, bytes_fmt, duration_fmt, num_fmt, text_fmt, usd_fmt, yes_fmt
 from .wide_band_text import WIDE_CELL, wide_cell
 
-
 # the Targets cell of an option that meets them at the estimate only
 AT_ESTIMATE = "at estimate"
 
