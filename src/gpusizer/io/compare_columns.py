@@ -18,6 +18,9 @@ from typing import Any
 from .compare_formats import Fmt, band_fmt, bytes_fmt, duration_fmt, num_fmt, text_fmt, usd_fmt, yes_fmt
 from .wide_band_text import WIDE_CELL, wide_cell
 
+# the Targets cell of an option that meets them at the estimate only
+AT_ESTIMATE = "at estimate"
+
 
 @dataclass(frozen=True)
 class Column:
@@ -33,6 +36,8 @@ class Column:
         value = option.get(self.key)
         if value is not None and wide_cell(option, self.key):  # a range no forecast: in words
             return WIDE_CELL
+        if self.key == "targets_met" and value is True and option.get("targets_met_at_estimate_only"):
+            return AT_ESTIMATE  # no run like it met them (core/sizing/estimate_only.py)
         return "" if value is None else self.fmt(value, unit)
 
 
@@ -152,7 +157,8 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
         "Targets",
         yes_fmt,
         "targets",
-        "Targets met (serving targets, or the training deadline)",
+        "Targets met (serving targets, or the training deadline); 'at estimate': met at the "
+        "estimate, but the speed band lies wholly slower and passes a target (its Note says by how much)",
     ),
     Column(
         "default_target_met",

@@ -289,6 +289,12 @@ class FrameworkProfile(ProfileQueries):
     # this framework with its defaults, on at most ``max_gpus`` GPUs (None: any number).
     adapter_fallback: bool = False
     max_gpus: int | None = None
+    # Training on several GPUs runs only DDP: each GPU holds the whole model and optimizer, no
+    # tensor, pipeline, context or expert split and no ZeRO / FSDP sharding (the sizing's
+    # search tries DP only, ZeRO 0; core/sizing/layout_space.py). Unsloth: its multi-GPU guide
+    # (unsloth.ai/docs/basics/multi-gpu-training-with-unsloth/ddp) is DDP, "one copy of the
+    # model on each GPU device".
+    data_parallel_only: bool = False
     sources: tuple[str, ...] = ()
 
     @property

@@ -100,6 +100,7 @@ FINETUNE_RECIPES: tuple[FrameworkProfile, ...] = (
         amp_upcasts_returned_logits=True,  # a loss keeping the logits: the pre-2024-11 releases
         adapter_fallback=True,
         max_gpus=1,  # Unsloth's open-source release trains on one GPU
+        data_parallel_only=True,  # its multi-GPU runs are DDP (framework_profile.py)
         scenario_defaults=(
             ("workload", "loss", "fused"),
             ("parallelism", "recompute", "full"),

@@ -33,6 +33,7 @@ from .advise_fields import compute_notes, gpu_fields, missing_option, unit_field
 from .advise_need import goodput, judged, needed
 from .batch_lever import batch_lever
 from .compare_scale import Growth, grow
+from .ddp_unmet import ddp_clause
 from .disagg_pools import pool_changes, pools_note
 from .disagg_split import propose_split
 from .fill import Filler
@@ -206,6 +207,9 @@ class GpuAdvice:
         own = self.s if self.g.id == own_gpu(self.s) else None  # the stated layout is on its own GPU
         stated = None if own is None else stated_fits(own, self.g.capacity)
         subject = "nothing" if stated is None else f"no layout the search tries ({SEARCH_COVERS})"
+        ddp = ddp_clause(self.s)
+        if ddp is not None and stated is None:  # DDP: a count never helps (core/sizing/ddp_unmet.py)
+            return "memory", f"nothing fits on one GPU with {spare_words(self.s, self.g)}; {ddp}"
         why = f"{subject} fits with up to {self.ask.max_gpus:,} GPUs and {spare_words(self.s, self.g)}"
         clause = precomputed_clause(self.s)
         why = why if clause is None else f"{why}; {clause}"

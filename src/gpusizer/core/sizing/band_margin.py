@@ -16,6 +16,7 @@ from ..evidence.confidence import memory_evidence
 from ..model.presets import scenario_gpu
 from ..model.specs import GPUSpec, Scenario
 from .compare_options import DEFAULT_MARGIN, check_margin
+from .estimate_only import met_at_estimate_only
 from .option import SizingOption
 from .option_band import option_band
 from .rl_notes import deadline_band_note
@@ -63,4 +64,6 @@ def with_band(option: SizingOption, s: Scenario, spec: GPUSpec) -> SizingOption:
     banded = replace(noted, band=option_band(noted.as_dict(), s, spec))
     o = banded.as_dict()
     late = [n for n in (deadline_band_note(o, s), serving_band_note(o, s)) if n is not None]
+    if met_at_estimate_only(o, s):  # the Targets cell's "at estimate" (core/sizing/estimate_only.py)
+        banded = replace(banded, band=banded.band | {"targets_met_at_estimate_only": True})
     return replace(banded, notes=(*banded.notes, *late)) if late else banded

@@ -79,6 +79,8 @@ def layout_space(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], ma
         zeros = [0, 1, 2, 3]
     else:
         levels = (p.recompute,)
+    if w.trains and s.profile.data_parallel_only:  # DDP only: whole model per GPU (Unsloth)
+        tps, eps, cps, zeros = [1], [1], [1], [0]
     shapes = _shapes(tps, stage_counts(s, arch), cps, eps, max_gpus)
     per_shape = len(zeros) * len(levels)
     if len(shapes) * per_shape > MAX_LAYOUTS:

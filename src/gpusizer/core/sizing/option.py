@@ -75,6 +75,7 @@ FIELDS = (
     "electricity_cost",
     "electricity_cost_range",
     "targets_met",
+    "targets_met_at_estimate_only",  # its band passes a target (core/sizing/estimate_only.py)
     "pareto",
     "notes",
     # why an option is not offered as it stands (core/sizing/unmet.py), the stated default

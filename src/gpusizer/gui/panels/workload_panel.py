@@ -124,8 +124,12 @@ class WorkloadPanel(Panel):
     def refresh(self) -> None:
         kind = self.kind()
         training = kind is not None and kind.trains
+        # fields the kind sets from its own block (RL: the policy's sequence from the prompt and
+        # the longest response) would show a value the estimate ignores, as the CLI warns
+        # (core/registry/workloads.py ``derived``): hidden, not shown stale
+        derived = {key for key, _ in kind.derived} if kind is not None else set()
         for key in _TRAINING:
-            self.form.show(key, training)
+            self.form.show(key, training and key not in derived)
         # an RL policy trained as LoRA (rl.policy.kind) reads the adapters' rank and targets
         rl_lora = kind is not None and kind.work_key == "rl" and self.state.value("rl.policy.kind") == "lora"
         for key in _LORA:
