@@ -102,10 +102,11 @@ def test_a_split_answer_adds_the_evaluation_after_its_overlap() -> None:
         },
     }
     with_eval = copy.deepcopy(base)
-    with_eval["rl"]["eval"] = {"every_steps": 5, "prompts": 100, "response_tokens": 512, "max_response_tokens": 1024}
+    with_eval["rl"]["eval"] = {"every_steps": 5, "prompts": 100, "max_response_tokens": 1024}
     a, b = _rl(base), _rl(with_eval)
     assert b["evaluation_seconds"] > 0
-    assert b["time_per_step_seconds"] == pytest.approx(a["time_per_step_seconds"] + b["evaluation_seconds"], rel=1e-9)
+    step = a["time_per_step_seconds"] + b["evaluation_seconds"]
+    assert b["time_per_step_seconds"] == pytest.approx(step, rel=1e-9)
 
 
 def test_verls_testing_and_save_are_inside_its_step_and_the_record_takes_them_out() -> None:
@@ -124,3 +125,12 @@ def test_an_eval_block_refuses_a_non_positive_period() -> None:
     bad["rl"]["eval"]["every_steps"] = 0
     with pytest.raises(Exception, match="every_steps"):
         estimate_report(bad)
+
+
+def test_an_eval_block_without_a_period_changes_nothing() -> None:
+    # every_steps null (the GUI's "never"): no evaluation, the answer as without the block
+    idle = _without_eval(_MILES["scenario"])
+    idle["rl"]["eval"] = {"prompts": 30, "samples_per_prompt": 16}
+    a, b = _rl(_without_eval(_MILES["scenario"])), _rl(idle)
+    assert "evaluation_seconds" not in b
+    assert b["time_per_step_seconds"] == a["time_per_step_seconds"]

@@ -25,15 +25,18 @@ from .rl_time import Decode, prefill_seconds, rollout_seconds
 
 
 def eval_seconds(s: Scenario, d: Decode, em: EngineMemory, step: StepModel) -> float:
-    """One step's share of the evaluation, seconds (0 without ``rl.eval``): ``d`` the step's
-    rollout decode on one replica, ``em`` the engine's memory, ``step`` its step model."""
+    """One step's share of the evaluation, seconds (0 without ``rl.eval.every_steps``): ``d`` the
+    step's rollout decode on one replica (its longest response the eval's where the cap is
+    null), ``em`` the engine's memory, ``step`` its step model."""
     rl = rl_of(s)
     ev = rl.eval
-    if ev is None:
+    if ev is None or ev.every_steps is None:
         return 0.0
     replicas = max(1, rollout_gpus(s) // rl.rollout.tensor)
-    n = math.ceil(ev.prompts * ev.samples_per_prompt / replicas)  # one replica's eval responses
-    live = rl.prompt_tokens + ev.response_tokens  # the half-grown mean, as the rollout's batch
+    prompts = ev.prompts or rl.rollout.prompts_per_step
+    n = math.ceil(prompts * ev.samples_per_prompt / replicas)  # one replica's eval responses
+    mean = float(ev.response_tokens or rl.rollout.response_tokens)
+    live = rl.prompt_tokens + mean  # the half-grown mean, as the rollout's batch
     fit = int(em.kv_capacity_tokens // live)
     batch = max(1, min(n, em.max_sequences or n, fit))
     prefill = prefill_seconds(step, batch, rl.prompt_tokens, rl.rollout.max_batched_tokens)
@@ -41,8 +44,8 @@ def eval_seconds(s: Scenario, d: Decode, em: EngineMemory, step: StepModel) -> f
         d,
         responses=n,
         batch=batch,
-        mean=float(ev.response_tokens),
-        longest=ev.max_response_tokens,
+        mean=mean,
+        longest=ev.max_response_tokens or d.longest,
         prefill=prefill,
         steady=False,  # the evaluation waits for its last response
     )
