@@ -134,3 +134,13 @@ def test_an_eval_block_without_a_period_changes_nothing() -> None:
     a, b = _rl(_without_eval(_MILES["scenario"])), _rl(idle)
     assert "evaluation_seconds" not in b
     assert b["time_per_step_seconds"] == a["time_per_step_seconds"]
+
+
+def test_the_text_report_names_the_evaluation_line() -> None:
+    # the report's text (io/rl_text.py) shows the evaluation's share beside the phases where set
+    from gpusizer.io.rl_text import rl_lines
+
+    lines = rl_lines(_rl(_MILES["scenario"]))
+    assert any(line.strip().startswith("evaluation") and "21.2 s" in line for line in lines)
+    without = rl_lines(_rl(_without_eval(_MILES["scenario"])))
+    assert not any(line.strip().startswith("evaluation") for line in without)
