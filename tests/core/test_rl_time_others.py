@@ -47,7 +47,9 @@ RECORDED = {
     # as TP 1 / EP 8 / DP 8): step 0.393 -> 0.404, training 0.371 -> 0.402, log-probs 0.601 ->
     # 0.651, update 0.082 -> 0.079
     "miles-grpo-qwen3-30b-a3b-8xmi300x": {
-        "step": 0.404,
+        # 0.404 before the launcher's evaluation every 20 steps inside Miles' step timer (rl.eval,
+        # core/pipeline/rl_eval.py; docs/evidence/rl.md, the step timers section)
+        "step": 0.459,
         "rollout": 0.625,
         "training": 0.402,
         "log_probs": 0.651,

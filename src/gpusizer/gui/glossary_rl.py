@@ -96,4 +96,12 @@ RL_GLOSSARY: dict[str, str] = {
     "rate, or pageable, a fresh tensor per state each step (NeMo RL v.to('cpu')).",
     "rl.host_link_gb_per_s": "Colocated: GB/s per direction of each GPU's link to host memory, for "
     "the sleep, wake and state moves; default: the GPU's PCIe or NVLink-C2C.",
+    "rl.eval.every_steps": "Steps between evaluations inside the framework's step timer (Miles "
+    "--eval-interval, NeMo RL val_period): one generation of the eval set on the engine, a step "
+    "carrying its share; never: no evaluation.",
+    "rl.eval.prompts": "The eval set's prompts (AIME 2024: 30); default: the step's prompts.",
+    "rl.eval.samples_per_prompt": "Responses a prompt in the evaluation (Miles --n-samples-per-eval-prompt).",
+    "rl.eval.response_tokens": "The evaluation's mean response, tokens; default: the rollout's.",
+    "rl.eval.max_response_tokens": "The evaluation's cap (Miles --eval-max-response-len): its "
+    "longest response ends it; default: the rollout's longest.",
 }

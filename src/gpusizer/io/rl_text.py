@@ -52,6 +52,9 @@ def rl_lines(rl: dict[str, Any]) -> list[str]:
             f"    {m['name']:<13}{m['seconds']:>9,.1f} s {m['share']:>6.0%}"
             f"{to_unit(m['bytes'], 'GiB'):>10,.1f} GiB  moved, {m['link']} link {m['gb_per_s']:,.0f} GB/s"
         )
+    if "evaluation_seconds" in rl:  # rl.eval: a step's share of the periodic evaluation
+        ev, step = rl["evaluation_seconds"], rl["time_per_step_seconds"]
+        out.append(f"    {'evaluation':<12}{ev:>10,.1f} s {ev / step if step else 0:>6.0%}  (a step's share)")
     # each with its band: the step's, carried through (core/evidence/derived.py)
     out.append(
         f"  {with_band(rl, 'tokens_generated_per_second', _whole)} tokens generated/s, "

@@ -20,6 +20,7 @@ from ..registry.rl_algorithms import RL_ALGORITHMS
 from ..registry.rl_frameworks import RL_FRAMEWORKS
 from ..registry.stack_names import rl_algorithm_hint, rollout_engine
 from ..registry.workloads import WORKLOAD_KINDS
+from .rl_eval_spec import EvalSpec
 from .serving_features import SpeculativeSpec
 
 Spread = Annotated[float, Field(ge=0.0, le=20.0)]
@@ -290,6 +291,9 @@ class RLSpec(Strict):
     reward: RewardSpec = Field(default_factory=RewardSpec)
     critic: CriticSpec = Field(default_factory=CriticSpec)
     rollout: RolloutSpec = Field(default_factory=RolloutSpec)
+    # the periodic evaluation inside the framework's step timer (core/model/rl_eval_spec.py);
+    # null: none
+    eval: EvalSpec | None = None
 
     @field_validator("algorithm", mode="before")  # any type: the message names the algorithms
     @classmethod

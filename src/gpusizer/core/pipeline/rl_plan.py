@@ -22,6 +22,7 @@ from ..speed.step import StepModel
 from ..speed.step_model import step_model
 from .rl_check import rl_of, role_model
 from .rl_colocated import colocated_transitions, frozen_bytes, weight_sync_seconds
+from .rl_eval import eval_seconds
 from .rl_forwards import forwards
 from .rl_logprob_batch import log_prob_micro
 from .rl_memory import FP32, RLParts, allocator_counted, colocated_phases, split_phases
@@ -52,10 +53,16 @@ class RLPlan:
     # one replica's run under vLLM's scheduler (core/pipeline/rl_preempt.py); None where it
     # does not run (another engine, k steps off-policy, a pool too small for its bundles)
     run: RunStats | None = None
+    # a step's share of the periodic evaluation inside the step timer (core/pipeline/rl_eval.py);
+    # 0 without rl.eval. The engine runs it after the update, beside no other phase
+    evaluation: float = 0.0
 
     def step(self, overlaps: bool) -> float:
-        """Seconds per step: the phases (as rl_time.step_seconds sets them) and the moves."""
-        return step_seconds(self.seconds, overlaps) + sum(t.seconds for t in self.transitions)
+        """Seconds per step: the phases (as rl_time.step_seconds sets them), the moves and the
+        evaluation's share."""
+        return (
+            step_seconds(self.seconds, overlaps) + sum(t.seconds for t in self.transitions) + self.evaluation
+        )
 
 
 _PLANS: Memo[RLPlan] = Memo(128)
@@ -160,6 +167,7 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
         m = rl_memory(s, gpu)
         policy, parts, phases = m.policy, m.parts, m.phases
         d, rs, _, step, pool = decode(s, gpu, m)
+        evaluation = eval_seconds(s, d, m.engine, step)
         fwd, train = forwards(s, policy, gpu)
         # the engine's scenario and GPU set its step: layouts of one rollout share the run
         rollout, run = rounds_rollout(s, d, step, pool, (rs.model_dump_json(), id(gpu)), (gpu,))
@@ -177,6 +185,8 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
             if rl.rollout.shared_weights
             else allocator_counted(phases, parts.engine, rl.placement, rl.rollout.sleep_level)
         )
-        return RLPlan(phases, seconds, policy, rs, d.batch, replicas, m.refusal, moves, counted, run)
+        return RLPlan(
+            phases, seconds, policy, rs, d.batch, replicas, m.refusal, moves, counted, run, evaluation
+        )
 
     return _PLANS.get((id(s), id(gpu)), compute, (s, gpu))

@@ -52,6 +52,8 @@ def rl_block(s: Scenario, gpu: GPUSpec, plan: RLPlan) -> dict[str, Any]:
         "gpu_hours": hours,
         "cost": hours * gpu.price_per_hour if gpu.price_per_hour is not None else None,
         **(_advice(s, gpu) if split else {}),
+        # rl.eval set: a step's share of the evaluation inside the step (absent where null)
+        **({"evaluation_seconds": plan.evaluation} if rl.eval and rl.eval.on else {}),
         # rl.framework set: its release and the knobs at its defaults (absent where null)
         **({"framework": fw} if (fw := framework_block(rl)) else {}),
     }

@@ -26,6 +26,7 @@ from ..state import ScenarioState
 from ..widgets import Form, combo
 from .moe_kernel_items import refresh_moe_kernels
 from .precision_panel import dtype_items
+from .rl_eval_rows import add_eval_rows
 from .rl_policy_rows import PolicyRows
 from .serving_feature_rows import add_speculative_rows, refresh_speculative_rows, table_of
 
@@ -169,6 +170,7 @@ class RLSections:
         f.add("Weight sync", combo(_TRANSPORT_ITEMS), TRANSPORT, name="combo_rl_sync_transport")
         f.add("", QCheckBox("Sync tensor by tensor (verl)"), PER_TENSOR, name="check_rl_broadcast_per_tensor")
         f.add("Refit gather", combo(_GATHER_ITEMS), GATHER, name="combo_rl_refit_gather")
+        add_eval_rows(f)  # the evaluation inside the step timer (rl.eval)
 
     # -- refresh ---------------------------------------------------------------------------------
     def refresh(self, shown: bool) -> None:
