@@ -47,7 +47,9 @@ def leaf_fields(model: type[BaseModel] = Scenario, prefix: str = "") -> Iterator
 
 def _texts(folder: str, pattern: re.Pattern[str] | None = None) -> str:
     files = sorted((ROOT / folder).rglob("*.py"))
-    return "\n".join(p.read_text(encoding="utf-8") for p in files if pattern is None or pattern.search(p.name))
+    return "\n".join(
+        p.read_text(encoding="utf-8") for p in files if pattern is None or pattern.search(p.name)
+    )
 
 
 def _bound() -> tuple[set[str], set[str]]:

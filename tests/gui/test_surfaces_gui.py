@@ -72,7 +72,12 @@ def test_the_default_tiles_are_said_in_the_speed_assumptions(window) -> None:
         (SHARED_START, "rl.rollout.shared_weights", "check_rl_rollout_shared_weights", (*BOOLS, None)),
         (TRL, "rl.rollout.sleep_level", "combo_rl_sleep", (3, -1, "1", True, 1.5, None)),
         (COLOCATED, "rl.policy.hf_layer_ops", "combo_rl_policy_hf_layer_ops", ("HF-FSDP1", "x", 1, [])),
-        (COLOCATED, "rl.policy.log_prob_micro_batch_size", "spin_rl_policy_log_prob_micro_batch_size", COUNTS),
+        (
+            COLOCATED,
+            "rl.policy.log_prob_micro_batch_size",
+            "spin_rl_policy_log_prob_micro_batch_size",
+            COUNTS,
+        ),
         (RL_SPLIT, "rl.sync_transport", "combo_rl_sync_transport", ("NCCL", "x", 1, True)),
     ],
     ids=lambda v: v if isinstance(v, str) and "." in v else "",
@@ -111,6 +116,7 @@ def test_the_arrows_of_a_field_holding_a_refused_value_do_nothing(qtbot) -> None
 
     field = QuantityField("count", "parallelism.zero_sub_group_size", none_text="not priced")
     qtbot.addWidget(field)
+    held: Any
     for held in ("8", True, math.nan, []):
         field.setValue(held)
         assert field.stepEnabled() == QAbstractSpinBox.StepEnabledFlag.StepNone, held

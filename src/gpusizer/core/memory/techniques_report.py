@@ -1,8 +1,9 @@
 """What the report says about the training techniques in force (core/memory/techniques.py): one
 phrase per technique for the report's ``assumptions`` (the loss and its kernel, compile and the
-ticked kernels, LoRA dropout, a stated attention dropout, k-bit preparation, the optimizer step in backward, 8-bit and paged
-optimizer states, activation offload, DeepSpeed's fp32 gradient partition, model loading, the
-figure the framework prints), and the host RAM block (``host_memory``) with its warning.
+ticked kernels, LoRA dropout, a stated attention dropout, k-bit preparation, the optimizer step
+in backward, 8-bit and paged optimizer states, activation offload, DeepSpeed's fp32 gradient
+partition, model loading, the figure the framework prints), and the host RAM block
+(``host_memory``) with its warning.
 """
 
 from __future__ import annotations
