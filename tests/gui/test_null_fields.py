@@ -111,6 +111,8 @@ SERVING = (
     Case("serving.redundant_experts", MOE_EP, 2),
     Case("serving.moe_a2a_backend", MOE_EP, "deepep_normal"),
     Case("serving.two_batch_overlap", SGLANG_DEEPEP, True),
+    # SGLang's default Triton MoE tiles: null is "a tuned file" (docs/scenario-format.md)
+    Case("serving.moe_default_config", {**MOE_EP, "framework": "sglang"}, True),
     Case("serving.moe_a2a_dispatch_tokens", SGLANG_DEEPEP, 256),
     Case("serving.step_latency_seconds", VLLM, 0.002),
     Case("serving.max_kv_size", MLX, 4096),

@@ -104,6 +104,8 @@ class QuantityField(TextErrorMixin, NoWheelMixin, QAbstractSpinBox):
     def text_for(self, value: Number | None) -> str:
         if value is None:
             return self.none_text
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return str(value)  # a refused value held as it is ("8", true, a list): not a quantity
         text = format_quantity(value, self.kind)
         return f"{text} {self.unit}" if self.unit and not text.endswith(self.unit) else text
 
@@ -171,8 +173,17 @@ class QuantityField(TextErrorMixin, NoWheelMixin, QAbstractSpinBox):
             value = hi
         return value
 
+    def _steppable(self) -> bool:
+        """Whether the arrows may step from what the field holds: no unread text, and a number
+        or None. A value the core refused (``"8"``, ``true``, NaN, a list from a scenario edit)
+        is shown as it is until it is fixed; the arrows cannot add to it (comparing it with the
+        bounds raised TypeError on every repaint)."""
+        v = self._value
+        number = isinstance(v, (int, float)) and not isinstance(v, bool) and v == v
+        return not self.error and (v is None or number)
+
     def stepBy(self, steps: int) -> None:
-        if self.error:
+        if not self._steppable():
             return
         start = self._value
         lo = self.limits.lo
@@ -200,7 +211,7 @@ class QuantityField(TextErrorMixin, NoWheelMixin, QAbstractSpinBox):
 
     def stepEnabled(self) -> QAbstractSpinBox.StepEnabledFlag:
         flags = QAbstractSpinBox.StepEnabledFlag.StepNone
-        if self.isReadOnly() or self.error:
+        if self.isReadOnly() or not self._steppable():
             return flags
         v, lo, hi = self._value, self.limits.lo, self.limits.hi
         if v is None or hi is None or v < hi:

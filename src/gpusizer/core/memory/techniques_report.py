@@ -1,8 +1,9 @@
 """What the report says about the training techniques in force (core/memory/techniques.py): one
 phrase per technique for the report's ``assumptions`` (the loss and its kernel, compile and the
-ticked kernels, LoRA dropout, k-bit preparation, the optimizer step in backward, 8-bit and paged
-optimizer states, activation offload, DeepSpeed's fp32 gradient partition, model loading, the
-figure the framework prints), and the host RAM block (``host_memory``) with its warning.
+ticked kernels, LoRA dropout, a stated attention dropout, k-bit preparation, the optimizer step
+in backward, 8-bit and paged optimizer states, activation offload, DeepSpeed's fp32 gradient
+partition, model loading, the figure the framework prints), and the host RAM block
+(``host_memory``) with its warning.
 """
 
 from __future__ import annotations
@@ -88,10 +89,30 @@ def technique_assumptions(s: Scenario, mem: Memory) -> tuple[str, ...]:
         )
     if p.optimizer_in_backward:
         out.append("optimizer step in backward: no gradient set is kept")
+    dropout = _probs_dropout_line(s)
+    if dropout:
+        out.append(dropout)
     out += _state_lines(s)
     if s.profile.fp32_step_gradients and p.zero_stage in (1, 2):
         out.append("DeepSpeed fp32 gradient partition at the step")
     return tuple(out + _memory_lines(s, mem))
+
+
+def _probs_dropout_line(s: Scenario) -> str | None:
+    """The line of a stated ``model.attention_dropout`` where eager attention reads it
+    (core/memory/activations.py ``attention_core``, activations_megatron.py): above 0 each layer
+    keeps the dropped probabilities and the dropout's scaled noise beside the softmax output
+    (ATen's ``dropout`` returns its input at p = 0, so at 0 neither is kept: OPT's config,
+    modeling_opt.py ``OPTAttention``). Null (the residuals' ``model.dropout``) adds no line."""
+    p, rate = s.parallelism, s.model.attention_dropout
+    if rate is None or p.attention != "eager" or p.recompute == "selective":
+        return None
+    if rate > 0:
+        return (
+            f"attention dropout {rate:g} (model.attention_dropout): eager attention keeps the "
+            "dropout noise and the dropped probabilities"
+        )
+    return "no attention dropout (model.attention_dropout 0): eager attention keeps the softmax output only"
 
 
 def _state_lines(s: Scenario) -> list[str]:

@@ -12,6 +12,7 @@ from ..speed.eplb_hierarchical import applies as hierarchical_applies
 from ..speed.rates import Rates, power_capped, sixteen_bit_scale
 from ..speed.roofline import peak_tflops
 from ..speed.roofline_shape import Shape
+from ..speed.sglang_moe_tiles import default_rows
 from ..speed.step import StepModel
 from .engine_settings import EngineSettings
 from .scheduler_types import LoadResult, Workload
@@ -78,6 +79,24 @@ def load_text(
             else ""
         )
         + ("; two-batch overlap (SGLang --enable-two-batch-overlap)" if step.tbo else "")
+        + _tiles_line(s, step)
+    )
+
+
+def _tiles_line(s: Scenario, step: StepModel) -> str:
+    """The assumption line of ``serving.moe_default_config`` where the step prices it: SGLang's
+    Triton MoE at ``get_default_config``'s 16-bit tiles (core/speed/sglang_moe_tiles.py,
+    sgl-project/sglang fused_moe_triton_config.py at 083d6013), the second GEMM's grid of
+    ``BLOCK_SIZE_M`` x ``BLOCK_SIZE_N`` tiles bounding each MoE call. Empty where the field is
+    not true or the step does not read it (another engine, GPU family, expert dtype, EP > 1)."""
+    rows = step.costs.moe_w2_tiles
+    if not s.serving.moe_default_config or not rows or rows != default_rows(rows[0][0]):
+        return ""
+    (experts, bm, bn), (_, bm2, bn2) = rows
+    return (
+        f"; SGLang's Triton MoE at its default tiles, no tuned config file "
+        f"(serving.moe_default_config): BLOCK_SIZE_M {bm} x N {bn} up to {experts:,} tokens a call, "
+        f"{bm2} x {bn2} above"
     )
 
 

@@ -12,7 +12,9 @@ span more than one rank (or a value is held). vLLM's attention backend
 (``serving.attention_backend``), its MoE kernel for a MoE model (``serving.moe_backend``, the
 registry's: core/registry/moe_backends.py) and the serving framework in front of it (``serving.frontend``,
 its choices the registry's: core/registry/serving_frontends.py) show for an engine with vLLM
-releases (or a value held)."""
+releases (or a value held). Whether SGLang's Triton MoE ran its default tiles, without a tuned config
+file for the GPU and expert shape (``serving.moe_default_config``, core/speed/sglang_moe_tiles.py),
+shows for an engine with SGLang releases and a MoE model (or a value held)."""
 
 from __future__ import annotations
 
@@ -39,6 +41,7 @@ DISPATCH = "serving.moe_a2a_dispatch_tokens"
 ATTENTION = "serving.attention_backend"
 MOE_BACKEND = "serving.moe_backend"
 FRONTEND = "serving.frontend"
+TILES = "serving.moe_default_config"
 
 ENGINE_TIPS = {
     SIZES: "Batch sizes the engine captures CUDA graphs for, with padding on: a decode step runs "
@@ -94,6 +97,13 @@ ENGINE_TIPS = {
     "DeepEP dispatch and combine beside the other's computation; each micro-batch launches the "
     "layers' kernels and reads their weights again, so small batches can run slower. Needs a "
     "DeepEP MoE exchange. Default: off.",
+    TILES: "SGLang's Triton fused MoE without a tuned config file for this GPU and expert shape: "
+    "the server logs 'Using default MoE kernel config. Performance might be sub-optimal!' and runs "
+    "get_default_config's tiles (16-bit experts: BLOCK_SIZE_M 16, BLOCK_SIZE_N 32 up to as many "
+    "tokens as experts, 64 / 64 above). Priced for 16-bit experts on a Hopper GPU without expert "
+    "parallelism, where narrow expert slices make the second GEMM's many short tiles bound the call "
+    "(Qwen3-Next's 512 experts at TP 2-8). Default: a tuned file, priced at its tiles where the "
+    "tool holds it, else as before.",
 }
 # item data is the scenario's value; None is "engine default" (the binder selects it for null)
 _ASYNC_ITEMS = (
@@ -106,6 +116,12 @@ _TBO_ITEMS = (
     ("engine default (off)", None),
     ("on (--enable-two-batch-overlap)", True),
     ("off", False),
+)
+
+_TILES_ITEMS = (
+    ("engine default (tuned file)", None),
+    ("default tiles (no tuned file)", True),
+    ("tuned file", False),
 )
 
 _ROUTING_ITEMS = (("router's own", None), ("uniform at random (simulated)", "uniform_random"))
@@ -149,6 +165,7 @@ def add_engine_rows(f: Form) -> None:
     tokens = QuantityField("count", DISPATCH, none_text="engine default")
     f.add("DeepEP tokens a rank", tokens, DISPATCH, name="spin_serving_moe_a2a_dispatch_tokens")
     f.add("Two-batch overlap", combo(_TBO_ITEMS), TBO, name="combo_serving_two_batch_overlap")
+    f.add("MoE tile config", combo(_TILES_ITEMS), TILES, name="combo_serving_moe_default_config")
 
 
 def _release(state: ScenarioState, profile: FrameworkProfile) -> EngineRelease | None:
@@ -186,6 +203,7 @@ def refresh_engine_rows(f: Form, state: ScenarioState, profile: FrameworkProfile
     # SGLang states one of them, AITER's (SGLANG_USE_AITER=1: core/registry/moe_backends.py)
     sglang = any(r.sglang is not None for r in profile.releases)
     f.show(MOE_BACKEND, ((vllm or sglang) and moe) or state.value(MOE_BACKEND) is not None)
+    f.show(TILES, (sglang and moe) or state.value(TILES) is not None)  # SGLang's Triton MoE only
     refresh_moe_kernels(f, state, profile)  # the backends this engine takes on this GPU
     f.show(A2A, (moe and spans) or state.value(A2A) is not None)
     low_latency = state.value(A2A) in ("deepep_low_latency", "deepep_auto")
