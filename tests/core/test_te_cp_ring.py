@@ -8,7 +8,7 @@ The ring (NVIDIA/TransformerEngine v2.18,
 ``AttnFuncWithCPAndKVP2P``; the same loop at v1.8 ``attention.py`` and v2.10), CP ranks, one K/V
 shard a rank (``shard`` bytes: tokens x 2 x the k/v width / TP x the activation's bytes):
 
-- forward (l. 1697-1717): CP steps; steps 0 .. CP-2 each post ``batch_isend_irecv`` of the
+- forward (l. 1698-1717): CP steps; steps 0 .. CP-2 each post ``batch_isend_irecv`` of the
   shard to the next rank and compute the step's sub-attention, the next step waiting on the
   receive: a step takes max(send, attention forward / CP);
 - backward (l. 2395-2401, 2459-2497, 2717-2719): ``p2p_comm_buffers`` of shape (2, *kv.shape),
