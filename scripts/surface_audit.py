@@ -7,7 +7,7 @@ test (its dotted path in a hostile test under tests/io, tests/cli or tests/gui).
 Run: ``QT_QPA_PLATFORM=offscreen PYTHONPATH=src:. python scripts/surface_audit.py [PREFIX ...]``
 (prefixes limit the rows, e.g. ``serving. rl.``). A field the window does not bind may be set by
 another control (a preset, a tree row) or be file-only by design: the table says what is
-missing, the reader judges (docs/evidence/advice.md, "Every recent field in every surface").
+missing, the reader judges (docs/evidence/surfaces.md, "Every recent field in every surface").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hostile input to the recent fields, through the API and every command (docs/evidence/advice.md,
+"""Hostile input to the recent fields, through the API and every command (docs/evidence/surfaces.md,
 "Every recent field in every surface"): a wrong type, a value out of range, an unknown id and a
 null where the field takes none are each refused in one line naming the field and what it takes,
 and ``estimate``, ``plan`` and ``compare`` exit 2 with nothing written (tests/cli/refusal_suite.py).

@@ -1,5 +1,5 @@
 """The assumption lines of two recent fields that change an answer without saying so before
-(docs/evidence/advice.md, "Every recent field in every surface"): ``serving.moe_default_config``
+(docs/evidence/surfaces.md, "Every recent field in every surface"): ``serving.moe_default_config``
 in the speed line where the step prices SGLang's default Triton MoE tiles, and a stated
 ``model.attention_dropout`` under eager attention. Unstated, every answer is as before."""
 

@@ -1,4 +1,4 @@
-"""Every recent field in the window (docs/evidence/advice.md, "Every recent field in every
+"""Every recent field in the window (docs/evidence/surfaces.md, "Every recent field in every
 surface"). SGLang's default MoE tiles (``serving.moe_default_config``) had no widget: the Serving
 panel's "MoE tile config" row shows it for an engine with SGLang releases on a MoE model (or a
 value held), round-trips the field and says it in the speed assumptions. Hostile values of the
