@@ -198,11 +198,6 @@ _KNOWN: dict[str, dict[str, str]] = {
         "non-torch GiB": "the getter counts the CUDA graphs the 0.21 entry charges inside the "
         "budget (0.20 on) with the non-torch; the page lists 0.48 GiB of graphs apart",
     },
-    Q235_L40S: {
-        "available KV GiB": "EngineMemory.reserved_bytes of an EP layout is not the reported stage's "
-        "(9.09 GiB with EP 8, 32.23 without; the pool is the same either way): a reporting "
-        "inconsistency of the getter, left alone",
-    },
     WILDGUARD: {
         "starts": "34,192 tokens estimated (+12 %) against the 30,448 logged: the estimate holds "
         "one 32,768-token request and starts; vLLM 0.5's profile is replayed at the 0.6.4 entry"

@@ -142,9 +142,10 @@ class Row:
 
 def _available_gib(est: Estimate) -> float:
     """vLLM V1's "Available KV cache memory": the budget less what it reserves (negative when
-    overspent, the engine then refuses to start)."""
+    overspent, the engine then refuses to start), from the engine memory the estimate's pool
+    came from (one attention-DP rank's, core/pipeline/work_serving.py) where it kept one."""
     s = est.scenario
-    em, _ = engine_memory(s, resolve(s.model), count_parameters(s.model), est.gpu)
+    em = est.engine or engine_memory(s, resolve(s.model), count_parameters(s.model), est.gpu)[0]
     return ((em.fraction or 0.0) * cuda_total_bytes(est.gpu) - em.reserved_bytes) / GiB
 
 

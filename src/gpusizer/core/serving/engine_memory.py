@@ -28,6 +28,7 @@ from ..registry.engines import EngineRelease, cuda_total_bytes
 from .a2a_memory import a2a_buffers
 from .disaggregated import disaggregated_fields
 from .engine_settings import EngineSettings
+from .expert_in_tensor import tensor_view
 from .features import feature_fields, feature_notes, featured_memory
 from .load import load_note, serving_load
 from .prefix import prefix_of, users_held
@@ -48,6 +49,16 @@ def engine_memory(
 def _engine_memory(
     s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec
 ) -> tuple[EngineMemory, EngineSettings]:
+    """Every figure of the answer from one GPU as the engine lays it out. With the routed
+    experts expert-parallel inside TP (vLLM ``--enable-expert-parallel``) each worker holds
+    ``experts / EP`` whole experts (vllm/model_executor/layers/fused_moe/config.py
+    ``FusedMoEParallelConfig.make``), so the rule runs on ``tensor_view`` (expert_in_tensor.py;
+    the view of a view is itself): read raw, the experts were divided by TP and by EP again.
+    vLLM V1 computes the figures on that worker: ``gpu_worker.py determine_available_memory``
+    prints "Available KV cache memory" = fraction x total - (weights + peak + non-torch), and
+    ``kv_cache_utils.py`` its tokens and concurrency from those same bytes (engine/core.py
+    ``_initialize_kv_caches``, v0.10.x)."""
+    s = tensor_view(s)
     rule = memory_rule(s.profile)
     st = rule.settings(s, gpu)
     em, st = rule.fit(s, arch, counts, gpu, st)
