@@ -42,7 +42,7 @@ def test_markdown_and_html_reports_carry_the_how_sure_section() -> None:
 def test_training_time_prints_its_band() -> None:
     sc = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "pretraining", "training_tokens": 1e10}}
     text = text_report(estimate_report(sc))
-    assert re.search(r"training +[\d.]+ days \([\d.]+ days to [\d.]+ days\)", text)
+    assert re.search(r"training +[\d.]+ days \([\d.]+ to [\d.]+ days\)", text)
 
 
 def test_a_pooled_band_names_its_parent_in_the_cli_and_the_reports() -> None:

@@ -30,6 +30,18 @@ OUTSIDE_WHY = (
 )
 
 
+def _span(low: str, high: str, sep: str) -> str:
+    """``3.5-6.0 h`` where both ends carry the same unit word (``3.5 h``, ``6.0 h``), as a range
+    is written; ``44.2 s-1.2 min`` where the units differ, ``$52-$124`` (no unit word) and
+    ``1 h 5 min-2 h`` (a compound duration) as they come."""
+    lo_num, _, lo_unit = low.rpartition(" ")
+    hi_num, _, hi_unit = high.rpartition(" ")
+    one_word = lo_num and hi_num and " " not in lo_num + hi_num  # not "1 h 20 min"
+    if one_word and lo_unit == hi_unit:
+        return f"{lo_num}{sep}{hi_num} {hi_unit}"
+    return f"{low}{sep}{high}"
+
+
 def band_words(
     rng: Sequence[float],
     fmt: Callable[[float], str],
@@ -41,7 +53,7 @@ def band_words(
     band's own units) lies outside it, ``runs like this: 17.1-25.0`` (``lead``: ``TOOK`` for a
     time). The band is where 80 % of the replayed published runs like this one landed
     (core/evidence/bands.py, docs/evidence/*.md); a biased regime's estimate can miss it."""
-    span = f"{fmt(rng[0])}{sep}{fmt(rng[1])}"
+    span = _span(fmt(rng[0]), fmt(rng[1]), sep)
     if value is None or min(rng[0], rng[1]) <= value <= max(rng[0], rng[1]):
         return span
     return f"{lead} {span}"
