@@ -33,6 +33,7 @@ from .ggml_graph import ggml_extra
 from .layer_split import as_layer_split
 from .moe_measured import AITER_FP8_BLOCK, FORMATS, MODULE_TABLES, Points, group_module, measured_module
 from .moe_measured_aiter import aiter_points
+from .moe_measured_nearest import TRITON_TABLES, nearest, scaled_points
 from .rates import Rates, gpu_family, power_capped, sixteen_bit_scale
 from .rates_era import achieved_by
 from .rates_gpu import gpu_rates
@@ -201,7 +202,10 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     tbo = tbo_for(gpu.id, sh.layers, sh.moe_layers) if a2a and s.serving.two_batch_overlap else None
     up = update_term(s, costs.state_update)  # Gated DeltaNet's measured decode update
     out = (sh, r, rate, costs, links, p.pipeline, kinds, offload, alpha, extra, measured, ar, balance, a2a)
-    return StepModel(*out, tbo, up)
+    model = StepModel(*out, tbo, up)
+    if not measured:  # a Triton table without this shape: its nearest row (moe_measured_nearest.py)
+        model.moe_points = _nearest_moe(s, gpu, costs, experts, model, alpha)
+    return model
 
 
 def _a2a(s: Scenario, gpu: GPUSpec, ep_link: Link, eff: float | None) -> MoeA2A | None:
@@ -240,6 +244,23 @@ def _measured_moe(
     if costs.moe_module == AITER_FP8_BLOCK:  # the shared expert fused, another hidden size
         return aiter_points(gpu.id, shape, moe.shared_ffn, s.parallelism.tensor)
     return measured_module(costs.moe_module, gpu.id, shape, s.parallelism.tensor, alpha)
+
+
+def _nearest_moe(
+    s: Scenario, gpu: GPUSpec, costs: EngineCosts, experts: str, model: StepModel, alpha: float
+) -> Points:
+    """A Triton table's nearest measured row scaled to the model's expert shape where the table
+    lacks it (core/speed/moe_measured_nearest.py), under ``_measured_moe``'s conditions; empty
+    elsewhere."""
+    moe, p = s.model.moe, s.parallelism
+    if costs.moe_module not in TRITON_TABLES or moe is None or p.expert > 1 or p.expert_in_tensor > 1:
+        return ()
+    dtype, rule = FORMATS[costs.moe_module]
+    if experts != dtype or (rule and rule_id(s, s.precision.weights) != rule):
+        return ()
+    shape = (moe.experts, model.shape.hidden, moe.expert_ffn_hidden_size, moe.experts_per_token)
+    near = nearest(costs.moe_module, gpu.id, shape, p.tensor, alpha)
+    return scaled_points(model, near, shape, p.tensor, moe.shared_ffn) if near else ()
 
 
 def _group_measured(
