@@ -41,7 +41,10 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from ..model.module_bytes import rule_id
+from ..model.specs import GPUSpec, Scenario
 from .moe_measured import (
+    FORMATS,
     MODULE_KERNELS,
     MODULE_TABLES,
     SGLANG_TRITON_BF16,
@@ -51,6 +54,7 @@ from .moe_measured import (
     Points,
     _tables,
 )
+from .step_costs import EngineCosts
 from .step_moe import ExpertTerms
 
 # the Triton fused MoE tables (``fused_moe_kernel`` twice and the top-k sum) this applies to; not
@@ -123,3 +127,20 @@ def scaled_points(
         ratio = (mine._experts(t) + floors) / (theirs._experts(t) + floors)
         out.append((t, sec * ratio))
     return tuple(out)
+
+
+def nearest_moe(
+    s: Scenario, gpu: GPUSpec, costs: EngineCosts, experts: str, model: ExpertTerms, alpha: float
+) -> Points:
+    """A Triton table's nearest measured row scaled to the model's expert shape where the table
+    lacks it (module docstring), under step_model.py ``_measured_moe``'s conditions; empty
+    elsewhere."""
+    moe, p = s.model.moe, s.parallelism
+    if costs.moe_module not in TRITON_TABLES or moe is None or p.expert > 1 or p.expert_in_tensor > 1:
+        return ()
+    dtype, rule = FORMATS[costs.moe_module]
+    if experts != dtype or (rule and rule_id(s, s.precision.weights) != rule):
+        return ()
+    shape = (moe.experts, model.shape.hidden, moe.expert_ffn_hidden_size, moe.experts_per_token)
+    near = nearest(costs.moe_module, gpu.id, shape, p.tensor, alpha)
+    return scaled_points(model, near, shape, p.tensor, moe.shared_ffn) if near else ()

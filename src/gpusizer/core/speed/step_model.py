@@ -33,7 +33,7 @@ from .ggml_graph import ggml_extra
 from .layer_split import as_layer_split
 from .moe_measured import AITER_FP8_BLOCK, FORMATS, MODULE_TABLES, Points, group_module, measured_module
 from .moe_measured_aiter import aiter_points
-from .moe_measured_nearest import TRITON_TABLES, nearest, scaled_points
+from .moe_measured_nearest import nearest_moe
 from .rates import Rates, gpu_family, power_capped, sixteen_bit_scale
 from .rates_era import achieved_by
 from .rates_gpu import gpu_rates
@@ -204,7 +204,7 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     out = (sh, r, rate, costs, links, p.pipeline, kinds, offload, alpha, extra, measured, ar, balance, a2a)
     model = StepModel(*out, tbo, up)
     if not measured:  # a Triton table without this shape: its nearest row (moe_measured_nearest.py)
-        model.moe_points = _nearest_moe(s, gpu, costs, experts, model, alpha)
+        model.moe_points = nearest_moe(s, gpu, costs, experts, model, alpha)
     return model
 
 
@@ -244,23 +244,6 @@ def _measured_moe(
     if costs.moe_module == AITER_FP8_BLOCK:  # the shared expert fused, another hidden size
         return aiter_points(gpu.id, shape, moe.shared_ffn, s.parallelism.tensor)
     return measured_module(costs.moe_module, gpu.id, shape, s.parallelism.tensor, alpha)
-
-
-def _nearest_moe(
-    s: Scenario, gpu: GPUSpec, costs: EngineCosts, experts: str, model: StepModel, alpha: float
-) -> Points:
-    """A Triton table's nearest measured row scaled to the model's expert shape where the table
-    lacks it (core/speed/moe_measured_nearest.py), under ``_measured_moe``'s conditions; empty
-    elsewhere."""
-    moe, p = s.model.moe, s.parallelism
-    if costs.moe_module not in TRITON_TABLES or moe is None or p.expert > 1 or p.expert_in_tensor > 1:
-        return ()
-    dtype, rule = FORMATS[costs.moe_module]
-    if experts != dtype or (rule and rule_id(s, s.precision.weights) != rule):
-        return ()
-    shape = (moe.experts, model.shape.hidden, moe.expert_ffn_hidden_size, moe.experts_per_token)
-    near = nearest(costs.moe_module, gpu.id, shape, p.tensor, alpha)
-    return scaled_points(model, near, shape, p.tensor, moe.shared_ffn) if near else ()
 
 
 def _group_measured(
