@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from functools import lru_cache
 
 from ..model.module_bytes import rule_id
 from ..model.specs import GPUSpec, Scenario
@@ -64,6 +65,18 @@ TRITON_TABLES = (VLLM_TRITON_BF16, VLLM_TRITON_FP8_BLOCK, SGLANG_TRITON_BF16, SG
 Near = tuple[tuple[int, int, int, int], int, Points]  # ((experts, hidden, inter, top-k), TP, calls)
 
 
+@lru_cache(maxsize=64)
+def _rows(kernel: str, gpu: str, routing: str) -> tuple[tuple[tuple[int, ...], Points], ...]:
+    """((experts, hidden, intermediate, top-k, TP), calls) of every ``kernel`` row on ``gpu``
+    under ``routing``, in the table's key order (ties go to the first)."""
+    got = [
+        (tuple(int(str(v)) for v in key[2:7]), pts)
+        for key, pts in _tables().items()
+        if key[0] == kernel and key[1] == gpu and key[7] == routing and key[8] == ""
+    ]
+    return tuple(sorted(got, key=lambda row: row[0]))
+
+
 def nearest(kernel: str, gpu: str, shape: tuple[int, int, int, int], tp: int, alpha: float) -> Near | None:
     """The measured row of ``kernel`` nearest ``shape`` (experts, hidden, intermediate, top-k)
     split over ``tp`` ranks on ``gpu`` under the routing of ``alpha`` (module docstring); None
@@ -74,10 +87,7 @@ def nearest(kernel: str, gpu: str, shape: tuple[int, int, int, int], tp: int, al
     experts, hidden, inter, top_k = shape
     want = (math.log(inter / tp), math.log(hidden), math.log(experts), math.log(top_k))
     best: tuple[float, Near] | None = None
-    for key, pts in sorted(_tables().items(), key=lambda item: str(item[0])):
-        if key[0] != kernel or key[1] != rows_of or key[7] != routing or key[8] != "":
-            continue
-        e, h, i, k, t = (int(str(v)) for v in key[2:7])
+    for (e, h, i, k, t), pts in _rows(kernel, rows_of, routing):
         if (e, h, i, k, t) == (*shape, tp):
             return None
         have = (math.log(i / t), math.log(h), math.log(e), math.log(k))
