@@ -17,6 +17,7 @@ import statistics
 import sys
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 from tests.core.serving_step import serving_step
 
@@ -57,10 +58,9 @@ def _shares(
     """(rule, rates) over the measured call at each of :data:`TOKENS`, the shape held out."""
     full = _tables()
     held = {k: v for k, v in full.items() if not (k[0] == kernel and k[1:6] == (gpu, *shape))}
-    mn._tables = lambda: held  # the hold-out, restored below
-    mn._rows.cache_clear()
-    near = mn.nearest(kernel, gpu, shape, tp, st.routing_alpha)
-    mn._tables = _tables
+    with patch.object(mn, "_tables", lambda: held):  # the hold-out stands in for the table
+        mn._rows.cache_clear()
+        near = mn.nearest(kernel, gpu, shape, tp, st.routing_alpha)
     mn._rows.cache_clear()
     assert near is not None
     pts = mn.scaled_points(st, near, shape, tp, 0)

@@ -31,8 +31,9 @@ out and read from the rest (128 series of ``vllm-triton-bf16``, H100 SXM and H20
 rule is within 25 % of the measured call on 99-109 of 128 at each of 8-8,192 tokens (median
 1.00-1.02), the rates on 56-105 (median 0.75 at 8,192 tokens, 1.25 at 512)
 (scripts/moe_nearest_holdout.py; two shapes pinned in tests/core/test_moe_measured_nearest.py).
-The SGLang Triton tables (the same ``fused_moe_kernel``) are read alike. Read only where the engine's lane names a Triton table
-(core/speed/moe_measured_lanes.py, moe_measured_vllm_fp8.py) and the exact shape is missing; a
+The SGLang Triton tables (the same ``fused_moe_kernel``) are read alike. Read only where the
+engine's lane names a Triton table (core/speed/moe_measured_lanes.py, moe_measured_vllm_fp8.py)
+and the exact shape is missing; a
 measured shape, EP > 1, another format and the other tables (OpenAI's MXFP4 kernels, FlashInfer,
 TensorRT-LLM's CUTLASS, AITER, and vLLM's SM100 Triton table, whose default-config rows leave out
 the shapes a tuned config ran) keep what they read.
