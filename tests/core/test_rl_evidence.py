@@ -89,7 +89,9 @@ RECORDED = {
     # 0.518 before the async engines' max_num_seqs default (rl.md section 31)
     # 0.483 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
     # 0.499 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
-    "v0.6 DeepSeek V3, 512 H100": 0.528,  # 0.418 block-FP8, 0.446 BF16 (rl.md section 14)
+    # 0.528 before the H100 BF16 experts read their nearest measured Triton row
+    # (core/speed/moe_measured_nearest.py)
+    "v0.6 DeepSeek V3, 512 H100": 0.548,  # 0.418 block-FP8, 0.446 BF16 (rl.md section 14)
     # 0.618 before FP32 log-probs (rl.md section 16)
     # 0.625 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     # 0.655 before the per-expert GEMM launches (train_host.py ``expert_gemm_ops``)
@@ -147,11 +149,13 @@ RECORDED = {
     "v0.6 Qwen3-235B 1-off, 128+128 H100": 0.837,  # 0.908 before the w2 grid (rl.md section 14)
     # 1.006 before NeMo RL's collective refit (rl.md section 22)
     # 0.587 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
-    "v0.4 DeepSeek V3 1-off, 256+256 H100": 0.626,  # 0.888 block-FP8, 0.936 BF16 (rl.md section 14)
+    # 0.626 before the nearest-row MoE rule (core/speed/moe_measured_nearest.py)
+    "v0.4 DeepSeek V3 1-off, 256+256 H100": 0.651,  # 0.888 block-FP8, 0.936 BF16 (rl.md section 14)
     # 1.211 before NeMo RL's collective refit (rl.md section 22)
     # 0.701 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     # 0.713 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
-    "v0.6 DeepSeek V3 1-off, 256+256 H100": 0.762,  # 1.072 block-FP8, 1.128 BF16 (rl.md section 14)
+    # 0.762 before the nearest-row MoE rule (core/speed/moe_measured_nearest.py)
+    "v0.6 DeepSeek V3 1-off, 256+256 H100": 0.792,  # 1.072 block-FP8, 1.128 BF16 (rl.md section 14)
     # 1.115 before NeMo RL's collective refit (rl.md section 22)
     # 0.535 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     # 0.551 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
@@ -226,7 +230,8 @@ RECORDED = {
     # 1.206 before NeMo RL's collective refit (rl.md section 22)
     # 0.702 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     # 0.715 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
-    "v0.5 DeepSeek V3 1-off, 256+256 H100": 0.763,  # 1.065 block-FP8, 1.122 BF16 (rl.md section 14)
+    # 0.763 before the nearest-row MoE rule (core/speed/moe_measured_nearest.py)
+    "v0.5 DeepSeek V3 1-off, 256+256 H100": 0.792,  # 1.065 block-FP8, 1.122 BF16 (rl.md section 14)
     # 1.035 before NeMo RL's collective refit (rl.md section 22)
     # 0.969 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     # 2.014 before the async engines' max_num_seqs default (rl.md section 31)
@@ -460,7 +465,8 @@ SIZE_PAIRS = {
     # section 36): at the recorded release's uncapped batch the 256-GPU engine's pool preempts
     # 70.6 / 20.2 before the refit gather's pipeline broadcast was stated ("shard", rl.md section
     # 38): 3.1 s a step that does not scale (the same 16 stages, the same per-GPU shard)
-    ("v0.6 DeepSeek V3, 256 H100", "v0.6 DeepSeek V3, 512 H100"): (46.0, 88.0, 70.6, 23.3),
+    # (46.0, 88.0, 70.6, 23.3) before the unmeasured-shape MoE rule (core/speed/moe_measured_nearest.py)
+    ("v0.6 DeepSeek V3, 256 H100", "v0.6 DeepSeek V3, 512 H100"): (46.0, 88.0, 73.9, 23.9),
     # 8.5 / 31.8 before vLLM's Triton MoE streamed at Blackwell's share, 9.1 / 32.0 before a GB200's
     # two GPUs shared their Grace's C2C (rl.md section 28)
     # 9.5 / 32.4 before the refit gather's pipeline broadcast was stated (rl.md section 43): the

@@ -27,7 +27,9 @@ RECORDED = {
     # 0.671 before vLLM's ranks held MLA's down-projections and the router whole (rl.md section
     # 35): the drafter's and these weights leave the 0.6 pool 12 sequences at the mean
     # 0.885 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
-    "v0.7 DeepSeek V3, 256 H100": 0.919,  # before section 36: 0.771 no MTP, 0.658 with prev_logprobs
+    # 0.919 before the unmeasured-shape MoE ru
+    # (core/speed/moe_measured_nearest.py)
+    "v0.7 DeepSeek V3, 256 H100": 0.947,  # before section 36: 0.771 no MTP, 0.658 with prev_logprobs
     # 0.555 before the EP 16 all-to-all across two nodes ran at one NIC a GPU (speed.md, EP across
     # nodes); 0.652 no MTP; 0.564 with prev_logprobs
     # 0.581 before a full recompute reran the MoE dispatch and combine (speed.md section 78)

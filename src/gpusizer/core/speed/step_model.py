@@ -33,6 +33,7 @@ from .ggml_graph import ggml_extra
 from .layer_split import as_layer_split
 from .moe_measured import AITER_FP8_BLOCK, FORMATS, MODULE_TABLES, Points, group_module, measured_module
 from .moe_measured_aiter import aiter_points
+from .moe_measured_nearest import nearest_moe
 from .rates import Rates, gpu_family, power_capped, sixteen_bit_scale
 from .rates_era import achieved_by
 from .rates_gpu import gpu_rates
@@ -201,7 +202,10 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     tbo = tbo_for(gpu.id, sh.layers, sh.moe_layers) if a2a and s.serving.two_batch_overlap else None
     up = update_term(s, costs.state_update)  # Gated DeltaNet's measured decode update
     out = (sh, r, rate, costs, links, p.pipeline, kinds, offload, alpha, extra, measured, ar, balance, a2a)
-    return StepModel(*out, tbo, up)
+    model = StepModel(*out, tbo, up)
+    if not measured:  # a Triton table without this shape: its nearest row (moe_measured_nearest.py)
+        model.moe_points = nearest_moe(s, gpu, costs, experts, model, alpha)
+    return model
 
 
 def _a2a(s: Scenario, gpu: GPUSpec, ep_link: Link, eff: float | None) -> MoeA2A | None:
