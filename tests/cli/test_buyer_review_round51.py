@@ -39,6 +39,7 @@ NEW = (
 )
 QLORA = "qlora-llama-3.3-70b-consumer-vs-h100"
 QWEN = "serve-qwen3-235b-fp8-sglang-ttft-tpot"
+QWEN_VLLM = "serve-qwen3-235b-fp8-500"  # an earlier round's case: vLLM, 500 users at 30 tokens/s
 
 
 # --- 1. Unsloth runs data parallel only -----------------------------------------------------------
@@ -96,12 +97,21 @@ def qwen() -> dict[str, dict]:
     return rows(case(QWEN), "mi325x-256gb", "b200-192gb", "h200-141gb")
 
 
-def test_a_band_past_the_target_is_flagged(qwen: dict[str, dict]) -> None:
-    mi = qwen["mi325x-256gb"]
-    # 1.41 s to the first token at the estimate for the 1.5 s asked; SGLang on AMD's band puts
-    # runs like it at 1.51-3.58 s: none met 1.5 s. targets_met stays the estimate's
-    assert mi["targets_met"] is True and mi["ttft_seconds"] <= 1.5
-    assert mi["ttft_seconds_range"][0] > 1.5
+@pytest.fixture(scope="module")
+def vllm_qwen() -> dict[str, dict]:
+    return rows(case(QWEN_VLLM), "mi325x-256gb", "b200-192gb")
+
+
+def test_a_band_past_the_target_is_flagged(vllm_qwen: dict[str, dict]) -> None:
+    mi = vllm_qwen["mi325x-256gb"]
+    # vLLM on the MI325X: 37.3 tokens/s per user at the estimate for the 30 asked, first token
+    # 1.30 s for 2 s; vLLM MoE on AMD's band is wholly slower (runs like it decoded 11.4-34.7
+    # tokens/s, first token 1.40-4.26 s). targets_met stays the estimate's. (The SGLang case this
+    # test first read, 1.41 s for 1.5 s on the MI325X, holds its band's fast edge since SGLang MoE
+    # on AMD has a band of its own, 0.57-3.38: docs/evidence/speed.md, the sixth blind round.)
+    assert mi["targets_met"] is True and mi["ttft_seconds"] <= 2.0
+    lo, hi = mi["tokens_per_second_per_user_range"]
+    assert lo < 30 < mi["tokens_per_second_per_user"] and hi < mi["tokens_per_second_per_user"]
     assert mi["targets_met_at_estimate_only"] is True
     assert any(n.startswith("meets the targets at the estimate, but its speed band") for n in mi["notes"])
 
@@ -115,8 +125,8 @@ def test_a_band_holding_the_estimate_keeps_yes(qwen: dict[str, dict]) -> None:
         assert o["targets_met_at_estimate_only"] is None
 
 
-def test_targets_cell_reads_at_estimate(qwen: dict[str, dict]) -> None:
-    text = compare_text(list(qwen.values()), False, True, s=parse_scenario(case(QWEN)))
+def test_targets_cell_reads_at_estimate(vllm_qwen: dict[str, dict]) -> None:
+    text = compare_text(list(vllm_qwen.values()), False, True, s=parse_scenario(case(QWEN_VLLM)))
     mi = next(line for line in text.splitlines() if "Instinct MI325X" in line)
     b200 = next(line for line in text.splitlines() if "B200 192GB" in line)
     assert f" {AT_ESTIMATE} " in mi and f" {AT_ESTIMATE} " not in b200, (mi, b200)

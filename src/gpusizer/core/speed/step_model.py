@@ -203,7 +203,9 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     up = update_term(s, costs.state_update)  # Gated DeltaNet's measured decode update
     out = (sh, r, rate, costs, links, p.pipeline, kinds, offload, alpha, extra, measured, ar, balance, a2a)
     model = StepModel(*out, tbo, up)
-    if not measured:  # a Triton table without this shape: its nearest row (moe_measured_nearest.py)
+    # a Triton table without this shape: its nearest row (moe_measured_nearest.py), unless the
+    # engine's own config tiles for the shape are read (sglang_moe_tiles.py): they price it
+    if not measured and not costs.moe_w2_tiles:
         model.moe_points = nearest_moe(s, gpu, costs, experts, model, alpha)
     return model
 
