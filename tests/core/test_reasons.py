@@ -110,15 +110,19 @@ def test_short_training_reads_in_gpu_hours() -> None:
 
 
 def test_consumer_scale_out_stops_at_the_stated_cap() -> None:
-    # one RTX 4090 holds 17 users of Llama 3.2 1B at 32k (vLLM's KV pool): 600 users need more
+    # one RTX 4090 held 17 users of Llama 3.2 1B at 32k (vLLM's KV pool): 600 users needed more
     # than the 32 cards (eight 4-card boxes) consumer scale-out stops at; a workstation card does not
     from gpusizer.core.sizing.practical import CONSUMER_MAX_GPUS
 
     s = serve("llama-3.2-1b", 31744, 1024, targets={"users": 600})
     by = {o["gpu"]: o for o in gpusizer.compare_gpus(s, gpus=["rtx-4090-24gb", "rtx-a6000-48gb"])}
     capped = by["rtx-4090-24gb"]
-    assert capped["unmet"] == "practical_limit" and f"stop at {CONSUMER_MAX_GPUS}" in capped["unmet_reason"]
-    assert "1 GPU holds one replica" in capped["unmet_reason"]
+    # since vLLM V1's multi-GPU non-torch growth is not charged on PCIe (docs/evidence/serving.md,
+    # the second blind round of start-up logs) the 32 cards hold the 600 users' KV, and the cap
+    # shows as the last count weighed: the first token misses the default 2 s there
+    assert capped["gpus"] == CONSUMER_MAX_GPUS  # the stated 600 users held, the default target not
+    assert capped["unmet"] == "targets", capped["unmet"]
+    assert f"no more GPUs are weighed past the {CONSUMER_MAX_GPUS} shown" in capped["unmet_reason"]
     assert by["rtx-a6000-48gb"]["fits"] and by["rtx-a6000-48gb"]["targets_met"]
 
 
