@@ -18,6 +18,7 @@ Our speculative methods as SGLang's ``--speculative-algorithm``: ``draft_model``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from .engines import version_key
@@ -193,9 +194,10 @@ STEPS: tuple[ReserveStep, ...] = (
 )
 
 
+@lru_cache(maxsize=64)
 def reserve_step(version: str) -> ReserveStep:
     """The step that applies to SGLang ``version`` (the newest not newer; the first for an
-    older or unreadable one)."""
+    older or unreadable one). Kept by version: ``STEPS`` is fixed and the row frozen."""
     key = version_key(version)
     if key is None:
         return STEPS[0]

@@ -201,7 +201,29 @@ def arrival_times(w: Workload, seed: int = SEED) -> list[float]:
     return list(_ARRIVALS.get(key, lambda: _drawn(w, seed)))
 
 
+_UNITS: Memo[tuple[float, ...]] = Memo(16)  # the unit exponential draws by count and seed
+
+
+def _units(requests: int, seed: int) -> tuple[float, ...]:
+    """The seeded unit exponential draws of :func:`_gap` at burstiness 1: CPython's
+    ``Random.expovariate(rate)`` is ``-log(1.0 - random()) / rate`` (Lib/random.py, 3.11 and
+    3.12), so a gap is this draw over the rate, the same float operations whatever the rate.
+    The P/D prefill queue (core/serving/disagg_queue.py) redraws 200 arrivals at each rate of
+    its fixed point: a catalog compare of DeepSeek-V3's split drew 903,200 gaps (cProfile,
+    docs/evidence/rl.md, the catalog compare's CPU time). tests/core/test_compare_cpu.py holds
+    the draws equal to ``expovariate``'s."""
+    rng = random.Random(seed)
+    return tuple(-math.log(1.0 - rng.random()) for _ in range(requests))
+
+
 def _drawn(w: Workload, seed: int) -> tuple[float, ...]:
+    if w.burstiness == 1.0:
+        units = _UNITS.get((w.requests, seed), lambda: _units(w.requests, seed))
+        t, times = 0.0, []
+        for u in units:
+            times.append(t)
+            t += u / w.rate
+        return tuple(times)
     rng, t, out = random.Random(seed), 0.0, []
     for _ in range(w.requests):
         out.append(t)
