@@ -90,7 +90,7 @@ def test_a_split_answer_adds_the_evaluation_after_its_overlap() -> None:
     # split pools: the evaluation runs on the rollout engine between steps, serial with the
     # overlapped phases (NeMo RL's validate inside total_step_time, v0.7.0 grpo.py:4011 in the
     # async loop). A small split scenario: the step with rl.eval is the one without plus its share
-    base = {
+    base: dict[str, Any] = {
         "model": {"preset": "qwen2.5-0.5b"},
         "framework": "fsdp",
         "hardware": {"gpu": "h100-sxm-80gb"},
