@@ -9,10 +9,10 @@ serving note of core/sizing/serving_band_note.py (a Tok/s/user band wholly below
 reaching under ``min_tokens_per_second_per_user``, or a first-token band wholly above it and
 reaching past ``max_ttft_seconds``), or an RL run whose whole run band, fast edge too, ends past
 ``max_training_days`` (core/sizing/rl_notes.py ``deadline_band_note``'s first sentence). Qwen3
-235B-A22B FP8 on SGLang for 200 users with a 1.5 s first token
-(tests/cli/data/buyer/serve-qwen3-235b-fp8-sglang-ttft-tpot.gpusizer.json) ranked the MI325X
-platforms first with Targets "yes" at 1.41 s, beside a first-token band of 1.51-3.58 s: no
-run like it met the 1.5 s. A band that holds the estimate passes a target met at its edge on
+235B-A22B FP8 on vLLM for 500 users at 30 tokens/s each
+(tests/cli/data/buyer/serve-qwen3-235b-fp8-500.gpusizer.json) meets them on the MI325X at 37.3
+tokens/s per user, beside a band of 11.4-34.7: runs like it decoded slower than the 30 asked.
+A band that holds the estimate passes a target met at its edge on
 nearly every row the count search sized to it, which its band column shows; it keeps "yes".
 Wording only: ``targets_met`` and the ranking are unchanged.
 """
