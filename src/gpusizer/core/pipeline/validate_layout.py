@@ -16,6 +16,7 @@ from ..registry.frameworks import FRAMEWORKS
 from ..serving.attention_dp import attention_tp, per_rank_note
 from ..serving.expert_in_tensor import check_expert_in_tensor
 from .validate_context import check_context_heads
+from .validate_ddp import check_data_parallel_only
 from .validate_expert_tensor import check_expert_tensor
 from .validate_model import divisors
 
@@ -24,7 +25,9 @@ def check_parallelism(s: Scenario) -> None:
     """TP divides heads, PP at most layers, EP divides experts, TP within a node (Megatron-LM).
     Under attention data parallelism the heads are split at its attention TP
     (core/serving/attention_dp.py ``attention_tp``). The checks run in this order: the first
-    violation is the one named."""
+    violation is the one named; a data-parallel-only trainer's split first
+    (core/pipeline/validate_ddp.py), so its refusal names DDP rather than the heads."""
+    check_data_parallel_only(s)
     _check_tensor(s)
     check_pipeline(s)
     _check_stages(s)

@@ -39,7 +39,7 @@ _PP_TORCHTUNE = (
     "torchtune distributed recipes (full_finetune_distributed, lora_finetune_distributed): "
     "FSDP2 data parallelism (tensor_parallel_dim since v0.6), no pipeline stages"
 )
-_PP_UNSLOTH = "unsloth: the open-source release trains on one GPU (no model parallelism)"
+_PP_UNSLOTH = "unsloth: DDP only, one copy of the model on each GPU (its multi-GPU guide)"
 _PP_LITGPT = "LitGPT finetune / pretrain: Lightning Fabric's FSDP strategy (--devices), no pipeline schedule"
 _PP_SWIFT = (
     "ms-swift's transformers path: DDP, DeepSpeed ZeRO, FSDP; pipeline parallelism only in its "
@@ -99,7 +99,9 @@ FINETUNE_RECIPES: tuple[FrameworkProfile, ...] = (
         lora_kernels="unsloth",
         amp_upcasts_returned_logits=True,  # a loss keeping the logits: the pre-2024-11 releases
         adapter_fallback=True,
-        max_gpus=1,  # Unsloth's open-source release trains on one GPU
+        # any count of whole-model copies: Unsloth's multi-GPU training is DDP, "one copy of
+        # the model on each GPU device" (unsloth.ai/docs/basics/multi-gpu-training-with-unsloth/ddp)
+        max_gpus=None,
         data_parallel_only=True,  # its multi-GPU runs are DDP (framework_profile.py)
         scenario_defaults=(
             ("workload", "loss", "fused"),

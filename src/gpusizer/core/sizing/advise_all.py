@@ -95,7 +95,9 @@ def _ladder_counts(
             fewest[gid][v], evs[gid, v] = lay, v_evs[gid]
 
     last = len(variants) - 1
-    heavy = [last, last - 1] if last > 1 and variants[last].max_gpus == 1 else [last]
+    # the fallback (Unsloth) cannot shard the model: one copy per GPU whatever the count, so
+    # the rung before it, which can, is searched too
+    heavy = [last, last - 1] if last > 1 and variants[last].falls_back else [last]
     todo = [g for g in catalog if whole(g.id, 0) > units[g.id].count(1)] if last else []
     for v in heavy if todo else ():
         search(v, todo)

@@ -118,7 +118,7 @@ class Filler(ServingFill, DeadlineFill):
         ones (``searched``: the fewest found per rung searched, None when none fit)."""
         out = 0
         for v, fewest in self.searched.items():
-            if n > self.variants[v].max_gpus:
+            if n > self.variants[v].counts_up_to:
                 continue  # searched only up to fewer GPUs: it says nothing of n
             if fewest is None or fewest > n:
                 out = max(out, v + 1)
@@ -132,6 +132,13 @@ class Filler(ServingFill, DeadlineFill):
         """The lightest rung with a layout on ``n`` GPUs (rungs only add savings: a bisection
         over them), its fastest layouts."""
         rungs = [v for v in range(self._lightest(n), len(self.variants)) if n <= self.variants[v].max_gpus]
+        # whole-model copies (Unsloth's DDP) save no memory per GPU over a sharding rung before
+        # them: tried only where none of those holds n, so the bisection stays monotone
+        copies = rungs[-1:] if n > 1 and rungs and self.variants[rungs[-1]].whole_copies else []
+        return self._bisect(rungs[: len(rungs) - len(copies)], n, keep) or self._bisect(copies, n, keep)
+
+    def _bisect(self, rungs: list[int], n: int, keep: int) -> list[Choice]:
+        """The lightest of ``rungs`` with a layout on ``n`` GPUs, its fastest layouts."""
         # a rung the count search found on at most n GPUs ends the bisection: the answer is no
         # heavier. Rungs are not always monotone: in a GRPO compare the heaviest held nothing on
         # a server's 8 GPUs while the lightest held the run on 4, and every server was refused

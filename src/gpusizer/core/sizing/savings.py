@@ -11,7 +11,8 @@ tries them; docs/evidence/training.md has the memory each saves):
 4. offloaded gradient checkpointing (the checkpoints in host RAM, Unsloth's);
 5. optimizer offload (ZeRO-Offload: optimizer states in host RAM, stepped on the CPU);
 6. for LoRA and QLoRA, an adapter-friendly framework: Unsloth (its fused LoRA kernels save
-   fewer tensors; core/memory/activations_unsloth.py), with the defaults its profile sets.
+   fewer tensors; core/memory/activations_unsloth.py), with the defaults its profile sets, on
+   one GPU or as data-parallel copies (its DDP: core/pipeline/validate_ddp.py).
 
 A step the scenario already has, or that its framework cannot run (validation says so), is
 left out. A variant never changes the model, the workload kind or the precision; its
@@ -30,6 +31,7 @@ from ..model.presets import scenario_gpu
 from ..model.specs import Scenario
 from ..pipeline.runs_on import runs_on
 from ..pipeline.validate import check_scenario
+from ..pipeline.validate_ddp import ddp_changes
 from ..registry.frameworks import FRAMEWORKS, FrameworkProfile, adapter_fallback
 from ..registry.loss_kinds import LOSS_KINDS, advisor_fallback
 
@@ -58,11 +60,30 @@ class Variant:
     scenario: Scenario
     changes: dict[str, Any] = field(default_factory=dict)
     names: tuple[str, ...] = ()
-    max_gpus: int = 2**31  # Unsloth (open source) trains on one GPU
+    max_gpus: int = 2**31  # a fallback profile's ``max_gpus`` (None there: any count)
 
     @property
     def phrase(self) -> str:
         return phrase(self.names)
+
+    @property
+    def falls_back(self) -> bool:
+        """Whether this rung switches to the adapter-fallback framework."""
+        return _fallback_in(self.changes) is not None
+
+    @property
+    def whole_copies(self) -> bool:
+        """Whether this rung is a fallback that trains data parallel only (Unsloth's DDP,
+        core/pipeline/validate_ddp.py): every GPU holds the whole model at any count."""
+        return self.falls_back and self.scenario.profile.data_parallel_only
+
+    @property
+    def counts_up_to(self) -> int:
+        """The most GPUs for which this rung's fewest count speaks of the lighter rungs: whole
+        copies need as much memory per GPU on many GPUs as on one, while the rungs before them
+        shard the model, so past one GPU they rule nothing out (0 where the GPU does not run
+        the rung's framework: core/sizing/advise_all.py ``_runs_here``)."""
+        return min(1, self.max_gpus) if self.whole_copies else self.max_gpus
 
 
 def describe(changes: dict[str, Any]) -> str:
@@ -120,7 +141,10 @@ def _steps(s: Scenario) -> list[tuple[str, dict[str, Any]]]:
         and not s.profile.adapter_fallback
         and runs_on(fallback, scenario_gpu(s))
     ):
-        out.append((fallback.label, {"framework": fallback.id, **profile_edits(fallback.id)}))
+        # a data-parallel-only fallback (Unsloth's DDP) runs whole-model copies: the stated
+        # split or ZeRO stage is set back to DDP's (core/pipeline/validate_ddp.py)
+        ddp = ddp_changes(s) if fallback.data_parallel_only else {}
+        out.append((fallback.label, {"framework": fallback.id, **profile_edits(fallback.id), **ddp}))
     return out
 
 
