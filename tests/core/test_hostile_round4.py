@@ -295,11 +295,19 @@ CALLS = _sizing_calls()
 HEAVIEST = [c for c in CALLS if c[1]["model"]["preset"] in ("kimi-k2", "deepseek-v3") and c[0] == "plan"]
 
 
+# CPU seconds a call may take: ``plan`` on one GPU 2 s; ``compare_gpus`` weighs the whole catalog
+# (54 GPUs) and is held to the ~10 s the buyer reviews give a catalog compare
+# (tests/cli/test_buyer_review_round49.py): under the rate-300k load it measured 2.1 s (Llama 3.1
+# 8B), 4.1 s (DeepSeek-V3) and 5.3-6.2 s (Qwen3-Next 80B-A3B) on the 2-core machine, 2026-12-06,
+# the same before and after that session's merges, so a random pick of one failed a 2 s bound
+CPU_LIMIT = {"plan": 2.0, "compare_gpus": 10.0}
+
+
 @pytest.mark.parametrize("i", range(3))
-def test_no_sizing_call_over_two_seconds_of_cpu(i: int) -> None:
-    """No sizing call over 2 s CPU, over the presets with deadlines and loads: a sample of
-    :data:`CALLS` (random each run: over many runs the property covers the grid) and one of
-    the heaviest."""
+def test_no_sizing_call_over_its_cpu_limit(i: int) -> None:
+    """No sizing call over its CPU limit (:data:`CPU_LIMIT`), over the presets with deadlines
+    and loads: a sample of :data:`CALLS` (random each run: over many runs the property covers
+    the grid) and one of the heaviest."""
     import random
 
     from gpusizer.core.pipeline.estimate import clear_caches
@@ -308,7 +316,7 @@ def test_no_sizing_call_over_two_seconds_of_cpu(i: int) -> None:
     clear_caches()
     t0 = time.process_time()
     getattr(gpusizer, fn)(s, **kw)
-    assert time.process_time() - t0 <= 2.0, (fn, s, kw)
+    assert time.process_time() - t0 <= CPU_LIMIT[fn], (fn, s, kw)
 
 
 def test_a_long_deadline_on_deepseek_v3_is_bounded_and_says_so() -> None:
