@@ -321,7 +321,9 @@ def test_no_sizing_call_over_its_cpu_limit(i: int) -> None:
 
 def test_a_long_deadline_on_deepseek_v3_is_bounded_and_says_so() -> None:
     """``plan`` of DeepSeek-V3 to a 365-day deadline took 15 s of CPU (0.7 s without the
-    target); now within 2 s, and an option the budget cut short says so."""
+    target); now within 3 s, and an option the budget cut short says so. (2 s was the edge: the
+    same call read 1.8-2.5 s of CPU on the 2-core machine on 2026-12-06, alike before and after
+    that session's merges, and a CI run failed it.)"""
     from gpusizer.core.pipeline.estimate import clear_caches
 
     s = {
@@ -332,20 +334,22 @@ def test_a_long_deadline_on_deepseek_v3_is_bounded_and_says_so() -> None:
     clear_caches()
     t0 = time.process_time()
     options = gpusizer.plan(s)
-    assert time.process_time() - t0 <= 2.0
+    assert time.process_time() - t0 <= 3.0
     assert any("deadline's search stopped at its work limit" in n for o in options for n in o["notes"])
 
 
 def test_a_sizing_call_under_a_heavy_load_is_bounded_and_says_so() -> None:
     """``compare`` of Llama 3.1 8B under a 300,000-request rate load took 23 s of CPU with
     each run's own budget (191 runs; DeepSeek-R1 36 s, a 30,000-request burst 3.4-18 s): a
-    sizing call's runs have the smaller caps of core/serving/budget.py ``SIZING`` (0.85 s)."""
+    sizing call's runs have the smaller caps of core/serving/budget.py ``SIZING`` (0.85 s). Held
+    to 3 s: it read 1.6-1.8 s of CPU on the 2-core machine on 2026-12-06, alike before and after
+    that session's merges, and a CI run failed the 2 s it was held to."""
     from gpusizer.core.pipeline.estimate import clear_caches
 
     s = {**SERVE, "serving": {"load": "rate", "request_rate": 50.0, "requests": 300_000}}
     clear_caches()
     t0 = time.process_time()
     rows = gpusizer.compare_gpus(s)
-    assert time.process_time() - t0 <= 2.0
+    assert time.process_time() - t0 <= 3.0
     fit = [r for r in rows if r["fits"]]
     assert fit and all(any(n.startswith("serving speed: simulated") for n in r["notes"]) for r in fit)
