@@ -188,6 +188,11 @@ TRAINING = (
     Case("rl.critic.model", RL, "qwen2.5-7b"),
     Case("rl.reward.model", RL, "qwen2.5-7b"),
     Case("rl.reward.verify_workers", RL, 8),
+    # the launcher's evaluation inside the step timer (gui/panels/rl_eval_rows.py)
+    Case("rl.eval.every_steps", RL, 20),
+    Case("rl.eval.prompts", RL, 30, ("rl.eval.every_steps", 20)),
+    Case("rl.eval.response_tokens", RL, 4096, ("rl.eval.every_steps", 20)),
+    Case("rl.eval.max_response_tokens", RL, 16384, ("rl.eval.every_steps", 20)),
     # the RL panel's collapsible groups (gui/panels/rl_sections.py)
     Case("rl.policy.mini_batch_size", RL, 128),
     Case("rl.policy.micro_batch_size", RL, 2),
