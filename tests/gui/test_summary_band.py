@@ -22,8 +22,9 @@ def test_how_sure_line_speed_band_and_whisker(qtbot) -> None:
     head.set_estimate(est)
     # vLLM at batch one on NVIDIA: 13 figures, a band of its own (docs/evidence/speed.md 13.1)
     # 74 engine-pool figures since the Gemma 3 SGLang log replays (serving.md section 41); 84
-    # since the two blind rounds of start-up logs (serving.md sections 65 and 70)
-    assert head._how_sure_text == "How sure: memory measured (84) · speed validated (13)"
+    # since the two blind rounds of start-up logs (serving.md sections 65 and 70); 128 since the
+    # third (serving.md section 95)
+    assert head._how_sure_text == "How sure: memory measured (128) · speed validated (13)"
     assert "published figures of Llama 3.1 8B on H100 SXM 80GB" in head.how_sure.toolTip()
     assert "tokens/s each (" in head.serving.text()
     band = head.bar._band
@@ -81,4 +82,4 @@ def test_how_sure_line_of_an_rl_scenario_names_rl_regimes(qtbot) -> None:
     view = FiguresView()
     qtbot.addWidget(view)
     rows = dict(view._rows(est))
-    assert rows["Time per step"].count("(") == 1 and "s-" in rows["Time per step"]
+    assert rows["Time per step"].count("(") == 1 and "-" in rows["Time per step"]
