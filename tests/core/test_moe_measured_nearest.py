@@ -56,7 +56,7 @@ def _held_out(st: StepModel, gpu: str, shape: tuple[int, int, int, int], tp: int
     """The rule's calls for a measured ``shape`` with every row of that shape taken out."""
     held = {k: v for k, v in _tables().items() if not (k[0] == VLLM_TRITON_BF16 and k[1:6] == (gpu, *shape))}
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(mn, "_tables", lambda: held)
+        mp.setattr(mn, "measured_tables", lambda: held)
         mn._rows.cache_clear()  # the rows are kept per table: read them from the held-out one
         near = mn.nearest(VLLM_TRITON_BF16, gpu, shape, tp, st.routing_alpha)
     mn._rows.cache_clear()

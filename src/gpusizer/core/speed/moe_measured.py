@@ -165,6 +165,13 @@ MODULE_KERNELS = 6
 Points = tuple[tuple[float, float], ...]  # (tokens, seconds), ascending
 
 
+def measured_tables() -> dict[tuple[object, ...], Points]:
+    """Every measured module's (tokens, seconds) points by (kernel, GPU, experts, hidden,
+    intermediate, top-k, ...): the file's rows as :func:`_tables` keys them, for a reader that
+    picks its own row (core/speed/moe_measured_nearest.py)."""
+    return _tables()
+
+
 @lru_cache(maxsize=1)
 def _tables() -> dict[tuple[object, ...], Points]:
     doc = json.loads(_PATH.read_text())

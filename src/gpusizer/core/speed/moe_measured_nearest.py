@@ -56,7 +56,7 @@ from .moe_measured import (
     VLLM_TRITON_BF16,
     VLLM_TRITON_FP8_BLOCK,
     Points,
-    _tables,
+    measured_tables,
 )
 from .step_costs import EngineCosts
 from .step_moe import ExpertTerms
@@ -74,7 +74,7 @@ def _rows(kernel: str, gpu: str, routing: str) -> tuple[tuple[tuple[int, ...], P
     under ``routing``, in the table's key order (ties go to the first)."""
     got = [
         (tuple(int(str(v)) for v in key[2:7]), pts)
-        for key, pts in _tables().items()
+        for key, pts in measured_tables().items()
         if key[0] == kernel and key[1] == gpu and key[7] == routing and key[8] == ""
     ]
     return tuple(sorted(got, key=lambda row: row[0]))
