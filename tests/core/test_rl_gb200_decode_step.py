@@ -89,17 +89,19 @@ def test_the_gb200_rows_read_lower_for_the_moves_they_do_not_make() -> None:
     assert (h100_step - h100_rollout) - (gb200_step - gb200_rollout) == pytest.approx(29.1, abs=2.0)
 
 
-def test_the_tray_bound_brackets_the_v06_qwen3_235b_row_and_its_release_change() -> None:
+def test_the_tray_bound_reads_the_v06_qwen3_235b_row_and_its_release_change() -> None:
     # v0.6.0's 32-tray Qwen3-235B job (128 GB200) cannot fit one NVL72 domain (18 trays) and was
     # placed without NVLink-domain information; its v0.7.0 rerun of the same layout is
     # segment-aligned. Published 345 s -> 210 s (1.64x) where the 16-tray job went 286 -> 268 s
     # (1.07x) across the same recipe changes. Ours at one domain: 164.2 / 161.2 s (1.02x); with the
     # tray as the domain (every group's traffic off the tray on InfiniBand, an upper bound for a
-    # straddled group) the v0.6 row reads 263.2 s (0.763) and the change 1.63x. Tolerance: the
-    # published step between the bounds, the change within 5 % of the bound's
+    # straddled group) the v0.6 row reads 263.2 s (0.763, still short of the published 345 s) and
+    # the change 1.63x. Tolerance: the tray bound's step within 25 % of the published one and
+    # below it, the change within 5 % of the bound's
     v06, v07 = "v0.6 Qwen3-235B, 128 GB200", "v0.7 Qwen3-235B, 128 GB200"
     one_domain, tray = _step(v06)[0], _step(v06, TRAY)[0]
-    assert one_domain < _BY_NAME[v06].measured < tray * 1.35
+    assert one_domain < tray < _BY_NAME[v06].measured
+    assert tray / _BY_NAME[v06].measured >= 0.75
     published = _BY_NAME[v06].measured / _BY_NAME[v07].measured
     assert published == pytest.approx(tray / _step(v07)[0], rel=0.05)
     assert one_domain / _step(v07)[0] < 1.05
