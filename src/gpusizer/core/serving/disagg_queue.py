@@ -65,7 +65,12 @@ def _pulled(
     alone: float, wl: Workload, users: int, replicas: int, rest: tuple[float, float], burstiness: float | None
 ) -> float:
     """The pool's first token at the users' fixed point when every replica pulls from one
-    queue, each holding a request ``alone`` seconds (core/serving/disagg_pull.py)."""
+    queue, each holding a request ``alone`` seconds (core/serving/disagg_pull.py), and at
+    least the closed loop's bound: ``users`` cycles cannot complete faster than the busy pool's
+    ``replicas / alone`` requests/s, so the first token is at least ``users x alone / replicas``
+    less the rest of the cycle (Little's law; Lazowska et al. 1984, *Quantitative System
+    Performance* §5.3, asymptotic bounds). The seeded Poisson run of ``PREFILL_REQUESTS`` cannot
+    grow its queue to the users' own once the pool saturates; the bound holds it there."""
     from .disagg_pull import pulled_ttft
     from .scheduler_state import arrival_times
 
@@ -78,7 +83,6 @@ def _pulled(
             pool = replace(pool, burstiness=burstiness)
         return pulled_ttft(alone, arrival_times(pool), replicas)
 
-    # the closed loop's bound: the users' requests/s is at most the pool's ``replicas / alone``
     return max(fixed_point(queued), users * alone / replicas - e2e - transfer)
 
 
