@@ -27,7 +27,7 @@ def _poisson(rate: float, n: int, seed: int = 1) -> list[float]:
 def test_one_worker_is_pollaczek_khinchine() -> None:
     """One worker and Poisson arrivals are the M/D/1 queue: mean wait rho S / (2 (1 - rho))
     (the Pollaczek-Khinchine mean-value formula, Kleinrock 1975, *Queueing Systems* vol. 1
-    §5.7), 0.5 S at rho 0.5. Tolerance 5 % over 50,000 seeded arrivals."""
+    ch. 5, M/G/1), 0.5 S at rho 0.5. Tolerance 5 % over 50,000 seeded arrivals."""
     s = 1.0
     wait = pulled_ttft(s, _poisson(0.5, 50_000), 1) - s
     assert wait == pytest.approx(0.5 * s, rel=0.05)
@@ -37,7 +37,7 @@ def test_one_queue_waits_less_than_a_random_split() -> None:
     """The same arrivals split at random among c single-worker queues (the rule without the
     field) wait longer than in one queue before c workers: a worker never idles while a
     request waits. At rho 0.7 over 4 workers, the split's mean wait is that of M/D/1 at 0.7
-    (0.7 / 0.6 = 1.17 S), the pooled one's far below it (M/D/c; Kleinrock 1975 §3.5)."""
+    (0.7 / 0.6 = 1.17 S), the pooled one's far below it (M/D/c; Kleinrock 1975 ch. 3, M/M/m)."""
     s, c = 1.0, 4
     arrivals = _poisson(0.7 * c / s, 40_000)
     rng = random.Random(2)
@@ -58,7 +58,7 @@ def test_saturated_pool_is_the_closed_loop_bound() -> None:
     """At 128 users every one of TKE's six layouts x workloads runs its prefill pool saturated:
     the users' requests/s is then the pool's c / S, so the mean first token is N S / c less the
     rest of the cycle (Little's law over the closed loop; Lazowska et al. 1984, *Quantitative
-    System Performance* §5.3, the asymptotic bound). Ours reads 0.90-0.99 of the published
+    System Performance* ch. 5, the asymptotic bounds). Ours reads 0.90-0.99 of the published
     11.8-15.1 s (0.60-1.08 with the arrivals split at random over 200 Poisson requests, whose
     queue cannot grow to the users' own). Tolerance: the issue's 25 %."""
     for x in (3, 6, 12):

@@ -11,7 +11,7 @@ from the same durable pull consumer, ``durable_name: "worker-group"``, one messa
 (``lib/runtime/src/transports/nats.rs`` ``NatsQueue::connect``, ``dequeue_task``:
 ``.fetch().max_messages(1)``). So the pool is one first-come queue before ``c`` servers, each
 busy with one prompt at a time: a request waits only while all ``c`` workers are busy (an
-M/D/c queue under Poisson arrivals; Kleinrock 1975, *Queueing Systems* vol. 1 §3.5 for the
+M/D/c queue under Poisson arrivals; Kleinrock 1975, *Queueing Systems* vol. 1 ch. 3, M/M/m, for the
 multi-server queue). Splitting the same arrivals at random among ``c`` replicas, each its own
 queue (the rule without this field), makes a request wait behind its replica's backlog while
 another replica idles, so it queues longer at the same load.

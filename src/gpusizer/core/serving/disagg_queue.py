@@ -69,7 +69,7 @@ def _pulled(
     least the closed loop's bound: ``users`` cycles cannot complete faster than the busy pool's
     ``replicas / alone`` requests/s, so the first token is at least ``users x alone / replicas``
     less the rest of the cycle (Little's law; Lazowska et al. 1984, *Quantitative System
-    Performance* §5.3, asymptotic bounds). The seeded Poisson run of ``PREFILL_REQUESTS`` cannot
+    Performance* ch. 5, asymptotic bounds). The seeded Poisson run of ``PREFILL_REQUESTS`` cannot
     grow its queue to the users' own once the pool saturates; the bound holds it there."""
     from .disagg_pull import pulled_ttft
     from .scheduler_state import arrival_times
