@@ -292,6 +292,10 @@ def test_regular_instances_decode_short_too(row: dict[str, Any]) -> None:
 MEASURED = DATA["disaggregated_measured"]
 # the known-short runs whose ITL is within 25 %
 ITL_WITHIN = {"sglang-mooncake-a10-1p1d-tp2-rate4"}
+# the known-short runs whose first token is within 25 %: Dynamo's prefill workers pull from one
+# queue (``prefill_queue: "shared"``, core/serving/disagg_pull.py): 1,344 ms against 1,385.48
+# (-3 %; +36 % while ours split its 32 users' requests among the four workers at random)
+TTFT_WITHIN = {"dynamo-402-vllm-r1-distill-llama-70b-fp8-h100-4p1-1d4"}
 
 
 @pytest.mark.parametrize("row", [r for r in MEASURED if not r.get("within")], ids=lambda r: r["id"])
@@ -308,12 +312,17 @@ def test_measured_split_known_short(row: dict[str, Any]) -> None:
     core/registry/pd_decode_host.py). NVIDIA's Dynamo example of ai-dynamo/
     dynamo issue 402 (one 8 x H100 node, DeepSeek-R1-Distill-Llama-70B FP8, four TP 1 prefill
     workers and one TP 4 decode worker, 32 users, 3,000 in / 150 out, vLLM 0.7.2 V0 with
-    Dynamo's remote-prefill patch): TTFT 1,897 ms against 1,385.48 (+37 %), ITL 14.01 ms
-    against 19.42 (-28 %), the decode faster as in TKE's Dynamo grid (docs/evidence/serving.md,
+    Dynamo's remote-prefill patch): TTFT 1,344 ms against 1,385.48 (-3 %, its four prefill
+    workers pulling from one queue, TTFT_WITHIN; +37 % before), ITL 14.21 ms
+    against 19.42 (-27 %), the decode faster as in TKE's Dynamo grid (docs/evidence/serving.md,
     the section on Dynamo's single-node example). Pinned so that a model closing either gap
     updates the evidence."""
     sv = _measured(row)
-    assert sv["disaggregated_ttft_seconds"] * 1e3 > row["published_ttft_ms"], row["source"]
+    ttft = sv["disaggregated_ttft_seconds"] * 1e3
+    if row["id"] in TTFT_WITHIN:
+        assert ttft == pytest.approx(row["published_ttft_ms"], rel=TOL), ttft
+    else:
+        assert ttft > row["published_ttft_ms"], row["source"]
     itl = sv["disaggregated_tpot_seconds"] * 1e3
     assert itl < row["published_itl_ms"], row["source"]
     inside = row["id"] in ITL_WITHIN

@@ -19,7 +19,7 @@ SHIPPED = json.loads(BANDS_PATH.read_text())["regimes"]
 
 def test_the_pd_regimes_hold_the_282_counted_figures() -> None:
     # scripts/disagg_figures.py: 144 first tokens, 125 times per token, 12 large-EP throughputs
-    # and one llm-d sequential request time = 282 (its "all: 110 of 282 within 25 %"; 125 and 106
+    # and one llm-d sequential request time = 282 (its "all: 119 of 282 within 25 %"; 125 and 106
     # before the second blind round's Mooncake A10 runs, tests/core/test_disagg_blind2.py; 118 and
     # 99 before the blind round's vLLM Router runs, tests/core/test_disagg_blind.py)
     counts = {k: e["figures"] for k, e in SHIPPED.items() if k.startswith("speed/disagg/")}

@@ -131,6 +131,10 @@ class DisaggregatedSpec(Strict):
     # burst's queue at the prefill pool over ``serving.requests`` (null/false: as before;
     # core/serving/disagg_burst.py)
     opening_burst: bool | None = None
+    # Additive: "shared": every prefill replica pulls one request at a time from one queue
+    # (Dynamo v0.3.0's NATS JetStream prefill queue); null: each replica its own queue, the
+    # arrivals split among them at random, as before (core/serving/disagg_pull.py)
+    prefill_queue: Literal["shared"] | None = None
 
     @field_validator("connector", mode="before")  # any type: the message names the ids
     @classmethod

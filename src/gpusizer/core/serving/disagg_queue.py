@@ -27,6 +27,7 @@ def prefill_ttft(
     replicas: int,
     rest: tuple[float, float],
     burstiness: float | None = None,
+    shared: bool = False,
 ) -> float:
     """Seconds from a request's arrival at the prefill pool to its first token.
 
@@ -39,12 +40,15 @@ def prefill_ttft(
     arrival_burstiness``; null: Poisson) draws the gaps from a gamma of that shape instead, as
     vLLM's benchmark does (core/serving/scheduler_state.py ``_gap``), each prefill replica taking
     the stated process (exact for one replica; a round-robin proxy over k replicas makes each
-    one's gaps more regular still, shape k x burstiness)."""
+    one's gaps more regular still, shape k x burstiness). ``shared``
+    (``serving.disaggregated.prefill_queue: "shared"``): the whole stream waits in one queue
+    that every replica pulls one request at a time from (core/serving/disagg_pull.py)."""
     from .scheduler import simulate
 
-    if users <= replicas:
+    if users <= replicas or shared:
         alone = replace(wl, output=1, load="steady", users=1, requests=1, time_boxed=False)
-        return float(simulate(pre_step, eng, alone).ttft)
+        first = float(simulate(pre_step, eng, alone).ttft)
+        return first if users <= replicas else _pulled(first, wl, users, replicas, rest, burstiness)
     e2e, transfer = rest
 
     def queued(t: float) -> float:  # the pool's first token when the users' cycle has it at t
@@ -55,6 +59,31 @@ def prefill_ttft(
         return float(simulate(pre_step, eng, pre_wl).ttft)
 
     return fixed_point(queued)
+
+
+def _pulled(
+    alone: float, wl: Workload, users: int, replicas: int, rest: tuple[float, float], burstiness: float | None
+) -> float:
+    """The pool's first token at the users' fixed point when every replica pulls from one
+    queue, each holding a request ``alone`` seconds (core/serving/disagg_pull.py), and at
+    least the closed loop's bound: ``users`` cycles cannot complete faster than the busy pool's
+    ``replicas / alone`` requests/s, so the first token is at least ``users x alone / replicas``
+    less the rest of the cycle (Little's law; Lazowska et al. 1984, *Quantitative System
+    Performance* ch. 5, asymptotic bounds). The seeded Poisson run of ``PREFILL_REQUESTS`` cannot
+    grow its queue to the users' own once the pool saturates; the bound holds it there."""
+    from .disagg_pull import pulled_ttft
+    from .scheduler_state import arrival_times
+
+    e2e, transfer = rest
+
+    def queued(t: float) -> float:
+        rate = users / max(1e-9, e2e + t + transfer)  # the whole pool's: one queue
+        pool = replace(wl, load="rate", rate=rate, requests=PREFILL_REQUESTS, time_boxed=False)
+        if burstiness is not None:
+            pool = replace(pool, burstiness=burstiness)
+        return pulled_ttft(alone, arrival_times(pool), replicas)
+
+    return max(fixed_point(queued), users * alone / replicas - e2e - transfer)
 
 
 def fixed_point(f: Callable[[float], float]) -> float:

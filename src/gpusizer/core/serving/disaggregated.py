@@ -279,7 +279,10 @@ def _closed(sp: Split, users: int, concurrency: int) -> _Pools:
     # those it holds wait in its queue (``queued``, inside ``dec.e2e``) while its pool fills
     wait = dec.e2e * (each - share) / share
     rest = (dec.e2e + wait, sp.transfer)
-    queue = prefill_ttft(sp.pre_step, sp.pre_eng, wl, users, sp.prefill_r, rest, spec.arrival_burstiness)
+    pulled = spec.prefill_queue == "shared"  # one queue all prefill replicas pull from
+    queue = prefill_ttft(
+        sp.pre_step, sp.pre_eng, wl, users, sp.prefill_r, rest, spec.arrival_burstiness, pulled
+    )
     if spec.opening_burst:
         rounds = (sp.s.serving.requests or ROUNDS * max(1, concurrency)) / max(1, concurrency)
         queue = opening_burst(sp.pre_step, sp.pre_eng, wl, users, sp.prefill_r, queue, rounds)
