@@ -1,7 +1,8 @@
 """The loading, replay and counting that the blind-round tests share: a record file of
 tests/core/data, the RL step a record's scenario estimates and its ratio to the published step,
-the records within 25 % either way, one pinned figure of a blind serving-speed set, and a P/D
-run's ratio against the ratio and the verdict its record holds.
+a training record's peak per GPU over its published one, the records within 25 % either way,
+one pinned figure of a blind serving-speed set, an engine-log round's counts, and a P/D run's
+ratio against the ratio and the verdict its record holds.
 
 Only the mechanics live here. Each test module keeps its pinned values, their tolerances and
 the source comment beside its assertion; nothing here knows a pinned number.
@@ -10,7 +11,7 @@ the source comment beside its assertion; nothing here knows a pinned number.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +48,13 @@ def step_ratio(record: Record) -> float:
     return rl_step(record["scenario"]) / record["measured"]["step"]
 
 
+def peak_ratio(rec: Record, scenario: Record | None = None) -> float:
+    """Estimate / published peak per GPU (bytes / bytes) of a training record: the report's
+    ``per_gpu.total`` of its ``recipe_scenario`` (or ``scenario``) over its ``figure_bytes``."""
+    sc = rec["recipe_scenario"] if scenario is None else scenario
+    return float(estimate_report(sc)["per_gpu"]["total"]) / rec["figure_bytes"]
+
+
 def within(ratios: Mapping[str, float], tol: float = WITHIN) -> list[str]:
     """The keys whose estimate / published lies within ``tol`` of 1, in the mapping's order."""
     return [k for k, v in ratios.items() if abs(v - 1) <= tol]
@@ -55,6 +63,15 @@ def within(ratios: Mapping[str, float], tol: float = WITHIN) -> list[str]:
 def within_inverted(ratios: Mapping[str, float], tol: float = WITHIN) -> list[str]:
     """The keys whose published / estimate (the evidence bands' ratio) lies within ``tol`` of 1."""
     return [k for k, v in ratios.items() if 1 - tol <= 1 / v <= 1 + tol]
+
+
+def figures_and_starts(rows: Iterable[Any], ok: Callable[[Any], bool]) -> tuple[tuple[int, int], ...]:
+    """((within, of) figures, (within, of) start-up verdicts) of engine-log replay rows: a row
+    named ``starts`` is a verdict, any other a figure; ``ok`` says whether a row is within."""
+    rows = list(rows)
+    figures = [r for r in rows if r.name != "starts"]
+    starts = [r for r in rows if r.name == "starts"]
+    return (sum(map(ok, figures)), len(figures)), (sum(map(ok, starts)), len(starts))
 
 
 def pinned_speed(blind: BlindSpeeds, key: tuple[str, str]) -> float:
