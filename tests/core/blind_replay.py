@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 
@@ -26,6 +26,7 @@ DATA = Path(__file__).parent / "data"
 WITHIN = 0.25  # "within 25 %": docs/evidence/rl.md's and speed.md's bar for a blind round
 
 Record = dict[str, Any]
+K = TypeVar("K")  # a figure's key: a record id, or (record id, label)
 
 
 def load(name: str) -> Any:
@@ -55,12 +56,12 @@ def peak_ratio(rec: Record, scenario: Record | None = None) -> float:
     return float(estimate_report(sc)["per_gpu"]["total"]) / rec["figure_bytes"]
 
 
-def within(ratios: Mapping[str, float], tol: float = WITHIN) -> list[str]:
+def within(ratios: Mapping[K, float], tol: float = WITHIN) -> list[K]:
     """The keys whose estimate / published lies within ``tol`` of 1, in the mapping's order."""
     return [k for k, v in ratios.items() if abs(v - 1) <= tol]
 
 
-def within_inverted(ratios: Mapping[str, float], tol: float = WITHIN) -> list[str]:
+def within_inverted(ratios: Mapping[K, float], tol: float = WITHIN) -> list[K]:
     """The keys whose published / estimate (the evidence bands' ratio) lies within ``tol`` of 1."""
     return [k for k, v in ratios.items() if 1 - tol <= 1 / v <= 1 + tol]
 
