@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from .blind_replay import figures_and_starts
 from .engine_replay import Row, table
 from .engine_replay_blind import LOGS, REPLAYS_BLIND, TOLERANCE, UNCOVERED_BLIND, prints_as_logged_blind
 
@@ -44,11 +45,10 @@ def test_blind_known_deviation_is_still_there(row: Row) -> None:
 def test_blind_count() -> None:
     # The round's verdict (docs/evidence/serving.md): figures within 15 % of their logs,
     # start-up verdicts apart
-    figures = [r for r in ROWS if r.name != "starts"]
-    starts = [r for r in ROWS if r.name == "starts"]
+    figures, starts = figures_and_starts(ROWS, within)
     # blind: 49 of 58; 53 with llama.cpp's window cache (core/serving/llama_swa.py) and
     # Ollama's gpt-oss graph of v0.11.5 (the ollama-0.11.5 entry); the second round
     # (replays_blind_2) adds 2 of 4 figures (Qwen3-1.7B's pool and tokens -6 %; the
     # TensorRT-LLM A4000 pool misses, its reason in `known`) and 3 of 3 start-up verdicts
-    assert (sum(within(r) for r in figures), len(figures)) == (55, 62)
-    assert (sum(within(r) for r in starts), len(starts)) == (11, 12)
+    assert figures == (55, 62)
+    assert starts == (11, 12)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from .blind_replay import figures_and_starts
 from .engine_replay import Row, table
 from .engine_replay_logs_blind2 import LOGS, REPLAYS_BLIND2, TOLERANCE, UNCOVERED_BLIND2
 
@@ -46,7 +47,6 @@ def test_round_count() -> None:
     # multi-GPU growth not charged on PCIe (engine_releases_vllm_v1.py V1_COMM_FREE), 36 with
     # the FlashInfer sampler dennislee22's README installs (a record correction), 37 with the
     # engine memory of an EP-inside-TP layout read on the engine's own layout (engine_memory.py)
-    figures = [r for r in ROWS if r.name != "starts"]
-    starts = [r for r in ROWS if r.name == "starts"]
-    assert (sum(within(r) for r in figures), len(figures)) == (37, 48)
-    assert (sum(within(r) for r in starts), len(starts)) == (13, 14)
+    figures, starts = figures_and_starts(ROWS, within)
+    assert figures == (37, 48)
+    assert starts == (13, 14)

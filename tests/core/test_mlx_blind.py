@@ -14,16 +14,15 @@ fit them; the pins below hold the outcome, so a later change that moves one show
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gpusizer.core.pipeline.estimate import estimate
+from tests.core.blind_replay import load, within
 from tests.core.test_speed_figures import metric
 
-RECORDS: list[dict[str, Any]] = json.loads((Path(__file__).parent / "data" / "mlx-blind.json").read_text())
+RECORDS: list[dict[str, Any]] = load("mlx-blind.json")
 FIGURES = [(r, e) for r in RECORDS for e in r.get("replay", [])]
 WITHIN = 0.25  # "within 25 %", as the other blind sets
 
@@ -91,8 +90,7 @@ def test_each_figure_reads_its_pinned_ratio(key: tuple[str, str]) -> None:
 
 def test_every_figure_is_pinned_and_the_blind_count_holds() -> None:
     assert set(PINNED) == set(RATIOS)
-    within = [k for k, v in RATIOS.items() if abs(v - 1) <= WITHIN]
-    assert (len(RATIOS), len(within)) == BLIND
+    assert (len(RATIOS), len(within(RATIOS, WITHIN))) == BLIND
     peaks = [(r["id"], e["label"]) for r, e in FIGURES if e["metric"] == "peak_memory_gb"]
     assert (len(peaks), sum(abs(RATIOS[k] - 1) <= WITHIN for k in peaks)) == MEMORY
 

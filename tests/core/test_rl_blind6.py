@@ -20,17 +20,15 @@ unpublished setting."""
 from __future__ import annotations
 
 import copy
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gpusizer import estimate_report
+from tests.core.blind_replay import by_id, load, step_ratio, within
+from tests.core.blind_replay import rl_step as _step
 
-RECORDS_ALL: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parent / "data" / "rl-time-blind6.json").read_text(encoding="utf-8")
-)
+RECORDS_ALL: list[dict[str, Any]] = load("rl-time-blind6.json")
 RECORDS = [r for r in RECORDS_ALL if r["counted"]]
 BRACKETS = [r for r in RECORDS_ALL if not r["counted"]]
 
@@ -52,12 +50,8 @@ BRACKET_STEPS = {
 }
 
 
-def _step(scenario: dict[str, Any]) -> float:
-    return float(estimate_report(scenario)["rl"]["time_per_step_seconds"])
-
-
 def _record(record_id: str) -> dict[str, Any]:
-    return next(r for r in RECORDS_ALL if r["id"] == record_id)
+    return by_id(RECORDS_ALL, record_id)
 
 
 def _changed(scenario: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
@@ -92,16 +86,16 @@ def test_every_record_names_its_source_settings_and_assumptions() -> None:
 def test_each_step_is_as_recorded(record: dict[str, Any]) -> None:
     # source: the record's link and quoted table; tolerance 0.02 of the ratio (drift of the model,
     # not accuracy: the count below says how many are within 25 %)
-    ratio = _step(record["scenario"]) / record["measured"]["step"]
+    ratio = step_ratio(record)
     assert ratio == pytest.approx(RECORDED[record["id"]], abs=0.02)
 
 
 def test_the_count_within_25_percent_is_as_recorded() -> None:
     # docs/evidence/rl.md's convention (estimate / published within 0.75-1.25): 0 of 2, both
     # short, on first replay as now
-    ratios = {r["id"]: _step(r["scenario"]) / r["measured"]["step"] for r in RECORDS}
-    assert not [k for k, v in ratios.items() if abs(v - 1) <= 0.25]
-    assert not [k for k, v in FIRST_REPLAY.items() if abs(v - 1) <= 0.25]
+    ratios = {r["id"]: step_ratio(r) for r in RECORDS}
+    assert not within(ratios)
+    assert not within(FIRST_REPLAY)
 
 
 @pytest.mark.parametrize("record_id", [BASE, MTP])

@@ -11,17 +11,15 @@ the estimator was changed for them; the ratios below are what it gave on first r
 from __future__ import annotations
 
 import copy
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gpusizer import estimate_report
+from tests.core.blind_replay import by_id, load, step_ratio, within, within_inverted
+from tests.core.blind_replay import rl_step as _step
 
-RECORDS: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parent / "data" / "rl-time-blind3.json").read_text(encoding="utf-8")
-)
+RECORDS: list[dict[str, Any]] = load("rl-time-blind3.json")
 
 # estimate / published step, as docs/evidence/rl.md records it (the first replay, blind: 0.301 and
 # 0.775 for the two August runs and 0.624 for the GRPO 0.5B, moved since by verl's reference
@@ -41,10 +39,6 @@ RECORDED = {
 LOG_PROB = "rl__policy__log_prob_"  # the log-prob passes' micro-batch, rl.policy.log_prob_micro_batch_size
 
 
-def _step(scenario: dict[str, Any]) -> float:
-    return float(estimate_report(scenario)["rl"]["time_per_step_seconds"])
-
-
 def _with(record: dict[str, Any], **changes: Any) -> dict[str, Any]:
     """The record's scenario with dotted paths (``rl.rollout.engine_version``) replaced."""
     scenario = copy.deepcopy(record["scenario"])
@@ -58,7 +52,7 @@ def _with(record: dict[str, Any], **changes: Any) -> dict[str, Any]:
 
 
 def _record(record_id: str) -> dict[str, Any]:
-    return next(r for r in RECORDS if r["id"] == record_id)
+    return by_id(RECORDS, record_id)
 
 
 def test_every_record_names_its_source_settings_and_assumptions() -> None:
@@ -85,7 +79,7 @@ def test_the_reports_steps_are_their_timers_less_validation_and_checkpoint() -> 
 def test_each_step_is_as_recorded(record: dict[str, Any]) -> None:
     # source: the record's link and quote; tolerance 3 % of the recorded ratio (drift of the model,
     # not accuracy: the count below says how many are within 25 %)
-    ratio = _step(record["scenario"]) / record["measured"]["step"]
+    ratio = step_ratio(record)
     assert ratio == pytest.approx(RECORDED[record["id"]], rel=0.03)
 
 
@@ -97,10 +91,10 @@ def test_the_count_within_25_percent_is_as_recorded() -> None:
     # policy forwards run at the script's log-prob micro-batch 8 (0.769 -> 0.736).
     # As published / estimate within 0.75-1.25 (the bands' ratio) none of the four holds (1.29 the
     # nearest)
-    ratios = {r["id"]: _step(r["scenario"]) / r["measured"]["step"] for r in RECORDS}
-    within = sorted(k for k, v in ratios.items() if abs(v - 1) <= 0.25)
-    assert within == ["verl-grpo-qwen2.5-7b-8xh100"]
-    assert not [k for k, v in ratios.items() if 0.75 <= 1 / v <= 1.25]
+    ratios = {r["id"]: step_ratio(r) for r in RECORDS}
+    held = sorted(within(ratios))
+    assert held == ["verl-grpo-qwen2.5-7b-8xh100"]
+    assert not within_inverted(ratios)
 
 
 def test_the_unpublished_settings_move_the_ratios_as_recorded() -> None:

@@ -11,17 +11,15 @@ was changed for them; the ratios below are what it gave on first replay."""
 from __future__ import annotations
 
 import copy
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gpusizer import estimate_report
+from tests.core.blind_replay import by_id, load, step_ratio, within, within_inverted
+from tests.core.blind_replay import rl_step as _step
 
-RECORDS: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parent / "data" / "rl-time-blind4.json").read_text(encoding="utf-8")
-)
+RECORDS: list[dict[str, Any]] = load("rl-time-blind4.json")
 
 # estimate / published step on first replay (blind), as docs/evidence/rl.md records it
 RECORDED = {
@@ -32,12 +30,8 @@ RECORDED = {
 DEEPSCALER = "verl-deepscaler-1.5b-8k-8xh200"
 
 
-def _step(scenario: dict[str, Any]) -> float:
-    return float(estimate_report(scenario)["rl"]["time_per_step_seconds"])
-
-
 def _record(record_id: str) -> dict[str, Any]:
-    return next(r for r in RECORDS if r["id"] == record_id)
+    return by_id(RECORDS, record_id)
 
 
 def _at_mean_response(record: dict[str, Any], tokens: int) -> dict[str, Any]:
@@ -67,7 +61,7 @@ def test_every_record_names_its_source_settings_and_assumptions() -> None:
 def test_each_step_is_as_recorded(record: dict[str, Any]) -> None:
     # source: the record's link and quote; tolerance 3 % of the recorded ratio (drift of the model,
     # not accuracy: the count below says how many are within 25 %)
-    ratio = _step(record["scenario"]) / record["measured"]["step"]
+    ratio = step_ratio(record)
     assert ratio == pytest.approx(RECORDED[record["id"]], rel=0.03)
 
 
@@ -75,9 +69,9 @@ def test_the_count_within_25_percent_is_as_recorded() -> None:
     # docs/evidence/rl.md's convention (estimate / published within 0.75-1.25): 1 of 2, the A100
     # step at 0.761; the H200 step short at 0.614. As published / estimate (the bands' ratio) none
     # holds: 1.31 and 1.63
-    ratios = {r["id"]: _step(r["scenario"]) / r["measured"]["step"] for r in RECORDS}
-    assert [k for k, v in ratios.items() if abs(v - 1) <= 0.25] == ["verl-deepscaler-1.5b-8k-8xa100"]
-    assert not [k for k, v in ratios.items() if 0.75 <= 1 / v <= 1.25]
+    ratios = {r["id"]: step_ratio(r) for r in RECORDS}
+    assert within(ratios) == ["verl-deepscaler-1.5b-8k-8xa100"]
+    assert not within_inverted(ratios)
 
 
 # the estimate's phases (seconds): rollout, log-probs, training

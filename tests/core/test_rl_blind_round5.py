@@ -16,17 +16,15 @@ since that is modelled they read 0.668 and 0.602 (``RECORDED``)."""
 from __future__ import annotations
 
 import copy
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gpusizer import estimate_report
+from tests.core.blind_replay import by_id, load, step_ratio, within, within_inverted
+from tests.core.blind_replay import rl_step as _step
 
-RECORDS: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parent / "data" / "rl-time-blind5.json").read_text(encoding="utf-8")
-)
+RECORDS: list[dict[str, Any]] = load("rl-time-blind5.json")
 
 # estimate / published step on first replay (blind), as docs/evidence/rl.md records it: the
 # rollout priced eager, verl's vLLM enforce_eager default then applied to SGLang too
@@ -47,12 +45,8 @@ SMALL = "verl-rlinf-r1-distill-1.5b-8xh100"
 LARGE = "verl-rlinf-r1-distill-7b-64xh100"
 
 
-def _step(scenario: dict[str, Any]) -> float:
-    return float(estimate_report(scenario)["rl"]["time_per_step_seconds"])
-
-
 def _record(record_id: str) -> dict[str, Any]:
-    return next(r for r in RECORDS if r["id"] == record_id)
+    return by_id(RECORDS, record_id)
 
 
 def _ratio(record: dict[str, Any], **rollout: Any) -> float:
@@ -79,7 +73,7 @@ def test_every_record_names_its_source_settings_and_assumptions() -> None:
 def test_each_step_is_as_recorded(record: dict[str, Any]) -> None:
     # source: the record's link and quoted table; tolerance 0.02 of the ratio (drift of the model,
     # not accuracy: the count below says how many are within 25 %)
-    ratio = _step(record["scenario"]) / record["measured"]["step"]
+    ratio = step_ratio(record)
     assert ratio == pytest.approx(RECORDED[record["id"]], abs=0.02)
 
 
@@ -87,10 +81,10 @@ def test_the_count_within_25_percent_is_as_recorded() -> None:
     # docs/evidence/rl.md's convention (estimate / published within 0.75-1.25): 0 of 2, both short
     # (0.672, 0.605); on first replay 1 of 2 (the 7B at 1.111, the 1.5B long at 1.355). As
     # published / estimate (the bands' ratio) none either: 1.50 and 1.66
-    ratios = {r["id"]: _step(r["scenario"]) / r["measured"]["step"] for r in RECORDS}
-    assert not [k for k, v in ratios.items() if abs(v - 1) <= 0.25]
-    assert not [k for k, v in ratios.items() if 0.75 <= 1 / v <= 1.25]
-    first = [k for k, v in FIRST_REPLAY.items() if abs(v - 1) <= 0.25]
+    ratios = {r["id"]: step_ratio(r) for r in RECORDS}
+    assert not within(ratios)
+    assert not within_inverted(ratios)
+    first = within(FIRST_REPLAY)
     assert first == [LARGE]
 
 

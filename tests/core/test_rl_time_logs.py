@@ -13,24 +13,17 @@ refilled as responses ended."""
 from __future__ import annotations
 
 import copy
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from gpusizer import estimate_report
+from tests.core.blind_replay import load, step_ratio, within
+from tests.core.blind_replay import rl_step as _step
 
-RECORDS: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parent / "data" / "rl-time-logs.json").read_text(encoding="utf-8")
-)
+RECORDS: list[dict[str, Any]] = load("rl-time-logs.json")
 
 # estimate / published step, as docs/evidence/rl.md records it
 RECORDED = {"trl-grpo-qwen2.5-math-7b-7plus1xh100": 0.803}
-
-
-def _step(scenario: dict[str, Any]) -> float:
-    return float(estimate_report(scenario)["rl"]["time_per_step_seconds"])
 
 
 def test_every_record_names_its_source_settings_and_assumptions() -> None:
@@ -46,7 +39,7 @@ def test_every_record_names_its_source_settings_and_assumptions() -> None:
 def test_each_step_is_as_recorded(record: dict[str, Any]) -> None:
     # source: the record's link and quote; tolerance 3 % of the recorded ratio (drift of the model,
     # not accuracy: the count below says how many are within 25 %)
-    ratio = _step(record["scenario"]) / record["measured"]["step"]
+    ratio = step_ratio(record)
     assert ratio == pytest.approx(RECORDED[record["id"]], rel=0.03)
 
 
@@ -54,8 +47,8 @@ def test_the_count_within_25_percent_is_as_recorded() -> None:
     # docs/evidence/rl.md, the section on generation in rounds: 1 of 1 (the TRL step at 0.803 of
     # measured; 0 of 1 at 0.579 before the rounds); all RL step and phase figures 62 of 120 (61 of
     # 120 before), other frameworks 5 of 21
-    within = [r["id"] for r in RECORDS if abs(_step(r["scenario"]) / r["measured"]["step"] - 1) <= 0.25]
-    assert len(RECORDS) == 1 and within == ["trl-grpo-qwen2.5-math-7b-7plus1xh100"]
+    within_25 = within({r["id"]: step_ratio(r) for r in RECORDS})
+    assert len(RECORDS) == 1 and within_25 == ["trl-grpo-qwen2.5-math-7b-7plus1xh100"]
 
 
 def test_the_trl_step_holds_over_the_unpublished_settings() -> None:

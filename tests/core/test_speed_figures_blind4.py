@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.core.blind_replay import pinned_speed
 from tests.core.blind_speeds import BlindSpeeds, blind_tests
 
 SET = BlindSpeeds("speed-figures-blind4.json")
@@ -67,10 +68,7 @@ PINNED = {
 
 @pytest.mark.parametrize("key", list(PINNED))
 def test_each_figure_reads_its_pinned_speed_ratio(key: tuple[str, str]) -> None:
-    rid, label = key
-    (r, e), *more = [(r, e) for r, e in FIGURES if r["id"] == rid and e["label"].startswith(label)]
-    assert not more, key
-    assert SET.speed(r, e) == pytest.approx(PINNED[key], abs=0.02)
+    assert pinned_speed(SET, key) == pytest.approx(PINNED[key], abs=0.02)
 
 
 def test_every_figure_is_pinned() -> None:

@@ -81,22 +81,16 @@ within 15 % blind; 12 of 12 once the FSDP rows replay FSDP1's no_sync() accumula
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from gpusizer import estimate_report
+from tests.core.blind_replay import load
+from tests.core.blind_replay import peak_ratio as _ratio
 
-DATA = json.loads((Path(__file__).parent / "data" / "training-heldout.json").read_text())
+DATA = load("training-heldout.json")
 RECORDS: list[dict[str, Any]] = DATA["records"]
 TOLERANCE = 0.15
-
-
-def _ratio(rec: dict[str, Any]) -> float:
-    """Estimate / published peak per GPU (bytes / bytes)."""
-    return float(estimate_report(rec["recipe_scenario"])["per_gpu"]["total"]) / rec["figure_bytes"]
 
 
 @pytest.mark.parametrize("rec", RECORDS, ids=lambda r: r["id"])

@@ -17,20 +17,13 @@ Tolerance: 15 % for the count, the pinned ratios to 0.005 (estimate / published,
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from gpusizer import estimate_report
+from tests.core.blind_replay import peak_ratio as _ratio
 from tests.core.test_training_heldout import RECORDS, TOLERANCE
 
 ROUND = [r for r in RECORDS if r["id"].startswith("litgpt-2023|")]
 FSDP = [r for r in ROUND if "fsdp" in r["id"]]
-
-
-def _ratio(rec: dict[str, Any]) -> float:
-    """Estimate / published peak (bytes / bytes)."""
-    return float(estimate_report(rec["recipe_scenario"])["per_gpu"]["total"]) / rec["figure_bytes"]
 
 
 def test_the_round_is_twelve_runs_nine_within_15_percent_blind() -> None:

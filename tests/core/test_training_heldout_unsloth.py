@@ -27,17 +27,11 @@ from typing import Any
 
 import pytest
 
-from gpusizer import estimate_report
+from tests.core.blind_replay import peak_ratio as _ratio
 from tests.core.test_training_heldout import RECORDS, TOLERANCE
 
 ROUND = [r for r in RECORDS if r["id"].startswith("unsloth-notebook|")]
 OLD_STACK = [r for r in ROUND if "ratio_blind" in r]
-
-
-def _ratio(rec: dict[str, Any], scenario: dict[str, Any] | None = None) -> float:
-    """Estimate / published peak (bytes / bytes), of the record's scenario or the one given."""
-    sc = rec["recipe_scenario"] if scenario is None else scenario
-    return float(estimate_report(sc)["per_gpu"]["total"]) / rec["figure_bytes"]
 
 
 def test_the_round_is_twelve_runs_nine_within_15_percent() -> None:

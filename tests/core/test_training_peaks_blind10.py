@@ -26,23 +26,17 @@ its recorded value so a change that moves it shows here.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from gpusizer import estimate_report
+from tests.core.blind_replay import load
+from tests.core.blind_replay import peak_ratio as _ratio
 
-DATA = json.loads((Path(__file__).parent / "data" / "training-peaks-blind10.json").read_text())
+DATA = load("training-peaks-blind10.json")
 RECORDS: list[dict[str, Any]] = DATA["records"]
 TOLERANCE = 0.15
 PREFIX = "fms-acceleration-liger|"
-
-
-def _ratio(rec: dict[str, Any]) -> float:
-    """Estimate / published peak per GPU (bytes / bytes)."""
-    return float(estimate_report(rec["recipe_scenario"])["per_gpu"]["total"]) / rec["figure_bytes"]
 
 
 def _short(ids: list[str]) -> list[str]:

@@ -21,15 +21,13 @@ Tolerance: 15 % for the count; each ratio pinned to 0.02 (estimate / published, 
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from gpusizer import estimate_report
+from tests.core.blind_replay import load, peak_ratio
 
-DATA = json.loads((Path(__file__).parent / "data" / "training-peaks-blind8.json").read_text())
+DATA = load("training-peaks-blind8.json")
 RECORDS: list[dict[str, Any]] = DATA["records"]
 TOLERANCE = 0.15
 PIN = 0.02
@@ -66,17 +64,12 @@ COMPILED_LOSS_RELEASES = (
 )
 
 
-def _ratio(scenario: dict[str, Any], rec: dict[str, Any]) -> float:
-    """Estimate / published peak per GPU (bytes / bytes)."""
-    return float(estimate_report(scenario)["per_gpu"]["total"]) / rec["figure_bytes"]
-
-
 @pytest.mark.parametrize("rec", RECORDS, ids=lambda r: r["id"])
 def test_each_ratio_blind_and_as_the_release_runs_it(rec: dict[str, Any]) -> None:
     # Source: rec["source"]["url"], the line rec["source"]["quoted"]
     blind, after = RATIOS[rec["id"]]
-    assert _ratio(rec["blind_scenario"], rec) == pytest.approx(blind, abs=PIN), rec["source"]["url"]
-    assert _ratio(rec["recipe_scenario"], rec) == pytest.approx(after, abs=PIN), rec["reason"]
+    assert peak_ratio(rec, rec["blind_scenario"]) == pytest.approx(blind, abs=PIN), rec["source"]["url"]
+    assert peak_ratio(rec) == pytest.approx(after, abs=PIN), rec["reason"]
     assert rec["ratio_blind"] == pytest.approx(blind, abs=0.0005)
     assert rec["within_15"] == (abs(after - 1) <= TOLERANCE)
     assert rec["reason"], "each record states why it is in or out"

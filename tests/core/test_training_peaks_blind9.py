@@ -30,22 +30,16 @@ it shows here.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from gpusizer import estimate_report
+from tests.core.blind_replay import load
+from tests.core.blind_replay import peak_ratio as _ratio
 
-DATA = json.loads((Path(__file__).parent / "data" / "training-peaks-blind9.json").read_text())
+DATA = load("training-peaks-blind9.json")
 RECORDS: list[dict[str, Any]] = DATA["records"]
 TOLERANCE = 0.15
-
-
-def _ratio(rec: dict[str, Any]) -> float:
-    """Estimate / published peak per GPU (bytes / bytes)."""
-    return float(estimate_report(rec["recipe_scenario"])["per_gpu"]["total"]) / rec["figure_bytes"]
 
 
 @pytest.mark.parametrize("rec", RECORDS, ids=lambda r: r["id"])

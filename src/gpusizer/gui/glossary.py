@@ -114,6 +114,13 @@ GLOSSARY: dict[str, str] = {
     "transformers' Trainer (through accelerate), axolotl and Lit-GPT run it by default when a "
     "step accumulates (under the Trainer with LoRA only the adapters' units hold a gradient); "
     "a file that leaves the field out gets its stack's default.",
+    "parallelism.reentrant_checkpoint": "Full recompute is the model's own reentrant "
+    "torch.utils.checkpoint around each FSDP1 unit (transformers' gradient_checkpointing with "
+    "its default use_reentrant=True, as the HF Trainer, TRL and PEFT's FSDP QLoRA run it). Over "
+    "frozen units (LoRA, QLoRA) FSDP1's reshard hook keeps every layer's input gradient until "
+    "the backward ends (torch 2.4.1 fsdp/_runtime_utils.py): adds layers - 1 hidden states of "
+    "the micro-batch when the first layer is rebuilt. Needs ZeRO-3 under FSDP1 and full "
+    "recompute; off: FSDP's own checkpoint wrapper or use_reentrant=False.",
     "parallelism.replicated_mixers": "A hybrid model's recurrent mixers (Gated DeltaNet, "
     "Mamba-2) run whole on every tensor-parallel rank instead of split by it: Miles' Megatron spec "
     "of Qwen3.5 and Qwen3-Next wraps them as Hugging Face modules after an all-gather. Each TP "

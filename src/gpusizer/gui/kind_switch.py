@@ -55,6 +55,7 @@ _SHORT = {  # parallelism fields as the status bar names them
     "replicated_mixers": "mixers whole on each TP rank",
     "fsdp_no_sync": "FSDP1 no_sync accumulation",
     "zero_sub_group_size": "ZeRO-3 sub-group",
+    "reentrant_checkpoint": "FSDP1 reentrant checkpoint",
 }
 
 

@@ -7,6 +7,14 @@ layers to system RAM when the KV cache of more users would not fit. Users = requ
 tokens the KV cache holds (vLLM's "maximum concurrency", floored), within ``max_sequences``;
 0 where the engine does not start. A training scenario is shown as served (the first serving
 framework when its own does not serve).
+
+Under attention data parallelism (``parallelism.attention_data`` A > 1) the curve is one
+rank's, as the estimate's serving block is (core/serving/attention_dp.py ``rank_view``): each
+rank holds its own requests in its own KV cache (SGLang ``--enable-dp-attention``, TensorRT-LLM
+``enable_attention_dp``: "each with its own KV cache"; vLLM's "Maximum concurrency" is printed
+per DP engine core), so the memory rule runs on the rank's layout and the users set are the
+rank's share of the engine's (rounded up). The scenario is still checked as set, as the
+estimate checks it.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from ..pipeline.scenario import parse_scenario
 from ..pipeline.validate import check_scenario
 from ..pipeline.work_roles import serving_role
 from ..registry.frameworks import frameworks_for
+from ..serving.attention_dp import rank_view
 from ..serving.engine_memory import engine_memory
 from ..serving.rules import memory_rule
 from .settings import serving_kind
@@ -85,8 +94,9 @@ def _users(s: Scenario, context: int) -> int:
         check_scenario(v)
     except ScenarioError:
         return 0
-    gpu = scenario_gpu(v)
-    em, st = engine_memory(v, resolve(v.model), count_parameters(v.model), gpu)
+    r = rank_view(v)  # the engine's own layout, as the estimate reads it (module docstring)
+    gpu = scenario_gpu(r)
+    em, st = engine_memory(r, resolve(r.model), count_parameters(r.model), gpu)
     if not em.starts:
         return 0
     users = memory_rule(s.profile).users_at(em, gpu)
@@ -98,12 +108,13 @@ def capacity_curve(scenario: Scenario | dict, contexts: list[int] | None = None)
     s = served(parse_scenario(scenario))
     grid = contexts or context_grid(s)
     users = tuple(_users(s, c) for c in grid)
-    w = s.workload
+    w, a = s.workload, s.parallelism.attention_data
+    sv = rank_view(s).serving  # the users set, one rank's share under attention DP
     return CapacityCurve(
-        s.profile.label,
+        s.profile.label if a == 1 else f"{s.profile.label} (one of {a} attention-DP ranks)",
         tuple(grid),
         users,
         w.prompt_tokens + w.generated_tokens,
-        s.serving.concurrency or w.batch_size,
-        s.serving.max_sequences,
+        sv.concurrency or w.batch_size,
+        sv.max_sequences,
     )

@@ -21,6 +21,8 @@ from .base import Panel
 from .fsdp_version_row import ITEMS as _FSDP_VERSIONS
 from .fsdp_version_row import fsdp_version_edits, fsdp_version_enabled, fsdp_version_note, fsdp_version_reason
 from .no_sync_reason import no_sync_reason
+from .reentrant_row import PATH as _REENTRANT
+from .reentrant_row import reentrant_reason
 
 _DEGREES = (  # (label, field, object name)
     ("Tensor (TP)", "tensor", "spin_tensor_parallel"),
@@ -55,6 +57,7 @@ _TRAINING_ONLY = (
     "parallelism.fsdp_no_sync",
     "parallelism.fsdp_version",
     "parallelism.zero_sub_group_size",
+    _REENTRANT,
 )
 
 
@@ -120,6 +123,12 @@ class ParallelismPanel(Panel):
             name="check_replicated_mixers",
         )
         f.add("Recompute", combo(_RECOMPUTE), "parallelism.recompute", name="combo_recompute")
+        f.add(  # transformers' gradient_checkpointing around FSDP1 units (core/memory/fsdp1_reentrant.py)
+            "",
+            QCheckBox("Reentrant checkpoint (FSDP1 LoRA)"),
+            _REENTRANT,
+            name="check_reentrant_checkpoint",
+        )
         f.add("Attention kernel", combo(_ATTENTION), "parallelism.attention", name="combo_attention")
         f.add(
             "",
@@ -183,6 +192,7 @@ class ParallelismPanel(Panel):
         explain_disabled(self.form, "parallelism.context", "", words)
         self._no_sync_row(profile.no_sync if profile is not None else None)
         self._fsdp_version_row(profile)
+        self._reentrant_row(kind)
         self._list_frameworks(kind)
         degrees = [int(v(f"parallelism.{k}") or 1) for k in ("tensor", "pipeline", "data", "context")]
         tp, pp, dp, cp = degrees
@@ -228,6 +238,15 @@ class ParallelismPanel(Panel):
         self.form.enable("parallelism.fsdp_version", live)
         note = fsdp_version_note(profile)
         explain_disabled(self.form, "parallelism.fsdp_version", "" if live else why, note)
+
+    def _reentrant_row(self, kind: WorkloadKind | None) -> None:
+        """Live where core/memory/fsdp1_reentrant.py prices the kept layer-input gradients,
+        greyed elsewhere with the reason in its tooltip (panels/reentrant_row.py); enabled
+        while ticked, so it can be unticked."""
+        reason = reentrant_reason(kind, self.state.value)
+        enabled = not reason or bool(self.state.value(_REENTRANT))
+        self.form.enable(_REENTRANT, enabled)
+        explain_disabled(self.form, _REENTRANT, "" if enabled else reason)
 
     def _show_dispatcher(self, training: bool) -> None:
         """The EP dispatcher rows are Megatron-Core's: shown for a framework that runs its
