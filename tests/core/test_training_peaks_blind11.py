@@ -52,7 +52,9 @@ def _without_release(rec: dict[str, Any]) -> dict[str, Any]:
 def test_each_figure_is_pinned_to_its_recorded_ratio(rec: dict[str, Any]) -> None:
     # Source: rec["source"]["url"], the line rec["source"]["quoted"]; tolerance 0.02 on the ratio
     assert rec["source"]["quoted"] and rec["settings"] and rec["reason"]
-    assert _ratio(rec["recipe_scenario"], rec["figure_bytes"]) == pytest.approx(rec["ratio_at_record"], abs=0.02)
+    assert _ratio(rec["recipe_scenario"], rec["figure_bytes"]) == pytest.approx(
+        rec["ratio_at_record"], abs=0.02
+    )
 
 
 @pytest.mark.parametrize("rec", RECORDS, ids=lambda r: r["id"])

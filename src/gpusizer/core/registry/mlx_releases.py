@@ -40,7 +40,9 @@ def check_mlx_version(v: str | None) -> str | None:
         return None
     key = _key(v)
     if key is None or key < OLDEST:
-        raise ValueError(f"must be an MLX release from 0.24.0 on (as mx.__version__ prints it); got {v[:20]!r}")
+        raise ValueError(
+            f"must be an MLX release from 0.24.0 on (as mx.__version__ prints it); got {v[:20]!r}"
+        )
     return v
 
 
