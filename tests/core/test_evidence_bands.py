@@ -387,6 +387,12 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # below its own fifth's band, 0.985-1.118) and the two 126M goldens (full recompute 1.118,
     # unfused attention 1.065) whose fifth's band tops at the 7B goldens' 1.009
     "memory/megatron/full": (8, 11),
+    # MLX adapters: 1 figure (mlx-lm PR #47, 0.928) until the eleventh blind round of training
+    # peaks (training-peaks-blind11.json, docs/evidence/training.md its section) added four:
+    # 5 figures on the pooled memory band (0.89-1.03). Each fifth held out, 3 inside: PR #47,
+    # PR #421 (1.003) and PR #330 (0.958); outside, mlx-tune's two Qwen3-0.6B rows (1.80, 2.00),
+    # whose pages state a context, not the data
+    "memory/mlx/adapter": (3, 5),
 }
 
 

@@ -20,8 +20,9 @@ array in the activations' dtype is alive at a time:
   its backward (``training_scores_bytes``, per layer). From v0.25.0 (PR #2054, e5d35aa18, "no
   sdpa in grad") MLX takes the fallback under any gradient trace whatever the head size
   (``detail::in_grad_tracing()``; at v0.30.0 on "It's faster for training on Metal to use the
-  unfused SDPA for both forward and backward"); a training scenario names no MLX release, so
-  the head sizes v0.24.0 fuses stay fused here (mlx-lm PR #47's run, v0.24.0's week).
+  unfused SDPA for both forward and backward"); so it does here where ``workload.mlx_version``
+  names such a release (core/registry/mlx_releases.py); a scenario naming none keeps v0.24.0's
+  fused head sizes (mlx-lm PR #47's run, v0.24.0's week).
 
 Multi-head latent attention's query head (nope + rope, 192) differs from its value head (128):
 unfused at every release. mlx-lm's own MLA prefill (``models/deepseek_v3.py`` from PR #839,
@@ -36,6 +37,7 @@ from typing import Any
 from ..model.architecture import Arch
 from ..model.specs import Scenario
 from ..registry.dtypes import nbytes
+from ..registry.mlx_releases import fuses_under_grad
 
 
 def unfused_forward(s: Scenario, arch: Arch) -> bool:
@@ -61,10 +63,12 @@ def prefill_scores_bytes(s: Scenario, arch: Arch, queries: Any, keys: Any) -> An
 def training_scores_bytes(s: Scenario, arch: Arch) -> float:
     """Bytes of the softmax output one attention layer keeps for its backward on one GPU:
     micro-batch x query heads per tensor-parallel rank x L^2 x the activations' bytes, L the
-    sequence per context shard; 0 where the attention is fused."""
-    if not unfused_forward(s, arch):
-        return 0.0
+    sequence per context shard; 0 where the attention is fused (MLX >= 0.25.0 fuses none under
+    a gradient trace)."""
     w, p = s.workload, s.parallelism
+    grad_unfused = s.profile.fused_attention_head_dims is not None and not fuses_under_grad(w.mlx_version)
+    if not (unfused_forward(s, arch) or (grad_unfused and arch.heads)):
+        return 0.0
     length = w.sequence_length // p.context
     return float(
         w.micro_batch_size * arch.heads / p.tensor * length * length * nbytes(s.precision.activations)

@@ -26,6 +26,7 @@ from ..limits import Batch, Degree, Layers, SomeTokens, Strict, Tokens, Training
 from ..registry.expert_kernels import check_expert_kernel
 from ..registry.fused_kernels import check_kernels
 from ..registry.loss_kinds import LOSS_KINDS
+from ..registry.mlx_releases import check_mlx_version
 from ..registry.preference import Reference
 from ..registry.recompute_modules import check_recompute_modules
 from ..registry.training_flags import kind_hint
@@ -78,6 +79,10 @@ class WorkloadSpec(Strict):
     # a preference fine-tune (DPO, KTO, ORPO, SimPO; core/model/preference_spec.py): null, a
     # plain fine-tune; left out of the echo when null (scenarios without it read as before)
     preference: PreferenceSpec | None = None
+    # the MLX core release a framework "mlx" run trains on (core/registry/mlx_releases.py):
+    # from 0.25.0 its attention runs unfused under a gradient trace; null: 0.24.0's rule, and
+    # left out of the echo (scenarios without it read as before)
+    mlx_version: str | None = None
     # not a field: the tokens each causal attention spans where a row packs several sequences
     # masked apart (RL's packed responses, core/pipeline/rl_packed_attention.py); None: the
     # row's own ``sequence_length``
@@ -131,6 +136,11 @@ class WorkloadSpec(Strict):
     def _expert_kernel(cls, v: object) -> str:
         return check_expert_kernel(v)
 
+    @field_validator("mlx_version")
+    @classmethod
+    def _mlx(cls, v: str | None) -> str | None:
+        return check_mlx_version(v)
+
     @field_validator("loss", mode="before")  # any type: the message names the kinds
     @classmethod
     def _loss(cls, v: object) -> str:
@@ -154,6 +164,8 @@ class WorkloadSpec(Strict):
         data = handler(self)
         if self.preference is None:
             data.pop("preference", None)
+        if self.mlx_version is None:
+            data.pop("mlx_version", None)
         return data
 
     @property

@@ -63,6 +63,11 @@ def check_workload(s: Scenario) -> None:
                 "workload.lora_layers", "applies to one pipeline stage; set parallelism.pipeline 1"
             )
     _check_preference(s)
+    if w.mlx_version is not None and s.profile.fused_attention_head_dims is None:
+        able = ", ".join(p.id for p in FRAMEWORKS.values() if p.fused_attention_head_dims is not None)
+        raise ScenarioError(
+            "workload.mlx_version", f"applies to {able} (MLX's own release), not {s.profile.label}"
+        )
     if w.global_batch_size is not None and w.trains:
         unit = w.micro_batch_size * p.data
         if w.global_batch_size % unit:
