@@ -107,14 +107,17 @@ def test_the_shipped_nvidia_band_is_still_wide() -> None:
     # evidence-bands.json since the sixth blind round: 35 figures, 0.83-5.21, 1 / 0.8322 -
     # 1 / 5.209 = 1.01 of the speed, the H200 rows read "poorly evidenced"; since GLM's expert
     # shapes read their nearest measured Triton row (core/speed/moe_measured_nearest.py) the band
-    # is 0.83-4.90, 1 / 0.8322 - 1 / 4.9007 = 0.998 of the speed: no longer wider than it
+    # is 0.83-4.90, 1 / 0.8322 - 1 / 4.9007 = 0.998 of the speed: no longer wider than it; since
+    # GPUStack's GLM-4.5-Air bursts are re-filed on the A100 whose page they are (its H100 page
+    # prints the A100 page's logs; docs/evidence/speed.md, the section on the MoE band's width)
+    # 0.83-4.30, 1 / 0.8322 - 1 / 4.3032 = 0.969 of the speed
     bands.band.cache_clear()
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(bands, "_file", lambda: json.loads(bands.BANDS_PATH.read_text()))
         b = bands.band("speed/vllm/nvidia/moe")
-        assert (b.figures, b.p10, b.p90) == (35, 0.8322, 4.9007)
+        assert (b.figures, b.p10, b.p90) == (35, 0.8322, 4.3032)  # 4.9007 before the A100
         assert b.p10 and b.p90
-        assert 1 / b.p10 - 1 / b.p90 == pytest.approx(0.998, abs=0.001)
+        assert 1 / b.p10 - 1 / b.p90 == pytest.approx(0.969, abs=0.001)  # 0.998 before
     bands.band.cache_clear()
 
 

@@ -37,7 +37,10 @@ SHORT = {
     # GLM-4.5-Air TP 4 EP 4 bursts on the lab's H100 host (2.21-2.66 fast, that host about 2x slow
     # under every engine): 39 figures, a fifth of 8 on the band 0.97-2.31 holds 5; outside,
     # InferenceX's H200 c=16 output rate (0.936) below and that run's 4K TTFT and output rate
-    # (2.42, 2.47) above
+    # (2.42, 2.47) above. Still 5 of 8 since those GLM-4.5-Air runs are re-filed on the A100 whose
+    # page they are (1.41-1.57 there; docs/evidence/speed.md, the section on the MoE band's width):
+    # the band 0.97-1.63; outside, the H200 c=16 output rate (0.936), SGLang's DeepSeek-R1 TPOT on
+    # 16 H100 at one user (1.90) and SGLang 0.4.6's Qwen3-235B output rate on H20 (1.74)
     "speed/sglang/nvidia/moe": (5, 8),
     # SGLang MoE on AMD: 9 figures on the pooled AMD MoE band until the sixth blind round of
     # serving speeds (docs/evidence/speed.md, its section; speed-figures-blind6.json) added
@@ -379,7 +382,9 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # (vLLM MoE on NVIDIA: 23 of 29, 79 %, while the sixth blind round of serving speeds,
     # speed-figures-blind6.json, held GPUStack's GLM-4.6 BF16 bursts on 8 H200 under vLLM 0.11.0
     # (1.50-2.04 fast) alone; 31 of 35, 89 %, once the same round's GLM-4.5-Air bursts on the
-    # lab's H100 host (2.90-5.21 fast) widened the folds' bands to 0.83-5.21: off this list)
+    # lab's H100 host (2.90-5.21 fast) widened the folds' bands to 0.83-5.21: off this list; 30 of
+    # 35, 85 %, since those bursts are re-filed on the A100 whose page they are (1.95-2.30): still
+    # off it)
     # Megatron full training: 5 figures on the pooled memory band until the ninth blind round of
     # training peaks (training-peaks-blind9.json) added six Megatron-LM functional-test goldens:
     # 11 figures, pooled from memory/megatron (12), band 0.98-1.12. Each fifth held out, 8 inside:

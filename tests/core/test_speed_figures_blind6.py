@@ -1,7 +1,8 @@
 """A sixth blind round of published serving speeds (tests/core/data/speed-figures-blind6.json,
 docs/evidence/speed.md, the section on the sixth blind round of serving speeds): large-batch MoE
 on NVIDIA (GPUStack's GLM-4.6 bursts of 500 on H200 under vLLM 0.11.0 BF16 TP 8 and SGLang 0.5.3
-FP8 TP 4; its GLM-4.5-Air bursts on H100 under vLLM 0.11.0 TP 4 and SGLang 0.5.4 TP 4 EP 4) and
+FP8 TP 4; its GLM-4.5-Air bursts, printed on its H100 page but its A100 page's runs, replayed on
+A100 under vLLM 0.11.0 TP 4 and SGLang 0.5.4 TP 4 EP 4) and
 on AMD (SGLang's MiniMax-M2.7 cookbook cells on MI300X at TP x EP 2-8 and concurrency 1-4096,
 sgl-project/sglang#31044; vLLM 0.11.0's GLM-4.6 at TP 8 on 8 MI300X, vllm-project/vllm#27323);
 none of them in any file here before.
@@ -88,20 +89,24 @@ PINNED = {
     # vllm-project/vllm#27323, 8 x MI300X, vLLM 0.11.0, '1024 in 128 out', Before column
     (_GLM_MI300, "output tokens/s (1024/128 c64, Before)"): 2.00,
     # gpustack/gpustack docs/performance-lab/glm-4.5-air/h100.md at 48d8b104, 'Other Benchmark
-    # Cases', baseline 'vllm serve zai-org/GLM-4.5-Air -tp 4' (vLLM 0.11.0), bursts of 500
-    (_AIR_VLLM, "output tokens/s (4000/200 x500)"): 3.91,
-    (_AIR_VLLM, "mean TTFT (4000/200 x500)"): 4.07,  # 4.12 as first replayed
-    (_AIR_VLLM, "mean TPOT (4000/200 x500)"): 4.89,
-    (_AIR_VLLM, "output tokens/s (2000/100 x500)"): 4.27,  # 4.44 as first replayed
-    (_AIR_VLLM, "mean TTFT (2000/100 x500)"): 4.89,  # 5.21 as first replayed
-    (_AIR_VLLM, "mean TPOT (2000/100 x500)"): 2.81,  # 2.90 as first replayed
+    # Cases', baseline 'vllm serve zai-org/GLM-4.5-Air -tp 4' (vLLM 0.11.0), bursts of 500: the
+    # A100 page's runs (glm-4.5-air/a100.md prints the same section and quotes it in its conclusion),
+    # replayed on 4 A100 SXM 80GB (the record's hardware_correction; docs/evidence/speed.md, the
+    # section on the MoE band's width); as first replayed on H100 beside each
+    (_AIR_VLLM, "output tokens/s (4000/200 x500)"): 2.25,  # H100: 3.91
+    (_AIR_VLLM, "mean TTFT (4000/200 x500)"): 2.27,  # H100: 4.12 first, 4.07 before the A100
+    (_AIR_VLLM, "mean TPOT (4000/200 x500)"): 2.30,  # H100: 4.89
+    (_AIR_VLLM, "output tokens/s (2000/100 x500)"): 2.01,  # H100: 4.44 first, 4.27 before
+    (_AIR_VLLM, "mean TTFT (2000/100 x500)"): 2.13,  # H100: 5.21 first, 4.89 before
+    (_AIR_VLLM, "mean TPOT (2000/100 x500)"): 1.95,  # H100: 2.90 first, 2.81 before
     # the same page, optimized 'sglang.launch_server --model GLM-4.5-Air --tp-size 4 --ep-size 4'
-    (_AIR_SGL, "output tokens/s (4000/200 x500)"): 2.34,
-    (_AIR_SGL, "mean TTFT (4000/200 x500)"): 2.42,
-    (_AIR_SGL, "mean TPOT (4000/200 x500)"): 2.31,
-    (_AIR_SGL, "output tokens/s (2000/100 x500)"): 2.47,
-    (_AIR_SGL, "mean TTFT (2000/100 x500)"): 2.66,
-    (_AIR_SGL, "mean TPOT (2000/100 x500)"): 2.21,
+    # (the A100 page's runs likewise)
+    (_AIR_SGL, "output tokens/s (4000/200 x500)"): 1.41,  # H100: 2.34
+    (_AIR_SGL, "mean TTFT (4000/200 x500)"): 1.44,  # H100: 2.42
+    (_AIR_SGL, "mean TPOT (4000/200 x500)"): 1.48,  # H100: 2.31
+    (_AIR_SGL, "output tokens/s (2000/100 x500)"): 1.49,  # H100: 2.47
+    (_AIR_SGL, "mean TTFT (2000/100 x500)"): 1.57,  # H100: 2.66
+    (_AIR_SGL, "mean TPOT (2000/100 x500)"): 1.40,  # H100: 2.21
 }
 
 
