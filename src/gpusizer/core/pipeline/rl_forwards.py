@@ -68,13 +68,13 @@ def forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float]
 
 
 def _waits_for_longest(
-    s: Scenario, step: dict[str, float | bool], fwd: float, train: float
+    s: Scenario, step: dict[str, float | bool] | None, fwd: float, train: float
 ) -> tuple[float, float]:
     """(log-prob, training) seconds the ranks wait for the one with the longest micro-batch
     (core/pipeline/rl_stragglers.py): its share over the passes' token-bound seconds, the
     training's less its optimizer step and data-parallel collectives."""
     lp, tr = stragglers(s)
-    if not (lp or tr):
+    if not (lp or tr) or step is None:
         return 0.0, 0.0
     total = float(step.get("seconds", 0.0))
     fixed = float(step.get("optimizer_seconds", 0.0)) + float(step.get("dp_communication_seconds", 0.0))
