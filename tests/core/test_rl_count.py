@@ -43,8 +43,10 @@ def test_totals() -> None:
     passes no enforce_eager): the two read 0.668 and 0.602, both short (rl.md, the same section).
     73 of 130 since the sixth blind round adds SkyRL's two Qwen3.5-9B DAPO steps on 8 H100
     (rl-time-blind6.json, its spec-decode page's baseline and MTP run): 0.566 and 0.488, both
-    short (rl.md, "a sixth blind round")."""
-    assert rl_figures.count(TIMES) == (73, 130)
+    short (rl.md, "a sixth blind round"). 74 of 130 since the ranks of UniRL's FSDP2 DPPO
+    profile wait for the longest trajectory of each update (rl.policy.balanced_micro_batches
+    false: its training 0.482 -> 1.172; rl.md, the stragglers section)."""
+    assert rl_figures.count(TIMES) == (74, 130)
 
 
 def test_each_group_as_its_modules_count_it() -> None:
@@ -52,10 +54,10 @@ def test_each_group_as_its_modules_count_it() -> None:
     (test_rl_evidence.py 24 of 50, test_rl_evidence_v07.py 14 of 23, test_rl_phase_logs.py's blog
     and #959 steps 5 of 6), verl 22 of 28 (test_rl_verl_time_evidence.py 20 of 20,
     test_rl_blind_round3.py 1 of 4, test_rl_blind_round4.py 1 of 2, test_rl_blind_round5.py 0 of
-    2), the other sources 8 of 23
-    (test_rl_time_others.py 7 of 18, test_rl_time_papers.py 0 of 2, test_rl_time_logs.py 1 of
+    2), the other sources 9 of 23
+    (test_rl_time_others.py 7 of 18, test_rl_time_papers.py 1 of 2, test_rl_time_logs.py 1 of
     1, test_rl_blind6.py's SkyRL steps 0 of 2)."""
-    assert rl_figures.by_group(TIMES) == {"NeMo RL": (43, 79), "verl": (22, 28), "others": (8, 23)}
+    assert rl_figures.by_group(TIMES) == {"NeMo RL": (43, 79), "verl": (22, 28), "others": (9, 23)}
     within = Counter(f.source for f in TIMES if f.within)
     counted = Counter(f.source for f in TIMES)
     assert {s: (within[s], n) for s, n in counted.items()} == {
@@ -67,7 +69,7 @@ def test_each_group_as_its_modules_count_it() -> None:
         "rl-time-blind4.json": (1, 2),
         "rl-time-blind5.json": (0, 2),
         "rl-time-others.json": (7, 18),
-        "rl-time-papers.json": (0, 2),
+        "rl-time-papers.json": (1, 2),
         "rl-time-logs.json": (1, 1),
         "rl-time-blind6.json": (0, 2),
     }

@@ -116,7 +116,9 @@ def test_the_count_within_25_percent_is_as_recorded() -> None:
     # with rl-time-others.json's 18 (2 within), other frameworks 2 of 20, all RL step and phase
     # figures 51 of 119 (51 of 117 before; 50 of 119 since rl.md section 27, 53 since section 30,
     # 55 since section 31, 56 since section 32, 55 since section 33; since section 34
-    # rl-time-others holds 4 within: others 4 of 20, all 57)
+    # rl-time-others holds 4 within: others 4 of 20, all 57). The training in (0.482 -> 1.172)
+    # since each update waits for its longest rank (rl.policy.balanced_micro_batches false,
+    # core/pipeline/rl_stragglers.py; rl.md, the stragglers section)
     from tests.core.test_rl_time_others import RECORDS
 
     within = [
@@ -126,7 +128,8 @@ def test_the_count_within_25_percent_is_as_recorded() -> None:
         if abs(_phases(r)[name] / published - 1) <= 0.25
     ]
     assert sum(len(r["measured"]) for r in RECORDS) == 18
-    assert sum(len(r["measured"]) for r in COUNTED) == 2 and within == []
+    assert sum(len(r["measured"]) for r in COUNTED) == 2
+    assert within == ["unirl-dppo-qwen3-4b-base-8xh20:training"]
     assert not any(r["counted"] for r in BRACKET)
 
 

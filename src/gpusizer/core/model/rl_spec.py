@@ -194,6 +194,12 @@ class PolicySpec(Strict):
     # micro_batch_size responses at their own lengths, prompt + mean tokens each (verl
     # ppo_micro_batch_size_per_gpu with use_remove_padding)
     micro_batch_unit: Literal["row", "response"] = "row"
+    # packed with micro_batch_unit "response": the data-parallel ranks' micro-batches hold about
+    # the same tokens (verl use_dynamic_bsz with balance_batch, Miles --balance-data); false:
+    # each rank's holds micro_batch_size whole responses as they fall and the ranks wait for the
+    # longest, FSDP / ZeRO-3 at every micro-batch, others at the optimizer step
+    # (core/pipeline/rl_stragglers.py)
+    balanced_micro_batches: bool = True
     # colocated with offload_states: the weights go to the GPU and back around every worker call
     # (verl param_offload: the rollout's weight sync, each log-prob forward, the update), not once
     # a step (NeMo RL)

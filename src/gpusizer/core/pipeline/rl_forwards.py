@@ -21,6 +21,7 @@ from .rl_logits import fp32_logprob_seconds, fp32_loss_seconds
 from .rl_logprob_batch import scoring_policy, split_paced
 from .rl_reference_copy import reference_copy_seconds
 from .rl_roles import computed_tokens
+from .rl_stragglers import stragglers
 from .rl_swiglu import unfused_swiglu_seconds
 from .rl_time import forward_flops, forward_seconds
 
@@ -59,10 +60,26 @@ def forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float]
     hf = split_paced(lambda x, t, n: _hf_paced(s, x, gpu, t, n), policy, scoring, times, passes)
     flags = _policy_flags(s, policy, gpu, sum(passes))
     copies = reference_copy_seconds(s, gpu)  # an offloaded reference brought in per micro-batch
+    late = _waits_for_longest(s, c.training_step, fwd, train)
     return (
-        fwd + waits[0] + host[0] + hf[0] + flags[0] + copies,
-        train + waits[1] + host[1] + hf[1] + flags[1],
+        fwd + waits[0] + host[0] + hf[0] + flags[0] + copies + late[0],
+        train + waits[1] + host[1] + hf[1] + flags[1] + late[1],
     )
+
+
+def _waits_for_longest(
+    s: Scenario, step: dict[str, float | bool] | None, fwd: float, train: float
+) -> tuple[float, float]:
+    """(log-prob, training) seconds the ranks wait for the one with the longest micro-batch
+    (core/pipeline/rl_stragglers.py): its share over the passes' token-bound seconds, the
+    training's less its optimizer step and data-parallel collectives."""
+    lp, tr = stragglers(s)
+    if not (lp or tr) or step is None:
+        return 0.0, 0.0
+    total = float(step.get("seconds", 0.0))
+    fixed = float(step.get("optimizer_seconds", 0.0)) + float(step.get("dp_communication_seconds", 0.0))
+    bound = 1 - fixed / total if total else 1.0
+    return lp * fwd, tr * train * bound
 
 
 def _hf_paced(

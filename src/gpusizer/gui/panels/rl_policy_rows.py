@@ -28,6 +28,7 @@ ROUTING, PREFETCH = "rl.policy.expert_routing", "rl.policy.prefetch_gathers"
 MINI, MICRO = "rl.policy.mini_batch_size", "rl.policy.micro_batch_size"
 LOGPROB_MICRO = "rl.policy.log_prob_micro_batch_size"
 HF_OPS = "rl.policy.hf_layer_ops"
+BALANCED = "rl.policy.balanced_micro_batches"
 # (label, path, object name) of the policy's check boxes
 _CHECKS = (
     ("Sequence packing", PACKING, "check_rl_policy_sequence_packing"),
@@ -37,6 +38,7 @@ _CHECKS = (
     ("Fused SwiGLU (Megatron)", SWIGLU, "check_rl_bias_activation_fusion"),
     ("Pad packed rows under PP", PAD_ROWS, "check_rl_pad_packed_rows"),
     ("Old-policy log-probs pass", OLD_LOGPROBS, "check_rl_old_logprobs"),
+    ("Ranks' micro-batches balanced", BALANCED, "check_rl_policy_balanced_micro_batches"),
 )
 
 # NeMo RL's DTensor policy pads each packed row to train_mb_tokens (core/pipeline/rl_capacity_padding.py)
@@ -97,6 +99,8 @@ class PolicyRows:
         st, f = self.state, self.form
         # packed, what a micro-batch counts (padded: a row either way)
         f.show(UNIT, st.value(PACKING) is not False or st.value(UNIT) == "response")
+        # the ranks wait for the longest micro-batch of whole responses (core/pipeline/rl_stragglers.py)
+        f.show(BALANCED, st.value(UNIT) == "response" or st.value(BALANCED) is False)
         moe = get_path(st.value("model"), "moe") is not None
         f.show(ROUTING, moe or st.value(ROUTING) == "balanced")  # read under EP only
         # the gathers' wait is priced for a LoRA policy's adapters (core/pipeline/rl_gathers.py)
