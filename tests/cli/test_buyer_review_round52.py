@@ -65,7 +65,9 @@ def test_offloaded_h100_names_the_cheaper_count(dpo: dict[str, dict]) -> None:
     # 16 H100 at ZeRO 3 with checkpointing alone (estimate: 21,929 tokens/s, 1.27 h): 20.3
     # GPU-hours against 8 x 5.11 h = 40.9, half the rent at any price per GPU-hour
     assert "on 16 GPUs without offloaded checkpoints or optimizer offload" in note
-    assert "(with gradient checkpointing) it trains in 1.3 h, 20.3 GPU-hours against 40.9 here (50% less" in note
+    assert (
+        "(with gradient checkpointing) it trains in 1.3 h, 20.3 GPU-hours against 40.9 here (50% less" in note
+    )
 
 
 def test_the_cheaper_count_is_a_layout_that_fits() -> None:

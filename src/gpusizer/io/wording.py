@@ -24,8 +24,8 @@ from typing import Any
 
 from ..core.model.result import Estimate
 from ..core.serving.start_headroom import stated_headroom
-from ..core.sizing.lighter_run import PREFIX as CHEAPER_RUN
 from ..core.sizing.layout_search import MAX_GPUS  # the most GPUs the advice searches
+from ..core.sizing.lighter_run import PREFIX as CHEAPER_RUN
 from ..core.sizing.option import SizingOption
 from ..core.sizing.savings import describe
 from ..core.sizing.stated import SEARCH_COVERS, stated_phrase, unsearched

@@ -62,9 +62,7 @@ def lighter_run(filler: Filler, variants: list[Variant], c: Choice, unit: Unit, 
     return None
 
 
-def lighter_run_note(
-    filler: Filler, variants: list[Variant], c: Choice, unit: Unit, most: int
-) -> list[str]:
+def lighter_run_note(filler: Filler, variants: list[Variant], c: Choice, unit: Unit, most: int) -> list[str]:
     """``[sentence]`` naming the lighter rung's count, time and GPU-hours beside the option's
     (empty where :func:`lighter_run` finds none)."""
     alt = lighter_run(filler, variants, c, unit, most)
