@@ -50,6 +50,9 @@ class WorkloadKind:
     work: str = ""  # "" : "training" when it trains, else "serving"
     roles: tuple[Role, ...] = ()
     phased: bool = False  # a step of phases on shared or split GPUs (RL): the phase timeline applies
+    # trains a model from its initialisation: no trained policy to fine-tune, so no preference
+    # step (core/pipeline/validate.py, the variants chart's pre-training bar)
+    from_scratch: bool = False
     # the scenario field (dotted path) setting the width (TP) of the kind's own inference engine,
     # which the advisor searches as it searches training layouts (core/sizing/engine_width.py);
     # "": the kind has no engine of its own beside its training (or serving is the whole work)
@@ -114,6 +117,7 @@ for _k in (
         True,
         variant_weights=("bf16",),
         source="Kaplan et al. 2020, arXiv 2001.08361",
+        from_scratch=True,
     ),
     WorkloadKind(
         "full_finetune",

@@ -41,7 +41,7 @@ def lighter_run(filler: Filler, variants: list[Variant], c: Choice, unit: Unit, 
     :data:`TRIES` counts, at most twice ``c``'s and ``most``) where it needs at least
     :data:`LESS` fewer GPU-hours than ``c`` and meets the deadline; None otherwise."""
     s = variants[0].scenario
-    if not s.workload.trains or s.workload.kind == "rl" or c.variant == 0 or not variants[c.variant].names:
+    if not s.workload.trains or s.workload.info.phased or c.variant == 0 or not variants[c.variant].names:
         return None
     mine = c.pace.time_seconds
     if not mine:
