@@ -8,9 +8,8 @@ Llama 3.1 70B P/D on SGLang with 16K prompts).
 1. A training option sized on the fewest GPUs with optimizer offload cost twice the GPU-hours
    of the next count without it: the row now names that count, its time and GPU-hours
    (core/sizing/lighter_run.py); the option's count, figures and rank are unchanged.
-2. A preference block reached the pre-training bar of the window's "Training vs inference"
-   chart (771 GiB, the fine-tune's, with its reference copy) and a pre-training estimate:
-   ``_check_preference`` named only the fine-tunes and let ``pretraining`` through.
+2. A DPO fine-tune's preference block reached the pre-training bar of the window's "Training
+   vs inference" chart (771 GiB, the fine-tune's, with its reference copy and paired rows).
 3. Each new case's time.
 """
 
@@ -98,7 +97,7 @@ def test_the_window_line_says_it() -> None:
     assert "Cheaper per run: on 16 GPUs without offloaded checkpoints or optimizer offload" in line
 
 
-# --- 2. a preference step is a fine-tune's -----------------------------------------------------
+# --- 2. the pre-training bar of a preference fine-tune -----------------------------------------------------
 
 
 def test_pretraining_bar_has_no_reference_copy() -> None:
@@ -108,13 +107,6 @@ def test_pretraining_bar_has_no_reference_copy() -> None:
     # pre-training bar); now pre-training is the plain run, 640.5 GiB
     assert bars["full_finetune"] / 2**30 == pytest.approx(771.4, abs=0.5)
     assert bars["pretraining"] / 2**30 == pytest.approx(640.5, abs=0.5)
-
-
-def test_pretraining_with_a_preference_is_refused() -> None:
-    s = case(DPO)
-    s["workload"] = s["workload"] | {"kind": "pretraining"}
-    with pytest.raises(gpusizer.ScenarioError, match="applies to a fine-tune"):
-        gpusizer.estimate_report(s)
 
 
 # --- 3. each new case's time ---------------------------------------------------------------------

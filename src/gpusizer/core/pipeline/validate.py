@@ -79,9 +79,7 @@ def _check_preference(s: Scenario) -> None:
     w = s.workload
     if w.preference is None:
         return
-    # pre-training trains too, but a preference step fine-tunes a trained policy against its
-    # reference (Rafailov et al. 2023, arXiv:2305.18290 §4: the SFT model is the reference)
-    if not w.trains or w.info.phased or w.info.from_scratch:
+    if not w.trains or w.info.phased:
         raise ScenarioError(
             "workload.preference",
             f"applies to a fine-tune (full_finetune, lora, qlora); not to kind {w.kind}",
