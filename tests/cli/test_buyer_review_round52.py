@@ -10,7 +10,10 @@ Llama 3.1 70B P/D on SGLang with 16K prompts).
    (core/sizing/lighter_run.py); the option's count, figures and rank are unchanged.
 2. A DPO fine-tune's preference block reached the pre-training bar of the window's "Training
    vs inference" chart (771 GiB, the fine-tune's, with its reference copy and paired rows).
-3. Each new case's time.
+3. TensorRT-LLM with FP8 weights ranked A100 SXM 80GB #6 and A40 #9 for Qwen3 235B-A22B;
+   TensorRT-LLM's support matrix lists FP8 from Ada Lovelace (SM89) only, Ampere (SM80, SM86)
+   without it: those GPUs are now left out with the rule (core/registry/quant_capability.py).
+4. Each new case's time.
 """
 
 from __future__ import annotations
@@ -109,7 +112,34 @@ def test_pretraining_bar_has_no_reference_copy() -> None:
     assert bars["pretraining"] / 2**30 == pytest.approx(640.5, abs=0.5)
 
 
-# --- 3. each new case's time ---------------------------------------------------------------------
+# --- 3. TensorRT-LLM loads FP8 from Ada Lovelace on ------------------------------------------------
+
+
+TRT = "serve-qwen3-235b-fp8-trtllm-h200-mi325x-b200"
+
+
+def test_trtllm_fp8_leaves_ampere_out() -> None:
+    # support matrix (nvidia.github.io/TensorRT-LLM/0.18.2/reference/support-matrix.html):
+    # "Ampere (SM80, SM86) - FP32, FP16, BF16, INT8, INT4"; "Ada Lovelace (SM89) - ... FP8"
+    got = {o["gpu"] for o in gpusizer.compare_gpus(case(TRT))}
+    for gpu in ("a100-sxm-80gb", "a100-sxm-40gb", "a40-48gb", "rtx-a6000-48gb"):
+        assert gpu not in got, gpu  # before: A100 SXM 80GB #6, A40 #9, both "yes"
+    for gpu in ("l40s-48gb", "h100-sxm-80gb", "b200-192gb"):  # 8.9, 9.0, 10.0
+        assert gpu in got, gpu
+
+
+def test_trtllm_fp8_on_a100_refused_naming_the_field() -> None:
+    s = case(TRT) | {"hardware": {"gpu": "a100-sxm-80gb"}}
+    with pytest.raises(gpusizer.ScenarioError, match="precision.weights.*compute capability 8.9"):
+        gpusizer.estimate_report(s)
+    # 16-bit weights stay: NVIDIA's own A100 tables for TensorRT-LLM are FP16
+    # (tests/core/data/serving-speed.json, trtllm-0.6-tput-llama7b-a100-sxm-80gb)
+    s["precision"] = {"weights": "bf16"}
+    s["targets"] = {}
+    assert gpusizer.estimate_report(s)["scenario"]["framework"] == "tensorrt-llm"
+
+
+# --- 4. each new case's time ---------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("name", NEW)
