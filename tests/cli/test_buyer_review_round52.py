@@ -130,7 +130,7 @@ def test_trtllm_fp8_leaves_ampere_out() -> None:
 
 def test_trtllm_fp8_on_a100_refused_naming_the_field() -> None:
     s = case(TRT) | {"hardware": {"gpu": "a100-sxm-80gb"}}
-    with pytest.raises(gpusizer.ScenarioError, match="precision.weights.*compute capability 8.9"):
+    with pytest.raises(gpusizer.ScenarioError, match=r"precision\.weights.*compute capability 8\.9"):
         gpusizer.estimate_report(s)
     # 16-bit weights stay: NVIDIA's own A100 tables for TensorRT-LLM are FP16
     # (tests/core/data/serving-speed.json, trtllm-0.6-tput-llama7b-a100-sxm-80gb)
