@@ -25,6 +25,7 @@ from typing import Any
 from ..core.model.result import Estimate
 from ..core.serving.start_headroom import stated_headroom
 from ..core.sizing.layout_search import MAX_GPUS  # the most GPUs the advice searches
+from ..core.sizing.lighter_run import PREFIX as CHEAPER_RUN
 from ..core.sizing.option import SizingOption
 from ..core.sizing.savings import describe
 from ..core.sizing.stated import SEARCH_COVERS, stated_phrase, unsearched
@@ -248,6 +249,9 @@ def gpus_needed_spans(est: Estimate, option: SizingOption | None) -> list[Span]:
         out += [(" ", False), (how, True)]
     against = against_setting_phrase(est, option)
     out.append((f" — {against}." if against else ".", False))
+    cheaper = next((n for n in option.notes if n.startswith(CHEAPER_RUN)), None)
+    if cheaper is not None:  # the CLI's note, where more GPUs without a technique cost less
+        out.append((f" Cheaper per run: {cheaper.removeprefix(CHEAPER_RUN)}.", False))
     return out
 
 

@@ -29,6 +29,14 @@ skipped on NPUs only), with its own configs (not read release by release):
 - ``mxfp4``: python/sglang/srt/layers/quantization/mxfp4.py ``Mxfp4Config.get_min_capability``, 80.
 
 Turing (T4, 7.5) and Volta (V100, 7.0) are the catalog's GPUs below 8.0.
+
+TensorRT-LLM states its precisions by architecture in its support matrix
+(https://nvidia.github.io/TensorRT-LLM/0.18.2/reference/support-matrix.html, "Precision"):
+"Hopper (SM90) - FP32, FP16, BF16, FP8, INT8, INT4", "Ada Lovelace (SM89) - FP32, FP16, BF16,
+FP8, INT8, INT4", "Ampere (SM80, SM86) - FP32, FP16, BF16, INT8, INT4": FP8 from 8.9, with no
+Marlin-style W8A16 path below it as vLLM and SGLang have. The A100, A800, A40, A30, A10 and
+RTX A-series / 30-series cards are the catalog's GPUs it refuses (a Qwen3 235B FP8 compare on
+TensorRT-LLM ranked A100 SXM #6: tests/cli/data/buyer/serve-qwen3-235b-fp8-trtllm-h200-mi325x-b200).
 """
 
 from __future__ import annotations
@@ -60,6 +68,9 @@ QUANT_MIN_CAPABILITY: dict[str, dict[str, tuple[MinCapability, ...]]] = {
     "sglang": {
         "fp8": (MinCapability("8.0", "SGLang's Fp8Config.get_min_capability"),),
         "mxfp4": (MinCapability("8.0", "SGLang's Mxfp4Config.get_min_capability"),),
+    },
+    "tensorrt-llm": {
+        "fp8": (MinCapability("8.9", "TensorRT-LLM's support matrix: FP8 on Ada Lovelace and later"),),
     },
 }
 

@@ -50,6 +50,10 @@ class WorkloadKind:
     work: str = ""  # "" : "training" when it trains, else "serving"
     roles: tuple[Role, ...] = ()
     phased: bool = False  # a step of phases on shared or split GPUs (RL): the phase timeline applies
+    # trains a model from its initialisation: the variants chart's bar of it carries no
+    # preference step (a fine-tune's: Rafailov et al. 2023, arXiv:2305.18290 §4, the SFT model
+    # is the reference), though scenario-format.md accepts one on the kind
+    from_scratch: bool = False
     # the scenario field (dotted path) setting the width (TP) of the kind's own inference engine,
     # which the advisor searches as it searches training layouts (core/sizing/engine_width.py);
     # "": the kind has no engine of its own beside its training (or serving is the whole work)
@@ -114,6 +118,7 @@ for _k in (
         True,
         variant_weights=("bf16",),
         source="Kaplan et al. 2020, arXiv 2001.08361",
+        from_scratch=True,
     ),
     WorkloadKind(
         "full_finetune",

@@ -44,6 +44,7 @@ from .layer_split import splits_layers
 from .layout_search import MAX_GPUS, Evaluator, GpuTarget
 from .layout_space import Layout
 from .level_count import with_level
+from .lighter_run import lighter_run_note
 from .links import links_for
 from .need_lever import need_lever
 from .offload_note import offload_step_note
@@ -281,6 +282,7 @@ class GpuAdvice:
                 + ("GPUs do not" if lay.gpus > 1 else "GPU does not")
                 + " hold it"
             )
+            notes += lighter_run_note(self.filler, self.variants, c, growth.unit, self._most())
         return notes
 
     def _missing(self, unmet: str, why: str) -> SizingOption:

@@ -110,6 +110,8 @@ def variant_scenario(base: Scenario, kind: str, weights: str) -> Scenario:
     # Reset global_batch_size: with one GPU it would mean gradient accumulation the user
     # chose for a cluster, not for this single-GPU comparison.
     work = base.workload.model_copy(update={"kind": kind, "global_batch_size": None})
+    if info.from_scratch:  # a preference step is a fine-tune's (registry/workloads.py)
+        work = work.model_copy(update={"preference": None})
     # the recipe's precisions: the defaults, or the profile's (torchtune: bf16, no master)
     defaults = {f: v for b, f, v in FRAMEWORKS[framework].scenario_defaults if b == "precision"}
     return base.model_copy(
