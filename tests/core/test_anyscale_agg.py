@@ -168,8 +168,10 @@ def _meets(ttft_ms: float, tpot_ms: float) -> bool:
 def test_the_blogs_service_level() -> None:
     """Aggregated: 20 of 26 runs meet it, ours all 26 (the six it misses: the 3-replica 16k
     windows at 1.5-3/s, TPOT 35.7-51.0 ms or TTFT 108 s, and the 8k runs at 5/s). P/D (section
-    62's replays at the stated rate, section 64, block-scaled FP8 stated): 29 of 41, ours 34, 36
-    agree (ours 35 and 35 agreeing before the block scales; 31 before the split read the rate)."""
+    62's replays at the stated rate, section 64, block-scaled FP8 stated): 29 of 41, ours 33, 37
+    agree (34 and 36 before the 1P1D prompts were attended at the Triton kernel's gfx942 prefill
+    rate, core/speed/triton_prefill.py: the 2.5/s run's first token now misses the 3 s as
+    published; ours 35 and 35 agreeing before the block scales; 31 before the split read the rate)."""
     agg = []
     for record, r in AGG.items():
         for f in dict.fromkeys(e["label"].split()[0] for e in r["replay"]):
@@ -181,6 +183,6 @@ def test_the_blogs_service_level() -> None:
     assert (len(pd), sum(p for p, _ in pd), sum(o for _, o in pd), sum(p == o for p, o in pd)) == (
         41,
         29,
-        34,
-        36,
+        33,
+        37,
     )

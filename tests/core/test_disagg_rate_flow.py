@@ -119,11 +119,13 @@ def test_an_overloaded_prefill_pool_holds_the_decode_batch() -> None:
     22.57, 22.32, 22.29, 22.53 ms at 2.5, 3, 3.5, 4 requests/s (within 1.3 %), first token
     4.06 -> 7.89 s. Ours, the decode pool fed at the prefill pool's rate: one time per token
     within 1 % over the four (before, the client's rate: 20.42 -> 21.61 ms, +5.8 %), its
-    first token growing with the rate (1.6 -> 5.4 s)."""
+    first token growing with the rate, 3.8 -> 7.5 s with the prompts attended at the Triton
+    kernel's measured gfx942 prefill rate (core/speed/triton_prefill.py; 1.6 -> 5.4 s before:
+    the prefill instance's capacity then read above the published)."""
     ours = [_anyscale(rate) for rate in (2.5, 3.0, 3.5, 4.0)]
     tpots = [tpot for _, tpot in ours]
     assert max(tpots) <= 1.01 * min(tpots)
-    assert ours[-1][0] > 3 * ours[0][0]
+    assert ours[-1][0] > 1.8 * ours[0][0]  # published 7.89 / 4.06 = 1.94; ours 1.98
 
 
 def _split(**serving: Any) -> dict[str, Any]:

@@ -135,7 +135,8 @@ class ServingSpec(Strict):
     # Additive: vLLM's attention backend as the deployment ran it (``--attention-backend``,
     # ``VLLM_ATTENTION_BACKEND``; a ROCm V1 build before 0.19 without AITER runs "TRITON_ATTN").
     # "TRITON_ATTN": its decode walks each sequence's context at the measured floor where one is
-    # measured (CDNA3, core/speed/decode_walk.py). Null: the attention's bytes and FLOPs, as before.
+    # measured (CDNA3, core/speed/decode_walk.py), its prefill at the kernel's measured gfx942 rate
+    # (core/speed/triton_prefill.py). Null: the attention's bytes and FLOPs, as before.
     attention_backend: Literal["TRITON_ATTN"] | None = None
     # Additive: redundant expert replicas an expert-parallel deployment adds (SGLang
     # --ep-num-redundant-experts, vLLM --num-redundant-experts with EPLB): the EP ranks hold the

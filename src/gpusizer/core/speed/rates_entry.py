@@ -69,4 +69,7 @@ class Rates:
     # bytes per second one decode-attention program streams at most, walking its context a tile
     # at a time (core/speed/decode_walk.py; 0: none measured)
     decode_walk: float = 0.0
+    # prefill attention's share of the 16-bit peak where a stated kernel runs below ``attention``
+    # (core/speed/triton_prefill.py; 0: the ``attention`` share)
+    prefill_attention: float = 0.0
     sources: tuple[str, ...] = ()

@@ -25,7 +25,7 @@ from ..model.redundant import physical_experts, redundant
 from ..model.specs import ComputeSpec, GPUSpec, Scenario
 from ..registry.dtypes import DTYPES
 from ..registry.moe_a2a import MOE_A2A_BACKENDS, MoeA2A
-from . import eplb_hierarchical, triton_moe
+from . import eplb_hierarchical, triton_moe, triton_prefill
 from .allreduce_measured import measured_all_reduce
 from .collectives import NETWORK_BETA, Link, host_shared, link
 from .expert_reads import UNIFORM_ROUTING_ALPHA
@@ -173,6 +173,7 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
         r = replace(r, mx_upcast_ops=0.0)
     if r.decode_walk and s.serving.attention_backend != "TRITON_ATTN":  # that kernel's walk only
         r = replace(r, decode_walk=0.0)
+    r = triton_prefill.applied(r, s, gpu, family, sh.prefill_dims[0])  # TRITON_ATTN's prompts on CDNA3
     rate, mm_dtype = op_rate(s, gpu, r, costs.library)
     own_share = c.flops_efficiency == _DEFAULT.flops_efficiency
     r = replace(r, mma_rows=_tile_rows(r, gpu, costs.library, mm_dtype, prec.weights, own_share))

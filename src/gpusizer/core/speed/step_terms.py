@@ -120,7 +120,13 @@ class StepTerms(ExpertTerms):
         # the paged cache at the attention kernels' own share where measured (rates_era.py)
         self._dec_b = sh.kv_tok * bw * (rates.bandwidth / rates.kv_bandwidth if rates.kv_bandwidth else 1.0)
         self._dec_tok = sh.attn_layers * sh.heads * (dqk + dv) * sh.ab * bw
-        self._pre_f = 2.0 * sh.heads * (pqk + pv) / rate.attention
+        # a stated kernel's own prefill share (Rates.prefill_attention, core/speed/triton_prefill.py)
+        pre = (
+            rate.attention * rates.prefill_attention / rates.attention
+            if rates.prefill_attention and rates.attention
+            else rate.attention
+        )
+        self._pre_f = 2.0 * sh.heads * (pqk + pv) / pre
         self._pre_tok = sh.attn_layers * sh.heads * (pqk + pv) * sh.ab * bw
 
     def _collective_terms(self, block_fp8: bool) -> None:

@@ -79,7 +79,8 @@ ENGINE_TIPS = {
     "VLLM_ATTENTION_BACKEND). A ROCm build before 0.19 without AITER (VLLM_ROCM_USE_AITER unset) runs "
     "TRITON_ATTN: on MI300X / MI325X its decode walks each sequence's context a tile at a time, "
     "at least 1.65 ns a context token a layer for Qwen3-235B's FP8 cache at TP 8, flat in the batch "
-    "(measured on MI325X). Default: the attention's bytes and FLOPs.",
+    "(measured on MI325X); its prompts run at the kernel's measured prefill rate (320 TFLOP/s at "
+    "128-dim heads, 160 at 256). Default: the attention's bytes and FLOPs.",
     MOE_BACKEND: "The MoE experts' kernel; the list offers what the engine takes on this GPU. "
     "vLLM: its kernel for BF16 experts (--moe-backend). Triton is timed where "
     "aiconfigurator measured it (Hopper; SM100 at the default config); FlashInfer's TRT-LLM and "
