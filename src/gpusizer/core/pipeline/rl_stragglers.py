@@ -9,7 +9,7 @@ lengths (verl ``ppo_micro_batch_size_per_gpu`` with ``use_remove_padding`` and n
 tokens, and synchronous data parallelism runs each at its slowest rank:
 
 - FSDP / ZeRO-3 all-gathers every layer's parameters before its forward and its backward and
-  reduce-scatters its gradients after (torchtitan ``docs/fsdp.md``; core/speed/train_dp.py), so
+  reduce-scatters its gradients after (``torchtitan/docs/fsdp.md``; core/speed/train_dp.py), so
   the ranks meet at every layer of every micro-batch: each micro-batch takes the longest rank's
   tokens, in the training and in the log-prob forwards alike.
 - DeepSpeed ZeRO-2 all-reduces the gradients in every backward, not once a step
@@ -19,12 +19,12 @@ tokens, and synchronous data parallelism runs each at its slowest rank:
   ``no_sync``; Megatron-LM ``--overlap-grad-reduce`` in the last micro-batch's backward): a rank's
   whole share of the optimizer step counts, and a forward-only pass never waits.
 
-Measured: UniRL's Qwen3-4B DPPO profile on 8 H20 (Tencent-Hunyuan/UniRL
-``docs/profiling/qwen3_ar_performance_report.md`` at b1f78ffc, FSDP2, one trajectory a rank an
-update): "slowest rank / median 1.289, slowest / fastest 1.854 ... The main remaining performance
-problem is therefore long-output/rank imbalance plus fragmented replay/FSDP work", its NCCL
-all-gather and reduce-scatter kernels 6.27 + 6.74 GPU-s beside GEMM's 6.52 GPU-s (the collectives'
-kernels spin while a rank waits for the slowest).
+Measured: UniRL's Qwen3-4B DPPO profile on 8 H20 (
+``Tencent-Hunyuan/UniRL/docs/profiling/qwen3_ar_performance_report.md`` at b1f78ffc, FSDP2,
+one trajectory a rank an update): "slowest rank / median 1.289, slowest / fastest 1.854 ...
+The main remaining performance problem is therefore long-output/rank imbalance plus fragmented
+replay/FSDP work", its NCCL all-gather and reduce-scatter kernels 6.27 + 6.74 GPU-s beside
+GEMM's 6.52 GPU-s (the collectives' kernels spin while a rank waits for the slowest).
 
 The longest of ``ranks`` micro-batches is the expectation under the response-length law the
 rollout uses (core/pipeline/rl_time.py: maximum entropy on [0, cap] with the step's mean). One
