@@ -79,6 +79,7 @@ from .disagg_prefill import (
 from .disagg_queue import prefill_ttft
 from .disagg_rate import OpenArrivals, Split, check_open_load, open_arrivals, open_split
 from .frontend import decode_side_seconds
+from .pools_priced import pools_priced
 
 if TYPE_CHECKING:  # the step model and the scheduler load on the first split's figures: every
     # scenario's check reads this module, a training one nothing else of it (start-up time)
@@ -188,6 +189,8 @@ def disaggregated_fields(
 
     spec = disaggregated_of(s)
     if spec is None or spec.prefill_gpus is None or spec.decode_gpus is None or not em.starts:
+        return {}
+    if not pools_priced():  # a caller that reads none of them (core/serving/pools_priced.py)
         return {}
     if not prefill_runs(whole or s, spec):  # the advice's layout, where the split's own cannot run
         return {}

@@ -22,6 +22,7 @@ from ..model.result import Estimate
 from ..model.specs import Scenario, TargetsSpec
 from ..pipeline.estimate import estimate
 from ..serving.lora_serving import refuses_expert_parallel
+from ..serving.pools_priced import pools_unpriced
 from ..serving.rules import memory_rule
 from .layer_split import tensor_widths
 from .layout_adp import adp_layout, adp_widths
@@ -191,9 +192,14 @@ class ServingFill:
         return Choice(0, lay, batch, pace, est.scenario, meets(pace, self.base.targets))
 
     def _estimate(self, lay: Layout, batch: int | None) -> Estimate:
+        """The layout's estimate as the count search weighs it: its memory and aggregated
+        speed. A stated P/D split's fields are left unpriced (core/serving/pools_priced.py):
+        :meth:`_held` reads neither, and the split the advice proposes is timed apart
+        (core/sizing/disagg_split.py); the estimate is kept here only."""
         key = (lay, batch)
         if key not in self._estimates:
-            self._estimates[key] = estimate(self.scenario(0, lay, batch))
+            with pools_unpriced():
+                self._estimates[key] = estimate(self.scenario(0, lay, batch))
         return self._estimates[key]
 
     def _weights_bound(self, tp: int, pp: int, ep: int) -> float:
