@@ -16,8 +16,14 @@ import pytest
 import gpusizer
 from gpusizer.core.pipeline.estimate import clear_caches, estimate
 from gpusizer.core.pipeline.scenario import parse_scenario
-from gpusizer.core.serving.pools_priced import pools_priced, pools_unpriced
-from gpusizer.core.sizing import fill_serving
+from gpusizer.core.serving.pools_priced import (
+    PRICED,
+    UNPRICED,
+    decode_pool_only,
+    pools_priced,
+    pools_unpriced,
+)
+from gpusizer.core.sizing import disagg_split, fill_serving
 from tests.cli.buyer_cases import case
 
 # DeepSeek-V3 FP8 under SGLang on 8 H200 at TP 8, its 1P1D pools as the buyer set them
@@ -39,9 +45,9 @@ def test_unpriced_differs_only_in_the_splits_fields() -> None:
     clear_caches()
     priced = _estimate(PD)
     with pools_unpriced():
-        assert not pools_priced()
+        assert pools_priced() == UNPRICED
         bare = _estimate(PD)
-    assert pools_priced()
+    assert pools_priced() == PRICED
     split = {k for k in priced if k.startswith("disaggregated_")}
     # the split's first token and its output are priced outside: the fields the count search
     # leaves are real figures, not defaults
@@ -52,6 +58,19 @@ def test_unpriced_differs_only_in_the_splits_fields() -> None:
     assert {k: v for k, v in bare.items() if k not in split} == {
         k: v for k, v in priced.items() if k not in split
     }
+
+
+def test_decode_only_is_the_decode_pools_figures_to_the_bit() -> None:
+    clear_caches()
+    priced = _estimate(PD)
+    with decode_pool_only():
+        part = _estimate(PD)
+    # what the split search tests a decode pool by (core/sizing/disagg_split.py decode_misses)
+    for k in ("disaggregated_tpot_seconds", "disaggregated_decode_wait_seconds"):
+        assert part[k] == priced[k], k
+    assert priced["disaggregated_tpot_seconds"] > 0
+    # the prefill queue is what is left out: the first token without it is shorter
+    assert part["disaggregated_ttft_seconds"] < priced["disaggregated_ttft_seconds"]
 
 
 def test_a_block_left_unpriced_is_not_read_outside() -> None:
@@ -72,13 +91,18 @@ def _dump(name: str, gpus: list[str]) -> str:
 @pytest.mark.parametrize(
     ("name", "gpus"),
     [
-        ("serve-deepseek-v3-500-50ms-1p1d", ["h200-141gb"]),
+        ("serve-deepseek-v3-500-50ms-1p1d", ["h200-141gb", "a40-48gb"]),
         ("serve-llama-3.3-70b-fp8-pd-400", ["h100-sxm-80gb", "l40s-48gb"]),
+        ("serve-gpt-oss-120b-pd", ["a10-24gb", "a100-sxm-80gb"]),
     ],
 )
-def test_compare_is_the_same_as_when_the_count_search_priced_them(
+def test_compare_is_the_same_as_when_every_layout_was_priced(
     name: str, gpus: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    unpriced = _dump(name, gpus)
+    pruned = _dump(name, gpus)
+    # the count search prices the stated pools; the split search tests no decode pool before
+    # its estimate and times a repeated split again (core/sizing/disagg_split.py ``_Splits``)
     monkeypatch.setattr(fill_serving, "pools_unpriced", contextlib.nullcontext)
-    assert _dump(name, gpus) == unpriced  # byte for byte, sorted keys
+    monkeypatch.setattr(disagg_split._Splits, "decode_misses", lambda *a: False)
+    monkeypatch.setattr(disagg_split._Splits, "timed", lambda self, *a, **k: disagg_split._split(self.s, *a, **k))
+    assert _dump(name, gpus) == pruned  # byte for byte, sorted keys

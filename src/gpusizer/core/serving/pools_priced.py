@@ -15,31 +15,51 @@ prefill pool's queue to its fixed point, about three 200-arrival simulations a l
 Inside :func:`pools_unpriced` an estimate leaves those fields at their defaults (0: as for a
 scenario without the split); every other field is the same, since ``disaggregated_fields`` only
 returns its own fields (``serving_result`` merges them last, and its aggregated run is computed
-before and apart from them). The serving block's memo (core/pipeline/work_serving.py) keys on
-:func:`pools_priced`, so an estimate outside never reads a block left unpriced inside.
+before and apart from them). Inside :func:`decode_pool_only` the closed loop's decode pool is
+priced and its prefill queue is not (its first token then lacks the queue): the decode run,
+the time per token and the waits for a slot (``disaggregated_tpot_seconds``,
+``disaggregated_decode_wait_seconds``) are computed before the queue and from none of it
+(core/serving/disaggregated.py ``_closed``), so they are the priced estimate's; the split
+search tests a decode pool by them before it prices the queue (core/sizing/disagg_split.py).
+The serving block's memo (core/pipeline/work_serving.py) keys on :func:`pools_priced`, so an
+estimate outside never reads a block priced in part inside.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-_UNPRICED: ContextVar[bool] = ContextVar("gpusizer_pools_unpriced", default=False)
+PRICED, DECODE_ONLY, UNPRICED = "both pools", "the decode pool", "neither pool"
+_MODE: ContextVar[str] = ContextVar("gpusizer_pools_priced", default=PRICED)
 
 
-def pools_priced() -> bool:
-    """Whether an estimate started now prices the split's pools (false inside
-    :func:`pools_unpriced`)."""
-    return not _UNPRICED.get()
+def pools_priced() -> str:
+    """What an estimate started now prices of the split's pools: :data:`PRICED`, or
+    :data:`DECODE_ONLY` / :data:`UNPRICED` inside :func:`decode_pool_only` /
+    :func:`pools_unpriced`."""
+    return _MODE.get()
 
 
 @contextmanager
-def pools_unpriced() -> Iterator[None]:
-    """Estimates started inside leave the split's fields unpriced (module docstring): only for
-    callers that read no ``disaggregated_*`` field of them."""
-    token = _UNPRICED.set(True)
+def _priced(mode: str) -> Iterator[None]:
+    token = _MODE.set(mode)
     try:
         yield
     finally:
-        _UNPRICED.reset(token)
+        _MODE.reset(token)
+
+
+def pools_unpriced() -> contextlib.AbstractContextManager[None]:
+    """Estimates started inside leave the split's fields unpriced (module docstring): only for
+    callers that read no ``disaggregated_*`` field of them."""
+    return _priced(UNPRICED)
+
+
+def decode_pool_only() -> contextlib.AbstractContextManager[None]:
+    """Estimates started inside price the decode pool and not the prefill queue (module
+    docstring): only for callers that read no more of them than the decode pool's time per
+    token and waits."""
+    return _priced(DECODE_ONLY)
