@@ -104,5 +104,6 @@ def test_compare_is_the_same_as_when_every_layout_was_priced(
     # its estimate and times a repeated split again (core/sizing/disagg_split.py ``_Splits``)
     monkeypatch.setattr(fill_serving, "pools_unpriced", contextlib.nullcontext)
     monkeypatch.setattr(disagg_split._Splits, "decode_misses", lambda *a: False)
-    monkeypatch.setattr(disagg_split._Splits, "timed", lambda self, *a, **k: disagg_split._split(self.s, *a, **k))
+    every = lambda self, *a, **k: disagg_split._split(self.s, *a, **k)  # noqa: E731
+    monkeypatch.setattr(disagg_split._Splits, "timed", every)
     assert _dump(name, gpus) == pruned  # byte for byte, sorted keys
