@@ -11,6 +11,7 @@ user.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -21,6 +22,7 @@ from ..model.redundant import stated_physical
 from ..model.result import Estimate
 from ..model.specs import Scenario, TargetsSpec
 from ..pipeline.estimate import estimate
+from ..serving.disaggregated import disaggregated_of
 from ..serving.lora_serving import refuses_expert_parallel
 from ..serving.pools_priced import pools_unpriced
 from ..serving.rules import memory_rule
@@ -198,7 +200,10 @@ class ServingFill:
         (core/sizing/disagg_split.py); the estimate is kept here only."""
         key = (lay, batch)
         if key not in self._estimates:
-            with pools_unpriced():
+            # without a split nothing is left: the option's own estimate then reads this one's
+            # serving block from the memo (core/pipeline/work_serving.py keys on the mode)
+            split = disaggregated_of(self.base) is not None
+            with pools_unpriced() if split else contextlib.nullcontext():
                 self._estimates[key] = estimate(self.scenario(0, lay, batch))
         return self._estimates[key]
 
