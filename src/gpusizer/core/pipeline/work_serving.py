@@ -54,6 +54,7 @@ class ServingWork(WorkBuilder):
         """Kept per frozen scenario and GPU, as the roofline block is."""
         from ..serving.budget import caps
         from ..serving.engine_memory import engine_pool_line, serving_notes, serving_result
+        from ..serving.pools_priced import pools_priced
 
         s, arch, counts, gpu = job.s, job.arch, job.counts, job.gpu
 
@@ -65,7 +66,8 @@ class ServingWork(WorkBuilder):
             served = serving_result(r, gpu, em, st, s)
             return Served(em, served, serving_notes(r, arch, em, st, gpu), engine_pool_line(r, gpu, em))
 
-        return _SERVED.get((id(s), id(gpu), caps()), compute, (s, gpu))  # a sizing call's runs apart
+        # a sizing call's runs apart, and a block whose P/D pools were left unpriced
+        return _SERVED.get((id(s), id(gpu), caps(), pools_priced()), compute, (s, gpu))
 
     def build(self, job: Job) -> Work:
         from ..serving.rules import memory_rule

@@ -79,6 +79,7 @@ from .disagg_prefill import (
 from .disagg_queue import prefill_ttft
 from .disagg_rate import OpenArrivals, Split, check_open_load, open_arrivals, open_split
 from .frontend import decode_side_seconds
+from .pools_priced import DECODE_ONLY, UNPRICED, pools_priced
 
 if TYPE_CHECKING:  # the step model and the scheduler load on the first split's figures: every
     # scenario's check reads this module, a training one nothing else of it (start-up time)
@@ -189,6 +190,8 @@ def disaggregated_fields(
     spec = disaggregated_of(s)
     if spec is None or spec.prefill_gpus is None or spec.decode_gpus is None or not em.starts:
         return {}
+    if pools_priced() == UNPRICED:  # a caller that reads none of them (core/serving/pools_priced.py)
+        return {}
     if not prefill_runs(whole or s, spec):  # the advice's layout, where the split's own cannot run
         return {}
     p, w = s.parallelism, s.workload
@@ -279,6 +282,8 @@ def _closed(sp: Split, users: int, concurrency: int) -> _Pools:
     # those it holds wait in its queue (``queued``, inside ``dec.e2e``) while its pool fills
     wait = dec.e2e * (each - share) / share
     rest = (dec.e2e + wait, sp.transfer)
+    if pools_priced() == DECODE_ONLY:  # its caller reads the decode pool's figures only
+        return dec, queued, wait, 0.0, 0.0, 0.0
     pulled = spec.prefill_queue == "shared"  # one queue all prefill replicas pull from
     queue = prefill_ttft(
         sp.pre_step, sp.pre_eng, wl, users, sp.prefill_r, rest, spec.arrival_burstiness, pulled

@@ -32,6 +32,7 @@ from ..pipeline.estimate import estimate
 from ..pipeline.validate import check_scenario
 from ..serving.disagg_prefill import prefill_scenario
 from ..serving.disaggregated import disaggregated_of
+from ..serving.pools_priced import decode_pool_only
 from .option_split import DisaggSplit
 from .pd_link_words import link_words
 from .service_level import ServiceLevel, default_target
@@ -53,6 +54,12 @@ def _level(s: Scenario) -> ServiceLevel:
 def _split(s: Scenario, prefill: int, decode: int, pre_tp: int) -> DisaggSplit | None:
     """``prefill`` replicas at tensor ``pre_tp`` and ``decode`` replicas of the scenario's
     layout, timed (None: the layout does not start)."""
+    run = _pools(s, prefill, decode, pre_tp)
+    return None if run is None else _timed(run, prefill, decode, pre_tp)
+
+
+def _pools(s: Scenario, prefill: int, decode: int, pre_tp: int) -> Scenario | None:
+    """``s`` with those pools, checked (None: the prefill pool's own ranks do not divide it)."""
     spec = s.serving.disaggregated
     assert spec is not None  # only called for a scenario that asks for the split
     p = s.parallelism
@@ -65,15 +72,21 @@ def _split(s: Scenario, prefill: int, decode: int, pre_tp: int) -> DisaggSplit |
         check_scenario(run)
     except ScenarioError:
         return None
+    return run
+
+
+def _timed(run: Scenario, prefill: int, decode: int, pre_tp: int) -> DisaggSplit | None:
+    """The split ``run`` (:func:`_pools`) as its estimate times it."""
     est = estimate(run)
     sv = est.serving
     if sv is None or not sv.disaggregated_prefill_gpus:
         return None
+    p = run.parallelism
     return DisaggSplit(
         prefill,
         decode,
-        per,
-        pre_per,
+        p.tensor * p.pipeline,
+        pre_tp * p.pipeline,
         pre_tp,
         sv.disaggregated_ttft_seconds,
         sv.disaggregated_tpot_seconds,
@@ -86,23 +99,76 @@ def _split(s: Scenario, prefill: int, decode: int, pre_tp: int) -> DisaggSplit |
 
 
 def _fewest(
-    ok: Callable[[DisaggSplit], bool], make: Callable[[int], DisaggSplit | None], top: int
+    ok: Callable[[DisaggSplit], bool],
+    make: Callable[[int], DisaggSplit | None],
+    top: int,
+    misses: Callable[[int], bool] | None = None,
 ) -> tuple[DisaggSplit | None, bool]:
     """The fewest of ``1..top`` whose ``make(n)`` starts and ``ok`` accepts, by bisection (more
     replicas never make a pool slower: fewer users each, or the same arrivals spread wider);
-    else ``make(top)`` with false (None: not even that starts)."""
+    else ``make(top)`` with false (None: not even that starts). ``misses(n)``, where given, is
+    a cheaper test true only where ``make(n)`` is None or ``ok`` refuses it: a count it is true
+    at is not made, and the bisection takes the branch it would have taken (the same counts
+    tried, the same answer)."""
     best = make(top)
     if best is None or not ok(best):
         return best, False
     lo, hi = 1, top  # make(hi) is accepted
     while lo < hi:
         mid = (lo + hi) // 2
-        got = make(mid)
+        got = None if misses is not None and misses(mid) else make(mid)
         if got is not None and ok(got):
             best, hi = got, mid
         else:
             lo = mid + 1
     return best, True
+
+
+class _Splits:
+    """The splits one proposal weighs, each timed once (:func:`_split` is a pure function of
+    its pools: the decode search's widest layout is the prefill search's first wherever both
+    pools reach their most replicas; 28 of the 384 estimates of DeepSeek-V3's 1P1D compare were
+    such repeats), and a decode pool tested by its own figures before the prefill queue is
+    priced (:meth:`decode_misses`)."""
+
+    def __init__(self, s: Scenario) -> None:
+        self.s = s
+        self._runs: dict[tuple[int, int, int], Scenario | None] = {}
+        self._splits: dict[tuple[int, int, int], DisaggSplit | None] = {}
+
+    def _run(self, key: tuple[int, int, int]) -> Scenario | None:
+        if key not in self._runs:
+            self._runs[key] = _pools(self.s, *key)
+        return self._runs[key]
+
+    def timed(self, prefill: int, decode: int, pre_tp: int) -> DisaggSplit | None:
+        """:func:`_split` of these pools, once."""
+        key = (prefill, decode, pre_tp)
+        if key not in self._splits:
+            run = self._run(key)
+            self._splits[key] = None if run is None else _timed(run, *key)
+        return self._splits[key]
+
+    def decode_misses(self, prefill: int, decode: int, pre_tp: int, floor: float | None) -> bool:
+        """Whether the split does not start or its decode pool keeps users waiting for a slot
+        or misses the per-user ``floor`` (tokens/s): the first and last tests of
+        :func:`propose_split`'s ``fast``, so the timed split fails it too. Read on an estimate
+        whose prefill queue is not priced (core/serving/pools_priced.py ``decode_pool_only``):
+        the time per token and the waits are computed before the queue and from none of it, the
+        timed split's to the bit; a split that does not start is None before either."""
+        key = (prefill, decode, pre_tp)
+        if key in self._splits:
+            x = self._splits[key]
+        else:
+            run = self._run(key)
+            if run is None:
+                return True
+            with decode_pool_only():
+                x = _timed(run, *key)
+        if x is None:
+            return True
+        slow = floor is not None and not (x.tpot_seconds > 0 and 1.0 / x.tpot_seconds >= floor)
+        return x.decode_wait_seconds > 0 or slow
 
 
 def propose_split(s: Scenario, max_gpus: int) -> DisaggSplit | None:
@@ -125,13 +191,14 @@ def propose_split(s: Scenario, max_gpus: int) -> DisaggSplit | None:
     def soon(x: DisaggSplit) -> bool:
         return ceiling is None or x.ttft_seconds <= ceiling
 
-    tp = p.tensor
+    tp, splits = p.tensor, _Splits(s)
     # the decode pool weighed beside the widest prefill pool, so that the users' cycle, and the
     # output they draw (:func:`_served`), is the decode pool's, not a lone prefill replica's queue
-    dec, dec_met = _fewest(fast, lambda y: _split(s, top, y, tp), top)
+    misses = lambda y: splits.decode_misses(top, y, tp, floor)  # noqa: E731
+    dec, dec_met = _fewest(fast, lambda y: splits.timed(top, y, tp), top, misses)
     if dec is None:
         return None
-    got, pre_met = _prefill(s, dec, soon, max_gpus)
+    got, pre_met = _prefill(s, splits, dec, soon, max_gpus)
     return replace(got, targets_met=dec_met and pre_met and fast(got))
 
 
@@ -159,7 +226,7 @@ def _served(s: Scenario, x: DisaggSplit) -> bool:
 
 
 def _prefill(
-    s: Scenario, dec: DisaggSplit, soon: Callable[[DisaggSplit], bool], max_gpus: int
+    s: Scenario, splits: _Splits, dec: DisaggSplit, soon: Callable[[DisaggSplit], bool], max_gpus: int
 ) -> tuple[DisaggSplit, bool]:
     """The prefill pool beside decode pool ``dec``: at each width from the option's down, the
     fewest replicas that meet the first token, a narrower width searched only below the GPUs
@@ -176,7 +243,7 @@ def _prefill(
             continue
         if not _holds(s, pre_tp):
             break
-        pre, ok = _fewest(soon, functools.partial(_split, s, decode=dec.decode, pre_tp=pre_tp), most)
+        pre, ok = _fewest(soon, functools.partial(splits.timed, decode=dec.decode, pre_tp=pre_tp), most)
         if pre is not None and (ok or pre_tp == p.tensor):
             best, met = pre, ok or met
     return best, met

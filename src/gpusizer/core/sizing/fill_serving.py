@@ -11,6 +11,7 @@ user.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -21,7 +22,9 @@ from ..model.redundant import stated_physical
 from ..model.result import Estimate
 from ..model.specs import Scenario, TargetsSpec
 from ..pipeline.estimate import estimate
+from ..serving.disaggregated import disaggregated_of
 from ..serving.lora_serving import refuses_expert_parallel
+from ..serving.pools_priced import pools_unpriced
 from ..serving.rules import memory_rule
 from .layer_split import tensor_widths
 from .layout_adp import adp_layout, adp_widths
@@ -191,9 +194,17 @@ class ServingFill:
         return Choice(0, lay, batch, pace, est.scenario, meets(pace, self.base.targets))
 
     def _estimate(self, lay: Layout, batch: int | None) -> Estimate:
+        """The layout's estimate as the count search weighs it: its memory and aggregated
+        speed. A stated P/D split's fields are left unpriced (core/serving/pools_priced.py):
+        :meth:`_held` reads neither, and the split the advice proposes is timed apart
+        (core/sizing/disagg_split.py); the estimate is kept here only."""
         key = (lay, batch)
         if key not in self._estimates:
-            self._estimates[key] = estimate(self.scenario(0, lay, batch))
+            # without a split nothing is left: the option's own estimate then reads this one's
+            # serving block from the memo (core/pipeline/work_serving.py keys on the mode)
+            split = disaggregated_of(self.base) is not None
+            with pools_unpriced() if split else contextlib.nullcontext():
+                self._estimates[key] = estimate(self.scenario(0, lay, batch))
         return self._estimates[key]
 
     def _weights_bound(self, tp: int, pp: int, ep: int) -> float:
