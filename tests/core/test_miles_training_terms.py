@@ -50,9 +50,7 @@ def _host_step(record: dict[str, Any]) -> float:
     return _phases(record["scenario"])["training"] - _phases(on_gpu)["training"]
 
 
-@pytest.mark.parametrize(
-    ("case", "params"), [("full", _QWEN3_06B_PARAMS), ("half", _QWEN3_06B_PARAMS / 2)]
-)
+@pytest.mark.parametrize(("case", "params"), [("full", _QWEN3_06B_PARAMS), ("half", _QWEN3_06B_PARAMS / 2)])
 def test_the_host_optimizer_term_matches_a_measured_megatron_offload_step(case: str, params: float) -> None:
     # source: NVIDIA-NeMo/RL#3628 (above): what the offload adds to the step, 0.926 s whole and
     # 0.435 s half. Ours (core/speed/train_dp.py cpu_optimizer_seconds: Adam on the host at 0.8e9
