@@ -79,12 +79,21 @@ DEFAULTS = [
     ("verl", "0.6.0", "rollout.sleep_level", 2),
     # v0.7.0 model/hf_model.yaml use_remove_padding True
     ("verl", "0.7.0", "policy.sequence_packing", True),
+    # actor.use_dynamic_bsz False at every tag (ppo_trainer.yaml v0.3.0.post1-v0.4.1,
+    # actor/actor.yaml v0.5.0-v0.7.0): dp_actor.py splits micro-batches of whole responses
+    ("verl", "0.3.0", "policy.balanced_micro_batches", False),
+    ("verl", "0.7.0", "policy.balanced_micro_batches", False),
     # OpenRLHF v0.7.0 train_ppo_ray.py: --vllm_gpu_memory_utilization 0.95, --packing_samples
     # False, --deepspeed_enable_sleep False; ppo_actor.py broadcasts parameter by parameter
     ("openrlhf", "0.7.0", "rollout.memory_fraction", 0.95),
     ("openrlhf", "0.7.0", "policy.sequence_packing", False),
     ("openrlhf", "0.7.0", "offload_states", False),
     ("openrlhf", "0.7.0", "broadcast_per_tensor", True),
+    # --micro_train_batch_size samples a micro-batch; --use_dynamic_batch (v0.9.0 on) default False
+    ("openrlhf", "0.7.0", "policy.balanced_micro_batches", False),
+    ("openrlhf", "0.11.0", "policy.balanced_micro_batches", False),
+    # NeMo RL packs rows of train_mb_tokens (micro_batch_unit "row"): the field's default, unread
+    ("nemo_rl", "0.7.0", "policy.balanced_micro_batches", True),
     # the vLLM each tag installs: NeMo RL pyproject.toml's vllm extra and uv.lock (v0.3.1 vllm==0.9.0,
     # v0.4.0 0.10.0, v0.5.0 0.11.2, v0.6.0 0.17.1, v0.7.0 the 0.20.0 wheel); OpenRLHF setup.py
     # extras_require "vllm" (v0.7.0 vllm==0.8.3, v0.8.5 0.9.1, v0.11.0 0.27.1); a tag between two
@@ -190,8 +199,18 @@ def test_the_registry_refuses_a_taken_id_or_a_version_twice() -> None:
 
 def _replays() -> list[dict[str, Any]]:
     """A few published RL replays as knobs: NeMo RL v0.6 and v0.7 rows, a verl GRPO-LoRA log."""
+    return [FIGURES[2].scenario(), V07_ON[4].scenario(), _verl_knobs()]
+
+
+def _verl_knobs() -> dict[str, Any]:
+    """The verl GRPO-LoRA 0.5B log as knobs alone: its record without ``rl.framework`` (which it
+    states since verl's default micro-batches came from the release) and the ranks' wait set by
+    hand as the release fills it."""
     records = json.loads((Path(__file__).parent / "data" / "rl-memory.json").read_text(encoding="utf-8"))
-    return [FIGURES[2].scenario(), V07_ON[4].scenario(), records[0]["scenario"]]
+    out = copy.deepcopy(records[0]["scenario"])
+    del out["rl"]["framework"], out["rl"]["framework_version"]
+    out["rl"]["policy"]["balanced_micro_batches"] = False
+    return out
 
 
 def test_unset_framework_answers_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -271,10 +290,10 @@ def test_nemo_rl_replay_stated_as_the_framework() -> None:
 
 def test_verl_replay_stated_as_the_framework() -> None:
     # verl main_ppo of June 2025 (v0.4.x: release 0.3.0's rules), the GRPO-LoRA 0.5B log
-    records = json.loads((Path(__file__).parent / "data" / "rl-memory.json").read_text(encoding="utf-8"))
-    knobs = records[0]["scenario"]
+    knobs = _verl_knobs()
     stated, gone = _stated_as(knobs, "verl", "0.4.0")
     assert {"rollout.cuda_graphs", "policy.offload_per_call", "policy.micro_batch_unit"} <= set(gone)
+    assert "policy.balanced_micro_batches" in gone
     rep = estimate_report(stated)
     assert rep["rl"]["framework"]["release"] == "0.3.0"
     # the script's own settings stay the user's: gpu_memory_utilization 0.1, max_num_seqs 512...
@@ -297,11 +316,11 @@ def test_openrlhf_stated_as_the_framework() -> None:
         BASE,
         offload_states=False,
         broadcast_per_tensor=True,
-        policy={"sequence_packing": False},
+        policy={"sequence_packing": False, "balanced_micro_batches": False},
         rollout={"memory_fraction": 0.95, "cuda_graphs": True, "engine_version": "0.22.1"},
     )
     stated, gone = _stated_as(knobs, "openrlhf", "0.10.5")
-    assert len(gone) == 6  # 5 before its vLLM pins were read
+    assert len(gone) == 7  # 5 before its vLLM pins were read, 6 before its micro-batches
     rep, base = estimate_report(stated), estimate_report(knobs)
     assert _answer(rep) == _answer(base) and _echo_changes(rep, base) == set()
     # 0.10.5: the newest modelled not newer (0.7.0's knobs, 0.10.4's vllm==0.22.1)

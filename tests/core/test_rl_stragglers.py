@@ -69,9 +69,11 @@ def test_unirl_s_training_waits_for_its_longest_rank() -> None:
 
 def test_the_default_is_the_answer_before_the_field() -> None:
     # true (the default) adds nothing: the field left out and stated true give the same report
-    for record in (UNIRL, BLIND5[0]):
-        stated = estimate_report(_balanced(record["scenario"], True))
-        assert estimate_report(_balanced(record["scenario"], None)) == stated
+    # without rl.framework (with it, the release's default: tests/core/test_rl_stragglers_framework.py)
+    stated = estimate_report(_balanced(UNIRL["scenario"], True))
+    assert estimate_report(_balanced(UNIRL["scenario"], None)) == stated
+    # a verl run whose launcher balances the ranks (use_dynamic_bsz) states true: nothing added
+    assert BLIND5[0]["scenario"]["rl"]["policy"]["balanced_micro_batches"] is True
 
 
 def test_only_the_policy_s_passes_move() -> None:

@@ -68,9 +68,21 @@ def test_the_count_within_25_percent() -> None:
     assert len(RECORDS) == 20 and len(within) == 20
 
 
-def test_every_step_is_still_a_lower_bound() -> None:
-    # no replay is slower than its run: what is left out adds time
-    assert all(ratios(r)["step"] < 1 for r in RECORDS)
+def test_every_step_less_the_ranks_wait_is_still_a_lower_bound() -> None:
+    # no replay is slower than its run with the ranks' wait for the longest micro-batch left
+    # out: what else is left out adds time. The wait (verl's fixed micro-batches of whole
+    # responses, rl.policy.balanced_micro_batches false, which rl.framework verl fills) is an
+    # expectation under the rollout's assumed length law, not a bound (docs/evidence/rl.md, the
+    # stragglers section: the normal sum 11 % under to 18 % over draws from its own law), so with
+    # it two steps reach their runs: the 72B 0.962 -> 1.000, the math 32B 0.984 -> 1.008. Before
+    # the rule came from the framework this read "every step < 1" on the balanced replay alone.
+    balanced = []
+    for r in RECORDS:
+        s = json.loads(json.dumps(r["scenario"]))
+        s["rl"]["policy"]["balanced_micro_batches"] = True
+        balanced.append(ratios({**r, "scenario": s})["step"])
+    assert all(b < 1 for b in balanced)
+    assert max(ratios(r)["step"] for r in RECORDS) < 1.01
 
 
 def test_serving_the_adapter_is_the_rollout_s_largest_term() -> None:

@@ -33,7 +33,8 @@ RL_GLOSSARY: dict[str, str] = {
     "last layer's compute; off: a LoRA policy's passes wait for every gather (verl's LoRA actor).",
     "rl.policy.balanced_micro_batches": "Responses as they are: the data-parallel ranks' "
     "micro-batches hold about the same tokens (verl use_dynamic_bsz, Miles --balance-data); off: "
-    "each rank's whole responses as they fall, every rank waiting for the longest.",
+    "each rank's whole responses as they fall, every rank waiting for the longest (verl's, "
+    "OpenRLHF's and TRL's default).",
     "rl.policy.hf_layer_ops": "A Hugging Face policy's eager layers paced by the host: each "
     "layer takes the longer of its GPU time and the ~120 Python ops FSDP1 and transformers issue "
     "(verl's FSDP workers); not paced: GPU time alone.",

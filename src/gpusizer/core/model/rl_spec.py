@@ -198,7 +198,8 @@ class PolicySpec(Strict):
     # the same tokens (verl use_dynamic_bsz with balance_batch, Miles --balance-data); false:
     # each rank's holds micro_batch_size whole responses as they fall and the ranks wait for the
     # longest, FSDP / ZeRO-3 at every micro-batch, others at the optimizer step
-    # (core/pipeline/rl_stragglers.py)
+    # (core/pipeline/rl_stragglers.py). Left out under rl.framework: the release's (verl,
+    # OpenRLHF and TRL false: no token-budget micro-batches by default)
     balanced_micro_batches: bool = True
     # colocated with offload_states: the weights go to the GPU and back around every worker call
     # (verl param_offload: the rollout's weight sync, each log-prob forward, the update), not once

@@ -33,7 +33,10 @@ their sum taken as normal (central limit) with k x the law's mean and variance, 
 expected largest of ``ranks`` standard normals. Each response adds the prompt's tokens. Where
 the framework balances the micro-batches in tokens (verl ``use_dynamic_bsz`` with
 ``balance_batch``, Miles ``--balance-data`` with its token budget, NeMo RL's packed rows of
-``train_mb_tokens``), the field is true (the default) and nothing is added. The tokens are taken
+``train_mb_tokens``), the field is true (the default) and nothing is added. Left out, the field
+follows ``rl.framework``'s release (core/registry/rl_framework_releases_verl.py and
+rl_framework_releases_trl.py): verl, OpenRLHF and TRL build fixed counts of responses unless told
+otherwise (verl ``use_dynamic_bsz`` false at every tag), so their releases fill false. The tokens are taken
 as the time (attention's growth with a response's length is left out: a lower bound).
 """
 

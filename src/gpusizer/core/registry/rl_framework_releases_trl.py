@@ -79,6 +79,12 @@ _TRL_014 = RLRelease(
             f"{_CFG} per_device_train_batch_size: completions a micro-step (v0.14.0)",
         ),
         RLDefault(
+            "policy.balanced_micro_batches",
+            False,
+            f"{_CFG} per_device_train_batch_size completions a rank a micro-step, no token-budget "
+            "micro-batches (the same through v1.9.0) (v0.14.0)",
+        ),
+        RLDefault(
             "offload_states",
             False,
             f"{_TRAINER}: the training states stay on their GPUs (no offload around generation) (v0.14.0)",

@@ -65,6 +65,14 @@ _VERL_030 = RLRelease(
             f"{_VERL_YAML} actor.ppo_micro_batch_size_per_gpu: responses a micro-batch (v0.3.0.post1)",
         ),
         RLDefault(
+            "policy.balanced_micro_batches",
+            False,
+            f"{_VERL_YAML} actor.use_dynamic_bsz False; verl/workers/actor/dp_actor.py: without it "
+            "mini_batch.split(ppo_micro_batch_size_per_gpu), whole responses as they fall, while "
+            "trainer.balance_batch True evens out only each rank's total (the same through v0.7.0: "
+            "actor/actor.yaml use_dynamic_bsz false) (v0.3.0.post1)",
+        ),
+        RLDefault(
             "offload_states",
             False,
             f"{_VERL_YAML} actor.fsdp_config param_offload False, optimizer_offload False (v0.3.0.post1)",
@@ -159,6 +167,12 @@ _ORL_070 = RLRelease(
         RLDefault("rollout.memory_fraction", 0.95, f"{_ORL} --vllm_gpu_memory_utilization 0.95 (v0.7.0)"),
         RLDefault("rollout.cuda_graphs", True, f"{_ORL} --enforce_eager default False (v0.7.0)"),
         RLDefault("policy.sequence_packing", False, f"{_ORL} --packing_samples default False (v0.7.0)"),
+        RLDefault(
+            "policy.balanced_micro_batches",
+            False,
+            f"{_ORL} --micro_train_batch_size samples a micro-batch, packed as they fall under "
+            "--packing_samples; --use_dynamic_batch (from v0.9.0) default False (v0.7.0)",
+        ),
         RLDefault(
             "offload_states",
             False,

@@ -139,7 +139,7 @@ STACK_FIELDS: dict[str, str] = {
     "rl.rollout.speculative_config": "state rl.rollout.speculative {method, num_tokens, acceptance_rate}",
     "rl.policy.use_dynamic_bsz": (
         "micro-batches by a token budget are not modelled; state rl.policy.micro_batch_size "
-        "with rl.policy.micro_batch_unit"
+        "with rl.policy.micro_batch_unit, and rl.policy.balanced_micro_batches true"
     ),
     "rl.policy.ulysses_sequence_parallel_size": "state parallelism.context (the training pool's)",
     "rl.loss_type": _LOSS,
