@@ -48,9 +48,9 @@ def options_on_both(scenario: dict[str, Any], whole_nodes: bool = True) -> dict[
     """The comparison priced on each basis (one search)."""
     s = parse_scenario(scenario)
     sized = size_gpus(s, whole_nodes=whole_nodes)
-    specs = catalog_specs(s.hardware)
+    specs, goals = catalog_specs(s.hardware), Goals.of(s)
     return {
-        basis: sort_options(price_options(sized, specs, s.workload.trains, Money(basis=basis)), goals=Goals.of(s))
+        basis: sort_options(price_options(sized, specs, s.workload.trains, Money(basis=basis)), "cost", goals)
         for basis in ("cloud", "owned")
     }
 

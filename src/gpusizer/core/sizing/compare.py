@@ -40,8 +40,8 @@ from .compare_options import (
     check_search,
 )
 from .compare_rank import Money, check_sort, price_options, sort_options
-from .miss_rank import Goals
 from .layout_search import MAX_GPUS, GpuTarget
+from .miss_rank import Goals
 from .option import SizingOption
 from .rl_split_alt import with_split_alternatives
 from .search import catalog_specs, catalog_targets

@@ -7,7 +7,8 @@ for serving, trained tokens per second for training), ``gpus`` or ``hour`` (cost
 what is bought, on the basis asked: a service's bill for its users); options that fit come first,
 those that meet the serving targets before those that do not, then those that meet the stated
 default service level (core/sizing/service_level.py) before those that miss it; the misses
-nearest their targets first (core/sizing/miss_rank.py), then by the sort. ``cost_band``
+nearest their targets first (core/sizing/miss_rank.py; unpriced or unspeeded after as
+before), then by the sort. ``cost_band``
 and ``speed_band`` rank on the evidence band's pessimistic edge (core/sizing/option_band.py):
 the slow edge of the speed band, and options whose peak band passes the GPU after those it does
 not. ``pareto`` marks the options
@@ -295,7 +296,10 @@ def sort_options(
             "gpus": (by_gpus, by_cost, by_speed),
             "hour": (by_hour, by_cost, by_speed),
         }[sort.removesuffix("_band")]
-        return (*head, shortfall(o, goals), *order, o["capacity_bytes"], o["gpu"])
+        # the sort's figure unstated (no price, no speed) stays after, for the misses too
+        blank = {"cost": cost is None, "speed": fast is None, "gpus": False, "hour": hour is None}
+        lead = (blank[sort.removesuffix("_band")], shortfall(o, goals))
+        return (*head, *lead, *order, o["capacity_bytes"], o["gpu"])
 
     out = sorted(options, key=key)
     for i, o in enumerate(out, 1):

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..model.specs import Scenario
@@ -40,7 +40,7 @@ class Goals:
     """The targets a row is measured against: the user's serving speeds, the default level's
     halves that apply (None: none), and the training deadline in seconds of wall time."""
 
-    own: ServiceLevel = ServiceLevel()
+    own: ServiceLevel = field(default_factory=ServiceLevel)
     default: ServiceLevel | None = None
     deadline_seconds: float | None = None
 

@@ -28,8 +28,8 @@ from .advise import Ask
 from .compare import sized
 from .compare_options import DEFAULT_MARGIN, check_cards_per_box, check_search
 from .compare_rank import Money, price_options, sort_options
-from .miss_rank import Goals
 from .layout_search import MAX_GPUS, GiB
+from .miss_rank import Goals
 from .option import SizingOption
 from .search import catalog_specs
 
