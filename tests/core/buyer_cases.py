@@ -10,6 +10,7 @@ from gpusizer.core.model.presets import gpu_presets, gpu_spec, system_presets
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.sizing.compare import size_gpus
 from gpusizer.core.sizing.compare_rank import Money, price_options, sort_options
+from gpusizer.core.sizing.miss_rank import Goals
 from gpusizer.core.sizing.search import catalog_specs
 
 CASES: dict[str, dict[str, Any]] = {
@@ -47,9 +48,9 @@ def options_on_both(scenario: dict[str, Any], whole_nodes: bool = True) -> dict[
     """The comparison priced on each basis (one search)."""
     s = parse_scenario(scenario)
     sized = size_gpus(s, whole_nodes=whole_nodes)
-    specs = catalog_specs(s.hardware)
+    specs, goals = catalog_specs(s.hardware), Goals.of(s)
     return {
-        basis: sort_options(price_options(sized, specs, s.workload.trains, Money(basis=basis)))
+        basis: sort_options(price_options(sized, specs, s.workload.trains, Money(basis=basis)), "cost", goals)
         for basis in ("cloud", "owned")
     }
 

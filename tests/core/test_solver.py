@@ -24,6 +24,7 @@ from gpusizer.core.registry.frameworks import FRAMEWORKS
 from gpusizer.core.serving.rules import memory_rule
 from gpusizer.core.sizing import advise, fill, layout_evaluator, layout_search, layout_space, search, solver
 from gpusizer.core.sizing.compare_options import DEFAULT_MARGIN
+from gpusizer.core.sizing.miss_rank import Goals, shortfall
 from tests.core.put_back import put_back
 
 H100 = "h100-sxm-80gb"
@@ -156,16 +157,22 @@ def test_options_are_ordered_cheapest_first(plans: dict[str, list[dict[str, Any]
     default target met: core/sizing/compare_rank.py ``sort_options``). Llama 3.1 70B at batch 8
     with no ``targets.users`` serves the stated 8 requests (core/sizing/served.py
     ``load_users``): one TP 8 replica on a B200 server meets the default first-token target and
-    ranks above the cheaper MI325X platform of 8 replicas, which misses it."""
-    for options in plans.values():
+    ranks above the cheaper MI325X platform of 8 replicas, which misses it. The groups that miss
+    rank nearest the target first (core/sizing/miss_rank.py; before: cheapest first there too)."""
+    for name, options in plans.items():
+        goals = Goals.of(parse_scenario(SCENARIOS[name]))
         group = [(o["targets_met"] is False, o.get("default_target_met") is False) for o in options]
         assert group == sorted(group)
         for g in set(group):
             mine = [o for o, h in zip(options, group, strict=True) if h == g]
-            costs = [o["cost_per_million_tokens"] for o in mine if o["cost_per_million_tokens"] is not None]
-            assert costs == sorted(costs)
             unpriced = [o["cost_per_million_tokens"] is None for o in mine]
             assert unpriced == sorted(unpriced)
+            priced = [o for o in mine if o["cost_per_million_tokens"] is not None]
+            if g == (False, False):
+                costs = [o["cost_per_million_tokens"] for o in priced]
+            else:  # old: by cost per million tokens -> new: by shortfall, then cost
+                costs = [(shortfall(o, goals), o["cost_per_million_tokens"]) for o in priced]
+            assert costs == sorted(costs)
         assert len({o["gpu"] for o in options}) == len(options)  # one best option per GPU
         for o in options:
             assert o["total_price_per_hour"] == (

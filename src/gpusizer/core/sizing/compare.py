@@ -41,6 +41,7 @@ from .compare_options import (
 )
 from .compare_rank import Money, check_sort, price_options, sort_options
 from .layout_search import MAX_GPUS, GpuTarget
+from .miss_rank import Goals
 from .option import SizingOption
 from .rl_split_alt import with_split_alternatives
 from .search import catalog_specs, catalog_targets
@@ -150,7 +151,7 @@ def compare_gpus(
         cards_per_box=cards_per_box,
     )
     priced = price_options(options, catalog_specs(s.hardware), s.workload.trains, money_args)
-    return sort_options(priced, sort)
+    return sort_options(priced, sort, Goals.of(s))
 
 
 def size_gpus(

@@ -6,7 +6,9 @@ served or trained, on the basis asked; unpriced after), ``speed`` (tokens per se
 for serving, trained tokens per second for training), ``gpus`` or ``hour`` (cost per hour of
 what is bought, on the basis asked: a service's bill for its users); options that fit come first,
 those that meet the serving targets before those that do not, then those that meet the stated
-default service level (core/sizing/service_level.py) before those that miss it. ``cost_band``
+default service level (core/sizing/service_level.py) before those that miss it; the misses
+nearest their targets first (core/sizing/miss_rank.py; unpriced or unspeeded after as
+before), then by the sort. ``cost_band``
 and ``speed_band`` rank on the evidence band's pessimistic edge (core/sizing/option_band.py):
 the slow edge of the speed band, and options whose peak band passes the GPU after those it does
 not. ``pareto`` marks the options
@@ -32,6 +34,7 @@ from .compare_options import (
     UTILIZATION,
 )
 from .level_count_fields import level_priced
+from .miss_rank import Goals, shortfall
 from .option_band import band_head, cost_at_slow_edge, slow_edge
 from .pd_choice import other_cost
 from .prices import check_prices
@@ -218,7 +221,7 @@ def purchase_rank(o: Mapping[str, Any]) -> float | None:
     the $9,499 M3 Ultra 512 GB came above the $5,999 M3 Ultra 256 GB that serves the same user
     at the same 116.2 tokens/s (tests/cli/data/buyer/local-llama-8b-mlx). Prices are the
     catalog's sourced list prices (src/gpusizer/presets/systems/*.json, ../shared/calibration README).
-    One that misses a target keeps the speed order: the nearest to the target first."""
+    One that misses a target ranks by how far it misses (core/sizing/miss_rank.py)."""
     if not o["fits"] or o.get("cost_per_million_tokens") is not None:
         return None
     if o["targets_met"] is False or o.get("default_target_met") is False:
@@ -258,8 +261,11 @@ def mark_pareto(options: Sequence[dict[str, Any]]) -> None:
         o["pareto"] = not any(c <= cost and f >= fast and (c < cost or f > fast) for c, f, _ in pts)
 
 
-def sort_options(options: Sequence[dict[str, Any]], sort: str = "cost") -> list[dict[str, Any]]:
-    """Sorted by ``sort`` (``SORTS``) and numbered (``rank`` 1, 2...)."""
+def sort_options(
+    options: Sequence[dict[str, Any]], sort: str = "cost", goals: Goals | None = None
+) -> list[dict[str, Any]]:
+    """Sorted by ``sort`` (``SORTS``) and numbered (``rank`` 1, 2...); ``goals``: the scenario's
+    targets (``Goals.of``), which rank the misses nearest first (None: by the sort alone)."""
     check_sort(sort)
 
     def key(o: dict[str, Any]) -> tuple[Any, ...]:
@@ -290,7 +296,10 @@ def sort_options(options: Sequence[dict[str, Any]], sort: str = "cost") -> list[
             "gpus": (by_gpus, by_cost, by_speed),
             "hour": (by_hour, by_cost, by_speed),
         }[sort.removesuffix("_band")]
-        return (*head, *order, o["capacity_bytes"], o["gpu"])
+        # the sort's figure unstated (no price, no speed) stays after, for the misses too
+        blank = {"cost": cost is None, "speed": fast is None, "gpus": False, "hour": hour is None}
+        lead = (blank[sort.removesuffix("_band")], shortfall(o, goals))
+        return (*head, *lead, *order, o["capacity_bytes"], o["gpu"])
 
     out = sorted(options, key=key)
     for i, o in enumerate(out, 1):

@@ -29,6 +29,7 @@ from .compare import sized
 from .compare_options import DEFAULT_MARGIN, check_cards_per_box, check_search
 from .compare_rank import Money, price_options, sort_options
 from .layout_search import MAX_GPUS, GiB
+from .miss_rank import Goals
 from .option import SizingOption
 from .search import catalog_specs
 
@@ -79,7 +80,7 @@ def plan(
     specs, training = catalog_specs(s.hardware), s.workload.trains
     rows = [[o.as_dict() for o in opts] for opts in per_gpu]
     priced = [price_options(r, specs, training, Money()) for r in rows]
-    order = sort_options([p[0] | {"_at": i} for i, p in enumerate(priced)], "cost")
+    order = sort_options([p[0] | {"_at": i} for i, p in enumerate(priced)], "cost", Goals.of(s))
     out = []
     for first in order:
         i = first["_at"]

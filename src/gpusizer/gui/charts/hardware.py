@@ -31,6 +31,7 @@ from ...core.model.specs import Scenario
 from ...core.sizing.compare import left_out_line, select_gpus, size_gpus
 from ...core.sizing.compare_options import PROVENANCE_FIELDS
 from ...core.sizing.compare_rank import price_options, sort_options
+from ...core.sizing.miss_rank import Goals
 from ...core.sizing.option import option_edits
 from ...core.sizing.prices import check_prices
 from ...core.sizing.search import catalog_specs
@@ -168,7 +169,7 @@ class HardwareChart(SplitFit, CostSpeedChart):
         except ScenarioError as exc:  # a vendor or price no longer valid: say so, keep going
             self._status(str(exc))
             return False
-        self.options = sort_options(priced, v.sort)
+        self.options = sort_options(priced, v.sort, Goals.of(s))
         self._fill_table(s)
         fits, front = sum(o["fits"] for o in self.options), sum(o["pareto"] for o in self.options)
         left = left_out_line(s, sorted(ids))  # GPUs the framework does not run on: not ranked
