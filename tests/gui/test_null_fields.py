@@ -44,6 +44,7 @@ CUSTOM = {
 LLAMA_CPP = {**VLLM, "framework": "llama.cpp", "precision": {"weights": "gguf_q4_k_m"}}
 LLAMA_MOE = {**LLAMA_CPP, "model": {"preset": "qwen3-30b-a3b"}}
 MLX = {**VLLM, "framework": "mlx", "hardware": {"gpu": "apple-m4-max-128gb"}}
+MLX_LORA = {**LORA, "framework": "mlx", "hardware": {"gpu": "apple-m4-max-128gb"}}
 TRT = {**VLLM, "framework": "tensorrt-llm"}
 V0 = {**VLLM, "serving": {"engine_version": "0.6.4"}}
 PREFIX = {**VLLM, "serving": {"prefix": {"shared_tokens": 1024}}}
@@ -98,6 +99,9 @@ SERVING = (
     Case("serving.concurrency", VLLM, 8),
     Case("serving.load", VLLM, "burst"),
     Case("serving.request_rate", VLLM, 2.0),
+    Case("serving.requests", VLLM, 64),  # the run's rows (gui/panels/serving_load_rows.py)
+    Case("serving.length_spread", VLLM, 0.5),
+    Case("serving.mixed_prefill", VLLM, False),
     Case("serving.gpu_layers", LLAMA_CPP, 20),
     Case("serving.cpu_moe_layers", LLAMA_MOE, 24),
     Case("serving.cuda_graphs", VLLM, False),
@@ -139,6 +143,7 @@ SERVING = (
     Case("serving.disaggregated.connector", SPLIT_SERVE, "vllm-nixl"),
     Case("serving.disaggregated.arrival_burstiness", SPLIT_SERVE, 4.0),
     Case("serving.disaggregated.opening_burst", SPLIT_SERVE, True),
+    Case("serving.disaggregated.prefill_queue", SPLIT_SERVE, "shared"),  # Dynamo's pull queue
     Case("serving.disaggregated.prefill_attention_data", MOE_SPLIT, 2),
     # experts spread over the prefill replica only with its own attention-DP ranks
     Case(
@@ -164,6 +169,8 @@ TRAINING = (
     Case("parallelism.zero_sub_group_size", ZERO3, 10**9),
     Case("workload.training_tokens", LORA, 10**9),
     Case("workload.lora_layers", LORA, 16),
+    # MLX's own release: null is v0.24.0's rule (gui/panels/mlx_release_row.py)
+    Case("workload.mlx_version", MLX_LORA, "0.29.0"),
     Case("workload.loss_chunks", LORA, 8),
     # a preference fine-tune: off is null; its reference's null is TRL's default
     Case("workload.preference", LORA, "dpo"),

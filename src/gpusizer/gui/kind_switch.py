@@ -36,6 +36,9 @@ _TECHNIQUES = (
     "precision.weights",
     "precision.quantization_rule",
     "precision.modules",
+    # fields one framework takes (gui/panels/framework_fields.py): the kind's framework's own
+    "workload.mlx_version",
+    "serving.max_kv_size",
 )
 _SHORT = {  # parallelism fields as the status bar names them
     "tensor": "TP",

@@ -5,7 +5,6 @@ from __future__ import annotations
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QCheckBox, QLabel, QListView
 
-from ...core.memory.techniques import profile_edits
 from ...core.model.context_algorithm import context_words
 from ...core.registry.framework_profile import FrameworkProfile
 from ...core.registry.frameworks import FRAMEWORKS
@@ -18,6 +17,7 @@ from ..style import set_role
 from ..why_disabled import explain_disabled
 from ..widgets import ComboBox, combo
 from .base import Panel
+from .framework_fields import framework_edits
 from .fsdp_version_row import ITEMS as _FSDP_VERSIONS
 from .fsdp_version_row import fsdp_version_edits, fsdp_version_enabled, fsdp_version_note, fsdp_version_reason
 from .no_sync_reason import no_sync_reason
@@ -143,9 +143,8 @@ class ParallelismPanel(Panel):
             name="check_offload_parameters",
         )
         self.framework: ComboBox = combo((p.label, p.id) for p in FRAMEWORKS.values())
-        f.add(
-            "Framework", self.framework, "framework", name="combo_framework", extra=profile_edits
-        )  # a recipe's defaults come with it (torchtune: bf16...)
+        switch = framework_edits(self.state)  # a recipe's defaults (torchtune: bf16...), refusals
+        f.add("Framework", self.framework, "framework", name="combo_framework", extra=switch)
         self.state.changed.connect(self.refresh)
         self.refresh()
 

@@ -17,8 +17,10 @@ from ..layers_or_all import LayersOrAllField
 from ..quantity_field import QuantityField
 from ..widgets import ComboBox, combo
 from .base import Panel
+from .framework_fields import shown
 from .serving_engine import ENGINE_TIPS, add_engine_rows, refresh_engine_rows
 from .serving_feature_rows import FEATURE_TIPS, add_lora_targets, add_speculative_rows, refresh_feature_rows
+from .serving_load_rows import LOAD_TIPS, add_load_rows
 from .serving_split import SPLIT_TIPS, add_split_rows, link_default, refresh_split_rows
 
 LONG = "serving.allow_long_context"
@@ -139,6 +141,7 @@ class ServingPanel(Panel):
             "number", "serving.request_rate", step=0.5, unit="req/s", none_text="set a rate"
         )
         f.add("Request rate", self.rate, "serving.request_rate", name="spin_serving_request_rate")
+        add_load_rows(f)  # the run's requests, their length spread, mixed prefill
         self.layers = QuantityField("count", "serving.gpu_layers", none_text=DEFAULT)
         f.add("GPU layers (-ngl)", self.layers, "serving.gpu_layers", name="spin_serving_gpu_layers")
         experts = LayersOrAllField("count", "serving.cpu_moe_layers", none_text="none")
@@ -164,6 +167,7 @@ class ServingPanel(Panel):
             **ENGINE_TIPS,
             **SPLIT_TIPS,
             **FEATURE_TIPS,
+            **LOAD_TIPS,
         }.items():  # the captions and the fields explain themselves
             self.form.labels[path].setToolTip(tip)
             for b in binder.bindings:
@@ -227,7 +231,7 @@ class ServingPanel(Panel):
         self.form.show("serving.cpu_moe_layers", "gpu_layers" in reads)  # llama.cpp / Ollama
         self.form.show("serving.memory_fraction", "memory_fraction" in reads and bool(profile.releases))
         self.form.show("serving.engine_version", bool(profile.releases))
-        self.form.show("serving.max_kv_size", profile.rotating_kv)  # mlx-lm --max-kv-size
+        self.form.show("serving.max_kv_size", shown(self.state, "serving.max_kv_size"))  # mlx-lm
         self.form.show(LONG, bool(profile.long_context_switch))  # the engine's env switch
         # the step model reads CUDA graphs for every engine (eager steps wait on launches);
         # some memory rules also count the graphs' memory

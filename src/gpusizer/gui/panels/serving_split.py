@@ -6,7 +6,9 @@ apply (an engine with attention data parallelism, core/registry/frameworks.py
 value stays shown, so the error the core gives for it can be fixed where it shows. The KV
 connector whose request path the first token pays lists the connectors of the engine as set
 (core/registry/pd_connectors.py, ``PdConnector.engine``), and the arrivals' burstiness and the
-run's opening burst show beside it; all with a prefill pool."""
+run's opening burst show beside it, then the prefill queue (Dynamo's shared pull queue,
+core/serving/disagg_pull.py; hidden under a request rate, which does not read it); all with a
+prefill pool."""
 
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ LINK = _SPLIT + "link_gb_per_s"
 CONNECTOR = _SPLIT + "connector"
 BURSTINESS = _SPLIT + "arrival_burstiness"
 OPENING_BURST = _SPLIT + "opening_burst"
+PREFILL_QUEUE = _SPLIT + "prefill_queue"
 NO_CONNECTOR = "none (path not priced)"
 
 SPLIT_TIPS = {
@@ -67,6 +70,11 @@ SPLIT_TIPS = {
     "benchmark does (aiperf --concurrency: its measured phase starts once the warm-up has "
     "drained): the first wave queues at the prefill pool and the first token's mean holds it, "
     "over the run's requests (serving.requests; blank: four a user). Off: steady arrivals only.",
+    PREFILL_QUEUE: "How the users' requests reach the prefill replicas in the closed loop. "
+    "Shared: one first-come queue every prefill replica pulls from, one request at a time (NVIDIA "
+    "Dynamo v0.3.0's vLLM P/D graph: one NATS JetStream pull consumer), so a request waits only "
+    "while every replica is busy; the prefill batch is not read then. Blank: each replica its own "
+    "queue, the arrivals split at random. Not read under a request rate.",
 }
 
 
@@ -94,6 +102,8 @@ def add_split_rows(f: Form) -> tuple[ComboBox, QuantityField]:
     f.add("Arrival burstiness", burst, BURSTINESS, name="spin_arrival_burstiness")
     opening = combo([("off", None), ("on: all users at once", True), ("off (false)", False)])
     f.add("Opening burst", opening, OPENING_BURST, name="combo_disaggregated_opening_burst")
+    queue = combo([("one per replica", None), ("shared (Dynamo pull)", "shared")])
+    f.add("Prefill queue", queue, PREFILL_QUEUE, name="combo_disaggregated_prefill_queue")
     return box, link
 
 
@@ -148,3 +158,5 @@ def refresh_split_rows(f: Form, state: ScenarioState, profile: FrameworkProfile,
     f.show(CONNECTOR, split and (len(items) > 1 or held is not None))  # an engine with none: hidden
     f.show(BURSTINESS, split)
     f.show(OPENING_BURST, split)
+    rate = state.value("serving.load") == "rate"  # the stated arrivals' own split: not read
+    f.show(PREFILL_QUEUE, split and (not rate or state.value(PREFILL_QUEUE) is not None))

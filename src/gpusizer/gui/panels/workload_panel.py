@@ -9,6 +9,9 @@ from ..kind_switch import KindSwitch
 from ..quantity_field import QuantityField
 from ..widgets import MultiCheck, combo
 from .base import Panel
+from .framework_fields import shown
+from .mlx_release_row import PATH as MLX_RELEASE
+from .mlx_release_row import add_mlx_release
 
 _TRAINING = (
     "workload.sequence_length",
@@ -38,6 +41,7 @@ class WorkloadPanel(Panel):
         )
         self._add_training_fields()
         self._add_lora_fields()
+        add_mlx_release(f)  # MLX's own release: its attention under a gradient
         self._add_serving_fields()
         self.state.changed.connect(self.refresh)
         self.refresh()
@@ -137,3 +141,4 @@ class WorkloadPanel(Panel):
             self.form.show(key, adapters or (rl_lora and key != "workload.lora_layers"))
         for key in _INFERENCE:
             self.form.show(key, not training)
+        self.form.show(MLX_RELEASE, shown(self.state, MLX_RELEASE, training))  # framework: mlx
