@@ -25,7 +25,7 @@ is the sort's own.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,3 +91,16 @@ def shortfall(o: Mapping[str, Any], goals: Goals | None) -> float:
         _level(o, goals.default),
         _over(_wall(o), goals.deadline_seconds, floor=False),
     )
+
+
+def first_token_missed(options: Sequence[Mapping[str, Any]], goals: Goals | None) -> bool:
+    """Whether every fitting option misses its targets and one misses a first-token target
+    (the user's or the default level's): the whole order is then by :func:`shortfall`, the
+    first token among it, so a table that hides that column shows an order its visible
+    columns do not explain."""
+    fitting = [o for o in options if o["fits"]]
+    if goals is None or not fitting or any(shortfall(o, goals) == 0.0 for o in fitting):
+        return False
+    limits = [lv.max_ttft_seconds for lv in (goals.own, goals.default) if lv is not None]
+    least = min((x for x in limits if x is not None), default=None)
+    return least is not None and any(_over(o.get("ttft_seconds"), least, floor=False) > 1.0 for o in fitting)
