@@ -47,7 +47,8 @@ def _measured_slope(logits: str) -> float:
     """Bytes per logit of the measured step's peak from vocabulary 8,192 to 16,384, the tied
     embedding's own growth taken out."""
     same = [r for r in DATA["steps"] if r["logits"].startswith(logits) and r["layers"] == 2]
-    rows = {r["vocab"]: r for r in same if r["s"] == 512 and r["b"] == 2}
+    plain = [r for r in same if r["s"] == 512 and r["b"] == 2 and not {"ffn", "heads"} & set(r)]
+    rows = {r["vocab"]: r for r in plain}
     lo, hi = rows[8192], rows[16384]
     grown = (hi["peak_bytes"] - lo["peak_bytes"]) - (hi["weights_bytes"] - lo["weights_bytes"])
     return grown / (TOKENS * 8192)
