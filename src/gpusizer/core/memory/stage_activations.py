@@ -21,7 +21,7 @@ from ..model.specs import Scenario
 from ..registry.bitsandbytes import keeps_inputs
 from ..registry.dtypes import DTYPES, nbytes
 from ..registry.lightning_precision import autocasts, te_fp8_inputs
-from ..registry.loss_kinds import loss_at
+from ..registry.loss_kinds import step_loss
 from ..registry.quant_rules import FORMAT_DEFAULTS
 from .activations import ActContext
 from .attention_unfused import training_scores_bytes
@@ -156,7 +156,7 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
         adapter_bytes=nbytes(prec.adapters) if lora else 0.0,
         lora_rank=w.lora_rank,
         dropout_mask=dropout_mask(s),
-        loss=loss_at(w.loss, w.micro_batch_size * (w.sequence_length // p.context)),
+        loss=step_loss(w.loss, w.micro_batch_size * (w.sequence_length // p.context), w.mlx_version),
         loss_compiled=w.compile_loss,
         compiled=w.compile,
         kernels=frozenset(w.fused_kernels),

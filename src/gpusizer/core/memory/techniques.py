@@ -33,7 +33,7 @@ from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
 from ..registry.fused_kernels import FUSED_KERNELS
 from ..registry.lightning_precision import fill_lightning
-from ..registry.loss_kinds import LOSS_KINDS, loss_at
+from ..registry.loss_kinds import LOSS_KINDS, step_loss
 from .amp_outputs import returned_logits_fp32
 from .device_map import micro_batches, sequential_stages
 from .layouts import activation_layout
@@ -95,7 +95,7 @@ def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> t
     pb = 4.0 if kbit_prepared(s) else nbytes(s.precision.activations)
     if activation_layout(s.profile).vocab_parallel_loss and LOSS_KINDS[w.loss] is DEFAULT_LOSS:
         return vocab_parallel_transients(tokens, vocab, pb)
-    loss = loss_at(w.loss, tokens)  # Unsloth 2025.9's short batches keep their logits
+    loss = step_loss(w.loss, tokens, w.mlx_version)  # Unsloth 2025.9's short rows; MLX's 16-bit loss
     per = LOSS_KINDS[loss].chunk_tokens  # chunks of so many positions of each sequence
     n = w.loss_chunks or (math.ceil(w.sequence_length / per) if per else None)
     setup = LossSetup.of(loss, w.compile_loss, n)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .mlx_releases import loss_logits_16bit
 from .table import add
 
 
@@ -34,6 +35,9 @@ class LossKind:
     # instead of a log-softmax (flash-attn xentropy, Liger's cross-entropy)
     keeps_logits: bool = False
     inplace_backward: bool = False  # d(loss)/d(logits) written over the kept logits
+    # logit-sized arrays in the logits' dtype its backward holds beside the kept logits (a new
+    # gradient: 1; MLX's cross_entropy under mlx-lm's compiled step: 3)
+    backward_logit_copies: int = 1
     # the kernel takes the model's own fp32 shifted copy (transformers <= 4.45: ``.float()``,
     # then ``logits[..., :-1, :].contiguous()``): it keeps 4 B per logit, the unshifted fp32
     # logits sit beside the copy in the forward and slice_backward's zero-filled fp32 gradient
@@ -67,6 +71,20 @@ def loss_at(loss: str, tokens: float) -> str:
     most ``short_tokens`` rows, else ``loss`` itself."""
     kind = LOSS_KINDS[loss]
     return kind.short_loss if kind.short_loss and tokens <= kind.short_tokens else loss
+
+
+def loss_on_mlx(loss: str, logits_16bit: bool) -> str:
+    """The loss an MLX run computes for ``workload.loss`` ``loss``: the default ("full") is
+    mlx-lm's ``nn.losses.cross_entropy`` on the 16-bit logits (``mlx_16bit``) where the named
+    MLX release pairs with an mlx-lm that no longer casts them (``logits_16bit``,
+    core/registry/mlx_releases.py ``loss_logits_16bit``); any other loss as named."""
+    return "mlx_16bit" if logits_16bit and LOSS_KINDS[loss] is LOSS_KINDS["full"] else loss
+
+
+def step_loss(loss: str, tokens: float, mlx_version: str | None) -> str:
+    """The loss one GPU's step of ``tokens`` rows computes (:func:`loss_at`), as the named MLX
+    release runs it (:func:`loss_on_mlx`; no release: as named)."""
+    return loss_on_mlx(loss_at(loss, tokens), loss_logits_16bit(mlx_version))
 
 
 def advisor_fallback() -> LossKind:
@@ -148,6 +166,28 @@ for _k in (
             "linkedin/Liger-Kernel ead96b6 src/liger_kernel/ops/cross_entropy.py: the gradient "
             "written into the logits in the forward, ctx.save_for_backward(_input.detach())",
             "flash-attn cross_entropy.py with inplace_backward=True: dlogits = logits",
+        ),
+    ),
+    LossKind(
+        "mlx_16bit",
+        "MLX cross_entropy on the 16-bit logits (mlx-lm >= 0.22.3)",
+        chunked=False,
+        compilable=False,
+        logit_list=False,
+        upcast=False,
+        keeps_logits=True,
+        backward_logit_copies=3,
+        sources=(
+            "ml-explore/mlx-lm 0895f8f5 (PR #63, 2025-04-03, 0.22.3) mlx_lm/tuner/trainer.py "
+            "default_loss: the logits.astype(mx.float32) removed, nn.losses.cross_entropy on the "
+            "model's 16-bit logits, the per-token losses cast to fp32; the step mx.compile'd",
+            "ml-explore/mlx v0.24.2 (PR #2028, de5f38fd4) to v0.27.1 mlx/ops.cpp logsumexp: the "
+            "LogSumExp primitive on the input as it is (at_least_float keeps bf16), keeping the "
+            "logits; mlx/primitives.cpp LogSumExp::vjp multiply(cotangent, softmax(logits, precise)) "
+            "and GatherAxis::vjp (take_along_axis) a ScatterAxis into zeros_like(logits)",
+            "measured (MLX 0.27.1, CPU backend, mlx-lm 48aead68's compiled step): 8.0 B per "
+            "logit at the peak over bf16 logits (4 logit-sized arrays), 6.0 B uncompiled; "
+            "docs/evidence/training.md, the section on MLX's loss",
         ),
     ),
     LossKind(

@@ -14,6 +14,13 @@ read by ``Softmax::vjp`` and by the vjp of ``matmul(scores, v)``: every attentio
 needs a gradient keeps its [batch, heads, L, L] probabilities in the activations' dtype until
 its backward (core/memory/attention_unfused.py ``training_scores_bytes``).
 
+From v0.24.2 (PR #2028, de5f38fd4, 2025-03-31) ``logsumexp`` is one ``LogSumExp`` primitive that
+runs on 16-bit input, and mlx-lm from 0.22.3 (PR #63, 0895f8f5, 2025-04-03, "Update logits to new
+mlx", requiring mlx >= 0.24.1) stops casting the logits to fp32 before its loss: a named release
+from 0.24.2 prices mlx-lm's loss on the 16-bit logits (core/registry/loss_kinds.py
+``mlx_16bit``); before it (and unnamed) the fp32 cast of mlx-lm <= 0.22.2 stays priced as
+transformers' fp32 log-softmax.
+
 A scenario that names no release keeps v0.24.0's rule (the answers given before the field); a
 release older than v0.24.0 is refused (its fused head sizes differ and are not tabled here).
 """
@@ -25,6 +32,8 @@ import re
 OLDEST = (0, 24, 0)
 # the first release whose attention runs unfused under a gradient trace (PR #2054)
 GRAD_UNFUSED_SINCE = (0, 25, 0)
+# the first release with the LogSumExp primitive, which mlx-lm 0.22.3 runs on 16-bit logits
+LOSS_16BIT_SINCE = (0, 24, 2)
 _VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?([a-z0-9.+_-]*)", re.ASCII)
 
 
@@ -51,3 +60,10 @@ def fuses_under_grad(v: str | None) -> bool:
     gradient (None: v0.24.0's rule, fused)."""
     key = None if v is None else _key(v)
     return key is None or key < GRAD_UNFUSED_SINCE
+
+
+def loss_logits_16bit(v: str | None) -> bool:
+    """Whether mlx-lm's loss runs on the 16-bit logits at this release (None: v0.24.0's
+    mlx-lm, which casts them to fp32 first)."""
+    key = None if v is None else _key(v)
+    return key is not None and key >= LOSS_16BIT_SINCE
