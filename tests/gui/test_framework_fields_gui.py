@@ -15,6 +15,7 @@ from typing import Any
 
 from PySide6.QtGui import QAction
 
+from gpusizer.core.pipeline.estimate import estimate
 from tests.scenarios import VLLM
 
 from .helpers import error_text, find, mismatches, row_visible, set_scenario
@@ -62,8 +63,13 @@ def test_mlx_release_reaches_the_scenario_and_the_activations(window) -> None:
     window.state.flush()
     assert window.state.error is None, window.state.error
     assert window.state.scenario.workload.mlx_version == "0.29.0"
-    # 16 layers x 2 rows x 32 heads x 1024^2 x 2 B (tests/core/test_mlx_release.py), exact
-    assert window.state.estimate.memory.activations - before == 16 * 2 * 32 * 1024**2 * 2
+    # 16 layers x 2 rows x 32 heads x 1024^2 x 2 B of attention probabilities added
+    # (tests/core/test_mlx_release.py); from 0.24.2 the loss on 16-bit logits holds less
+    # (core/registry/loss_kinds.py ``mlx_16bit``, tests/core/test_mlx_loss.py): the window's
+    # answer is the core's for the same scenario, exactly
+    after = window.state.estimate.memory.activations
+    assert after == estimate(window.state.scenario).memory.activations
+    assert 0 < after - before < 16 * 2 * 32 * 1024**2 * 2
     assert mismatches(window.binder) == []
     box.setCurrentIndex(box.findData(None))
     window.state.flush()
