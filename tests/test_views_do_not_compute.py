@@ -72,7 +72,8 @@ WINDOW_ESTIMATE = ("state.py", "estimator.py", "app.py", "screenshot.py")
 INTERNALS = ("gpusizer.core.memory", "gpusizer.core.speed", "gpusizer.core.serving", "gpusizer.core.rules")
 # (gui module, internal module, name): pure look-ups of names, not estimates
 ALLOWED_INTERNALS = {
-    ("parallelism_panel", "gpusizer.core.memory.techniques", "profile_edits"),
+    # the framework switch's edits (the profile's own fields, then the held fields it refuses)
+    ("framework_fields", "gpusizer.core.memory.techniques", "profile_edits"),
     ("precision_panel", "gpusizer.core.speed.roofline", "matmul_dtype"),
     ("serving_panel", "gpusizer.core.serving.rules", "MEMORY_RULES"),
     # which frameworks' layers the host-op count knows: where the permute-fusion box applies
