@@ -84,8 +84,9 @@ def test_the_chart_plots_the_speed_the_table_ranks(qtbot: Any) -> None:
     assert len(xs) == 2 * len(front) > 0
     for (lo, hi), o in zip(zip(xs[::2], xs[1::2], strict=True), front, strict=True):
         assert [10**lo, 10**hi] == pytest.approx(o["rl_tokens_trained_per_second_range"])
-        # the estimate runs fast for RL (p10 > 1): both edges are slower than the dot
-        assert 10**lo < 10**hi < o["rl_tokens_trained_per_second"]
+        # the estimate runs fast for RL (p10 >= 1; dense 1.00 since verl's GSM8K LoRA steps
+        # wait for the longest rank's micro-batch, rl.md): neither edge is faster than the dot
+        assert 10**lo < 10**hi <= o["rl_tokens_trained_per_second"] * (1 + 1e-9)
     x, y, o = chart._pts[0]
     assert "RL tok/s (whole step)" in chart.tooltip_at(x, y)
 
@@ -102,9 +103,13 @@ def test_the_table_shows_the_rl_step_and_run_bands(qtbot: Any) -> None:
     row = next(i for i, o in enumerate(chart.model.options) if o["fits"])
     o = chart.model.options[row]
     cell = chart.model.data(chart.model.index(row, step))
-    # the step's band lies above the estimate (1.12-3.39x): the cell says what its numbers
-    # are, as io/evidence_text.band_words does (before, the bare band read as a typo)
-    assert cell and cell == f"{OUTSIDE} " + _band(_duration)(o["rl_time_per_step_seconds_range"], "GiB")
+    # where the step's band lies above the estimate (moe 1.14-2.46x) the cell says what its
+    # numbers are, as io/evidence_text.band_words does (before, the bare band read as a typo);
+    # dense's band starts at the estimate (1.00-1.77x), so it holds it and reads bare
+    rng = o["rl_time_per_step_seconds_range"]
+    band = _band(_duration)(rng, "GiB")
+    inside = min(rng) <= o["rl_time_per_step_seconds"] <= max(rng)
+    assert cell and cell == (band if inside else f"{OUTSIDE} {band}")
     tip = chart.model.data(chart.model.index(row, 0), Qt.ItemDataRole.ToolTipRole)
     assert "per RL step" in tip and "RL run" in tip and "How sure" in tip
     # the CSV (File > Export Chart, .csv): the raw [lower, upper] seconds under the field's name
