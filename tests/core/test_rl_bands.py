@@ -106,7 +106,9 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
     # a MoE policy's higher: its p90 takes in NeMo RL's GB200 DeepSeek V3 steps (v0.6's 2.68-2.74)
     # that the shared band's 2.11 left above it (2.85, v0.5's, before the v0.7 table's eleven MoE
     # steps at 1.23-2.76 joined)
-    assert 1 < dense["p10"] < dense["p90"] < moe["p90"] and moe["p10"] > 1
+    # (the dense p10 1.00 since verl's GSM8K LoRA steps wait for the longest rank's
+    # micro-batch, rl.md section 96: the 72B reads 1.000; 1.04 before)
+    assert 1 <= dense["p10"] < dense["p90"] < moe["p90"] and moe["p10"] > 1
     # (the dense p90, 1.626, is v0.5's GB200 Llama 3.1 8B step, docs/evidence/rl.md sections 15, 25)
     # (the MoE p90 2.48 since the v0.4-v0.7 replays state the refit gather's pipeline broadcast,
     # rl.md section 43: the GB200 DeepSeek V3 steps at its top 2.39-2.49; 2.64 before); the dense p90
@@ -239,9 +241,10 @@ def test_the_html_report_shows_the_step_band_and_how_sure(tmp_path: Path) -> Non
     assert main(["report", str(path), "--output", str(tmp_path / "rep")]) == 0
     text = (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
     lo, hi = estimate_report(VERL_7B["scenario"])["rl"]["time_per_step_seconds_range"]
-    # the estimate lies below its band (runs like it ran 1.04-1.60x it), so the parenthesis says
-    # what the band is (io/evidence_text.py ``band_words``)
-    assert f"(runs like this took {lo:,.1f}-{hi:,.1f} s)" in text
+    # where the estimate lies below its band the parenthesis says what the band is
+    # (io/evidence_text.py ``band_words``); since the dense band starts at the estimate (1.00-1.77x,
+    # rl.md section 96) it holds it, and the parenthesis is the bare band
+    assert f"({lo:,.1f}-{hi:,.1f} s)" in text and "runs like this took" not in text
     # 39 figures since docs/evidence/rl.md section 52's four blind verl steps (35 before); 41 since
     # the fourth blind round's two DeepScaleR steps; 43 since the fifth round's two verl steps; 45
     # since the sixth round's two SkyRL steps

@@ -77,8 +77,9 @@ def test_an_rl_option_carries_the_step_band(options: list[dict[str, Any]]) -> No
     # (rl.md, "a fourth blind round": the H200 step's 1.629 published / estimate the new p90; 41
     # steps, the fifths dealt again); 1.040-1.768 since the sixth round's two SkyRL Qwen3.5-9B
     # steps on 8 H100 joined (rl.md, "a sixth blind round": 45 steps, the fifths dealt again; p90
-    # 1.629 -> 1.768)
-    assert b.p10 == pytest.approx(1.040, abs=0.005) and b.p90 == pytest.approx(1.768, abs=0.005)
+    # 1.629 -> 1.768); p10 1.000 since verl's GSM8K LoRA steps wait for the longest rank's
+    # micro-batch as verl's default sets (rl.md section 96: the 72B step reads 1.000)
+    assert b.p10 == pytest.approx(1.000, abs=0.005) and b.p90 == pytest.approx(1.768, abs=0.005)
     for o in options:
         assert o["fits"], o["gpu"]
         step, run, rate = (

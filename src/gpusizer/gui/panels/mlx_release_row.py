@@ -6,8 +6,8 @@ to v0.32.0, as ml-explore/mlx tags them (v0.27.0 was never tagged: v0.27.1 is th
 first); a file's other release (``"0.29.3"``) is added to the list as it is (gui/binding.py).
 Blank: v0.24.0's rule, the answers as before the field. Every release from v0.25.0 takes the
 unfused attention under a gradient on Metal (ml-explore/mlx PR #2054; v0.32.1
-``mlx/backend/metal/scaled_dot_product_attention.cpp`` ``use_fallback``: ``if (is_training)
-return true``)."""
+``mlx/backend/metal/scaled_dot_product_attention.cpp`` ``use_fallback`` returns true whenever
+the call is traced for a gradient)."""
 
 from __future__ import annotations
 
