@@ -24,6 +24,17 @@ def set_scenario(window: Any, scenario: dict[str, Any]) -> None:
     assert window.state.error is None, window.state.error
 
 
+def set_widget(window: Any, name: str, value: Any) -> None:
+    """Set the widget ``name`` to ``value`` (a combo by its item data, a spin box by value) and
+    let the state take the edit."""
+    w = find(window, name)
+    if hasattr(w, "findData"):
+        w.setCurrentIndex(w.findData(value))
+    else:
+        w.setValue(value)
+    window.state.flush()
+
+
 def error_text(window: Any, name: str) -> str:
     """The message shown beside the widget ``name`` ("" while its error label is hidden)."""
     label = find(window, "error_" + name)

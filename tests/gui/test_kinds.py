@@ -3,7 +3,7 @@ what does not apply is reset, the status bar says so; the roofline follows the k
 
 from __future__ import annotations
 
-from .helpers import find
+from .helpers import find, set_widget
 
 
 def _kind(window, kind: str) -> None:
@@ -12,13 +12,7 @@ def _kind(window, kind: str) -> None:
     window.state.flush()
 
 
-def _set(window, name: str, value) -> None:
-    w = find(window, name)
-    if hasattr(w, "findData"):
-        w.setCurrentIndex(w.findData(value))
-    else:
-        w.setValue(value)
-    window.state.flush()
+_set = set_widget
 
 
 def test_serving_with_vllm_to_full_finetune_trains_and_says_so(window):

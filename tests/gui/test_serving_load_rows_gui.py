@@ -10,18 +10,13 @@ from typing import Any
 
 from tests.scenarios import VLLM
 
-from .helpers import find, mismatches, row_visible, set_scenario
+from .helpers import find, mismatches, row_visible, set_scenario, set_widget
 
 BURST: dict[str, Any] = {**VLLM, "serving": {"load": "burst"}}
 
 
 def _set(window: Any, name: str, value: Any) -> None:
-    w = find(window, name)
-    if hasattr(w, "findData"):
-        w.setCurrentIndex(w.findData(value))
-    else:
-        w.setValue(value)
-    window.state.flush()
+    set_widget(window, name, value)
     assert window.state.error is None, window.state.error
 
 
