@@ -69,13 +69,15 @@ def test_router_pd_decode_outruns_a_measured_h100_decode() -> None:
     - the vLLM Router's llm-d pods, 32 users over 8 decode GPUs (4 each, 1,000 / 1,000: mean
       context 1,500), 5.95 ms: 0.79 of peak;
     - its native pods, 16 users (2 each, 997 / 1,000), 5.98 ms: 0.77;
-    - the same source's aggregated pods (``llama3/vllm-native/results.md``: one request a TP 1
-      replica, 2,000 / 2,000, mean context 3,000), 7.31 ms: 0.63;
+    - the same source's aggregated pods (``llama3/vllm-native/results.md``: one request a GPU,
+      2,000 / 2,000, mean context 3,000; its README at 726ee1bb: 16 data-parallel ranks behind
+      rank 0's one API server), 7.31 ms: 0.63;
     - GPUStack's vLLM 0.11.0 on one H100 SXM (Qwen3-8B, ShareGPT means 233 / 221), c = 2 and
       4: 7.37 and 7.38 ms: 0.62.
 
     The P/D pods read 1.2-1.3 x the bytes a second of both aggregated measurements at the same
-    release and GPU as stated; a term that adds time to the P/D decode cannot give that."""
+    release and GPU as stated (GPUStack's, one GPU with its own API server, the clean one); a
+    term that adds time to the P/D decode cannot give that."""
     gs = _gpustack()["metrics"]
     gs_ctx = 233 + 221 / 2
     rows = {
