@@ -21,7 +21,9 @@ it), once as run and once alone (the same scenario at one request in flight: the
   (S - 1 / rate)``, so the mean wait ``(n - 1) / 2 (S - 1 / rate)`` over the first token at the
   configuration's quietest run, solved for ``S`` at each replica's share of the rate and of the
   requests (the prompts a step batches counted as one service of their summed work: ``S`` is the
-  time a replica spends per prompt; with no wait it is the bound 1 / rate).
+  time a replica spends per prompt; with no wait it is the bound 1 / rate);
+- ``ours_service`` ("ours S"): the same inversion of ours' own mean, so that the two services
+  compare on one footing.
 
     PYTHONPATH=src:. python scripts/disagg_ttft_clusters.py
 """
