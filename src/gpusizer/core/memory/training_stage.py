@@ -147,7 +147,8 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> StageSt
         master = 0.0
     head_grad = _head_grad(s, counts, sp, grad_b)
     fwd_t, bwd_t = logit_bytes(s, arch, sp, head_grad)
-    foreach = s.profile.foreach_scratch and not par.offload_optimizer and optimizer_kind(s).foreach
+    kind = optimizer_kind(s)
+    foreach = (s.profile.foreach_scratch or kind.foreach_stated) and not par.offload_optimizer and kind.foreach
     opt, paged = _optimizer_states(s, sp, u, _stored_master(s, master))
     return StageStates(
         sp,
