@@ -147,7 +147,7 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> StageSt
         master = 0.0
     head_grad = _head_grad(s, counts, sp, grad_b)
     fwd_t, bwd_t = logit_bytes(s, arch, sp, head_grad)
-    foreach = s.profile.foreach_scratch and not par.offload_optimizer and optimizer_kind(s).foreach
+    foreach = _foreach_step(s)
     opt, paged = _optimizer_states(s, sp, u, _stored_master(s, master))
     return StageStates(
         sp,
@@ -169,6 +169,15 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> StageSt
         whole_quant_state(s, arch, sp, base_weight_dtype(s)),
         no_sync_gradient_bytes(s, sp, u.train_b, lora_local),
     )
+
+
+def _foreach_step(s: Scenario) -> bool:
+    """Whether the GPU's step is torch.optim's foreach step, with its copy of the parameters: the
+    profile's configs run it (``foreach_scratch``) or the scenario names it (``adamw_foreach``);
+    never when the step runs on the host."""
+    kind = optimizer_kind(s)
+    stepped_here = not s.parallelism.offload_optimizer
+    return (s.profile.foreach_scratch or kind.foreach_stated) and stepped_here and kind.foreach
 
 
 def _gathered(s: Scenario, sp: StageParams, train_b: float, grad_b: float) -> float:

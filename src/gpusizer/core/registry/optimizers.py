@@ -52,6 +52,9 @@ class OptimizerKind:
     # largest tensor's at the step's peak (foreach False; 0: an in-place kernel, bitsandbytes)
     loop_copies: int = 0
     step_counter: bool = False  # torch.optim keeps a 4-byte ``step`` tensor per parameter
+    # the foreach step stated by the scenario: its scratch is charged even where the framework
+    # profile's configs run a fused step (``foreach_scratch`` False)
+    foreach_stated: bool = False
     factored: bool = False  # Adafactor: row + column second moments per matrix
     source: str = ""
 
@@ -112,6 +115,19 @@ for _o in (
         paged=True,
         foreach=False,
         source="bitsandbytes PagedAdamW8bit (torchtune full configs)",
+    ),
+    OptimizerKind(
+        "adamw_foreach",
+        "AdamW (foreach step)",
+        2,
+        step_counter=True,
+        foreach_stated=True,
+        source="torch.optim.AdamW with neither foreach nor fused given: torch picks the foreach "
+        "step for CUDA tensors (pytorch/pytorch v2.2.0 torch/optim/optimizer.py "
+        "_default_to_fused_or_foreach; torch/optim/adamw.py _multi_tensor_adamw, "
+        "`exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)`: one copy of the stepped "
+        "parameters). torchtune's configs name it so until PR #1575 (cca50f02e, 2024-09-14, "
+        "v0.3.1: `fused: True`, except PagedAdamW): v0.1.x-v0.3.0 recipes step with it",
     ),
     OptimizerKind(
         "adamw_forloop",

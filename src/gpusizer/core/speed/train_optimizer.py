@@ -39,5 +39,5 @@ def optimizer_step(s: Scenario, trainable: float, ranks: int, bandwidth: float) 
         return cpu_optimizer_seconds(params, grad_bytes(s), nbytes(pr.weights))
     master = nbytes(pr.master_weights or pr.weights)
     states = kind.states * (kind.fixed_state_bytes or nbytes(pr.optimizer_states))
-    foreach = FRAMEWORKS[s.framework].foreach_scratch and kind.foreach
+    foreach = (FRAMEWORKS[s.framework].foreach_scratch or kind.foreach_stated) and kind.foreach
     return optimizer_seconds(params, master, states, grad_bytes(s), foreach, bandwidth)
