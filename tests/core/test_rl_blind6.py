@@ -40,7 +40,9 @@ H800 = "verl-qwen3.5-9b-vl-geo3k-8xh800"
 
 # estimate / published step on first replay (blind), as docs/evidence/rl.md records it
 FIRST_REPLAY = {BASE: 0.566, MTP: 0.488}
-RECORDED = dict(FIRST_REPLAY)
+# since the records state SkyRL's log-prob request (generator.sampling_params.logprobs 1 by
+# default at 2e9c89afc: rl.rollout.returns_logprobs true; rl.md, "verl's V1 log-prob request")
+RECORDED = {BASE: 0.570, MTP: 0.494}
 
 # each bracket variant's estimated step (seconds), in the record's order
 BRACKET_STEPS = {

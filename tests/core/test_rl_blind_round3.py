@@ -31,10 +31,12 @@ RECORDS: list[dict[str, Any]] = load("rl-time-blind3.json")
 # training's 4, rl.policy.log_prob_micro_batch_size)
 # The Llama and the Qwen2.5-7B 0.497 and 0.782 before their ranks waited for the longest
 # micro-batch (the script's fixed micro-batches, no use_dynamic_bsz:
-# rl.policy.balanced_micro_batches false, core/pipeline/rl_stragglers.py)
+# rl.policy.balanced_micro_batches false, core/pipeline/rl_stragglers.py); 0.548 and 0.861
+# before verl's SPMD rollout asked V1 for each token's log-prob (rl.rollout.returns_logprobs,
+# tests/core/test_rl_verl_v1_logprobs.py)
 RECORDED = {
-    "verl-grpo-llama3.2-1b-8xh100": 0.548,
-    "verl-grpo-qwen2.5-7b-8xh100": 0.861,
+    "verl-grpo-llama3.2-1b-8xh100": 0.590,
+    "verl-grpo-qwen2.5-7b-8xh100": 0.909,
     "verl-grpo-qwen2.5-0.5b-8xa100": 0.626,  # 0.624 with its reference resident (stated so before)
     "verl-ppo-qwen2.5-0.5b-8xa100": 0.736,
 }
@@ -112,9 +114,9 @@ def test_the_unpublished_settings_move_the_ratios_as_recorded() -> None:
         # Qwen2.5-7B at the author's micro-batch of the Llama run (4) instead of the script's 40
         # (1.076 before: 160 copies of the reference's shard instead of 16; 1.152 before the
         # host's pace of its layers; 1.175 before the ranks waited for the longest micro-batch,
-        # which four responses spread more than forty)
+        # which four responses spread more than forty; 1.443 before the rollout's log-prob output)
         # (the log-prob micro-batch with them, as that run edited all three)
-        (qwen, {f"{k}micro_batch_size": 4 for k in ("workload__", "rl__policy__", LOG_PROB)}, 1.443),
+        (qwen, {f"{k}micro_batch_size": 4 for k in ("workload__", "rl__policy__", LOG_PROB)}, 1.491),
         # the play-verl runs on H100 (the README's last revision) instead of A100 (0.564 and 0.333
         # before the host's pace of the layers)
         (grpo, {"hardware__gpu": "h100-sxm-80gb"}, 0.582),
@@ -134,9 +136,10 @@ PHASES = {
     # log-probs 0.197 and 0.936 before the reference's copies per micro-batch; the Llama's passes
     # 0.245 and 0.301, the PPO 0.5B's 0.292 and 0.235, before the host paced their layers
     # the Llama's passes 0.518 and 0.564, the 7B's 0.970 and 1.017, before the ranks waited for
-    # the longest micro-batch (rl.policy.balanced_micro_batches false)
-    "verl-grpo-llama3.2-1b-8xh100": (0.413, 0.583, 0.647),
-    "verl-grpo-qwen2.5-7b-8xh100": (0.491, 1.102, 1.159),
+    # the longest micro-batch (rl.policy.balanced_micro_batches false); the rollouts 0.413 and
+    # 0.491 before verl's SPMD rollout asked V1 for each token's log-prob (returns_logprobs)
+    "verl-grpo-llama3.2-1b-8xh100": (0.552, 0.583, 0.647),
+    "verl-grpo-qwen2.5-7b-8xh100": (0.607, 1.102, 1.159),
     "verl-grpo-qwen2.5-0.5b-8xa100": (0.662, 0.489, 0.452),  # log-probs 0.486 before
     # the PPO 0.5B's log-probs 0.997 before its old policy's forwards ran at the log-prob micro-batch 8
     "verl-ppo-qwen2.5-0.5b-8xa100": (1.016, 0.754, 0.639),

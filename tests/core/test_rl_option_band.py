@@ -78,8 +78,10 @@ def test_an_rl_option_carries_the_step_band(options: list[dict[str, Any]]) -> No
     # steps, the fifths dealt again); 1.040-1.768 since the sixth round's two SkyRL Qwen3.5-9B
     # steps on 8 H100 joined (rl.md, "a sixth blind round": 45 steps, the fifths dealt again; p90
     # 1.629 -> 1.768); p10 1.000 since verl's GSM8K LoRA steps wait for the longest rank's
-    # micro-batch as verl's default sets (rl.md section 96: the 72B step reads 1.000)
-    assert b.p10 == pytest.approx(1.000, abs=0.005) and b.p90 == pytest.approx(1.768, abs=0.005)
+    # micro-batch as verl's default sets (rl.md section 96: the 72B step reads 1.000); p90
+    # 1.768 -> 1.694 since verl's SPMD rollout asks V1 for each token's log-prob (rl.md, "verl's
+    # V1 log-prob request": the Llama 1B's step 1.825 -> 1.694 published / estimate)
+    assert b.p10 == pytest.approx(1.000, abs=0.005) and b.p90 == pytest.approx(1.694, abs=0.005)
     for o in options:
         assert o["fits"], o["gpu"]
         step, run, rate = (

@@ -59,16 +59,17 @@ def _step(scenario: dict[str, Any]) -> float:
 
 def test_the_blind_llama_takes_verl_s_default() -> None:
     # the Llama-3.2-1B report (rl-time-blind3.json, 71.044 s): the record no longer states the
-    # field; verl 0.5.0 fills false, the same step as the field stated false (0.548 of published,
-    # docs/evidence/rl.md section 92d), and a stated true wins (0.497)
+    # field; verl 0.5.0 fills false, the same step as the field stated false (0.590 of published,
+    # docs/evidence/rl.md section 92d; 0.548 before its V1 rollout returned each token's log-prob,
+    # verl's default since), and a stated true wins (0.539; 0.497 before)
     s = LLAMA["scenario"]
     assert "balanced_micro_batches" not in s["rl"]["policy"]
     stated = copy.deepcopy(s)
     stated["rl"]["policy"]["balanced_micro_batches"] = False
     assert _step(s) == _step(stated)
-    assert _step(s) / LLAMA["measured"]["step"] == pytest.approx(0.548, abs=0.002)
+    assert _step(s) / LLAMA["measured"]["step"] == pytest.approx(0.590, abs=0.002)
     stated["rl"]["policy"]["balanced_micro_batches"] = True
-    assert _step(stated) / LLAMA["measured"]["step"] == pytest.approx(0.497, abs=0.002)
+    assert _step(stated) / LLAMA["measured"]["step"] == pytest.approx(0.539, abs=0.002)
 
 
 def test_the_gsm8k_lora_logs_state_verl_and_wait() -> None:

@@ -22,19 +22,20 @@ BY_ID = {r["id"]: r for r in records()}
 GAPS = {
     # the 1B on GSM8K: every phase short, none holding half (rl.md sections 52, 70); 0.36, 0.28
     # and 0.33 before its ranks waited for the longest micro-batch (rl.policy.
-    # balanced_micro_batches false: rl.md, the stragglers section)
+    # balanced_micro_batches false: rl.md, the stragglers section); 0.40, 0.27, 0.30 before the
+    # rollout returned each token's log-prob (rl.rollout.returns_logprobs, verl's V1 default)
     "verl-grpo-llama3.2-1b-8xh100": {
-        "rollout": (0.40, 0.03),
-        "log_probs": (0.27, 0.03),
-        "training": (0.30, 0.03),
+        "rollout": (0.33, 0.03),
+        "log_probs": (0.30, 0.03),
+        "training": (0.33, 0.03),
     },
     # the 7B on GSM8K (within 25 %): the rollout holds the gap, its passes now read over (1.10,
     # 1.16: the longest of 8 micro-batches of 40 responses); 0.96, 0.03, -0.03 before the
-    # stragglers
+    # stragglers; 1.51, -0.16, -0.42 before the rollout's log-prob output
     "verl-grpo-qwen2.5-7b-8xh100": {
-        "rollout": (1.51, 0.05),
-        "log_probs": (-0.16, 0.03),
-        "training": (-0.42, 0.03),
+        "rollout": (1.77, 0.05),
+        "log_probs": (-0.24, 0.03),
+        "training": (-0.63, 0.03),
     },
     # the GRPO 0.5B: V0 eager decode steps (rl.md section 52c), passes a third
     "verl-grpo-qwen2.5-0.5b-8xa100": {

@@ -80,7 +80,8 @@ def fill_rl_framework(data: dict[str, Any]) -> dict[str, Any]:
     out = _copy_blocks(rl)
     rollout = out.get("rollout")
     engine = rollout.get("engine", _ENGINE) if isinstance(rollout, dict) else _ENGINE
-    for d in rel.applicable(engine):
+    version = rollout.get("engine_version") if isinstance(rollout, dict) else None
+    for d in rel.applicable(engine, version):
         *blocks, leaf = d.path.split(".")
         blk: Any = out
         for b in blocks:
@@ -112,7 +113,8 @@ def switch_edits(
     field = RLSpec()
     out: dict[str, object] = {}
     engine = value("rl.rollout.engine") or _ENGINE
-    paths = (d.path for r in (old, new) if r is not None for d in r.applicable(engine))
+    version = value("rl.rollout.engine_version")
+    paths = (d.path for r in (old, new) if r is not None for d in r.applicable(engine, version))
     for path in dict.fromkeys(paths):
         own = _value(field, path)
         if value(f"rl.{path}") == _default(old, path, own):
@@ -148,7 +150,8 @@ def framework_block(rl: RLSpec) -> dict[str, Any] | None:
         return None
     fw = RL_FRAMEWORKS[rl.framework]
     rel = fw.release(rl.framework_version)
-    mine = rel.applicable(rl.rollout.engine)  # a vLLM pin is no default of an SGLang rollout
+    # a vLLM pin is no default of an SGLang rollout, nor a V1 default of a V0 one
+    mine = rel.applicable(rl.rollout.engine, rl.rollout.engine_version)
     applied = {f"rl.{d.path}": d.value for d in mine if _value(rl, d.path) == d.value}
     own = {d.path for d in rel.defaults}
     known = dict.fromkeys(

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from .engines import version_key
+
 
 @dataclass(frozen=True)
 class RLDefault:
@@ -31,6 +33,17 @@ class RLDefault:
     # framework's user states: named in this framework's report only, never in another's
     # ``others_set`` (a split NeMo RL run is the user's layout, not a TRL default)
     own_only: bool = False
+    # the oldest rollout-engine release the default holds from (verl's log-prob request is
+    # priced at vLLM V1's engine-core figure: "0.8.0", V1's first default release); None: any.
+    # A rollout whose release is unset runs the catalog's newest, so the default holds there
+    engine_from: str | None = None
+
+    def holds_at(self, engine_version: object) -> bool:
+        """Whether the default applies to a rollout at ``engine_version`` (None: the newest)."""
+        if self.engine_from is None or not isinstance(engine_version, str):
+            return True
+        have, low = version_key(engine_version), version_key(self.engine_from)
+        return have is None or low is None or have[0] != low[0] or have[1] >= low[1]
 
 
 @dataclass(frozen=True)
@@ -53,10 +66,14 @@ class RLRelease:
                 return d.value
         raise KeyError(path)
 
-    def applicable(self, engine: object) -> tuple[RLDefault, ...]:
+    def applicable(self, engine: object, engine_version: object = None) -> tuple[RLDefault, ...]:
         """The defaults that apply with ``engine`` as ``rl.rollout.engine`` (a pin of another
-        engine's release left out)."""
-        return tuple(d for d in self.defaults if d.engine is None or d.engine == engine)
+        engine's release left out) at ``engine_version`` (None: the release the rollout runs
+        unset, else this release's own pin; a default from a later engine release left out)."""
+        mine = tuple(d for d in self.defaults if d.engine is None or d.engine == engine)
+        if engine_version is None:
+            engine_version = next((d.value for d in mine if d.path == "rollout.engine_version"), None)
+        return tuple(d for d in mine if d.holds_at(engine_version))
 
 
 def changed(base: RLRelease, version: str, date: str, *changes: RLDefault) -> RLRelease:

@@ -15,8 +15,13 @@ _VERL_ROLLOUT = "verl/trainer/config/rollout/rollout.yaml"
 # max_running_requests=max_num_seqs, never a chunked-prefill size
 _SGLANG_KEEPS_ITS_OWN = ", vLLM only: verl's SGLang engine is not given it"
 # verl v0.3.0.post1 (the same values through v0.4.1): its FSDP workers and vLLM rollout.
-# Not set: rollout.returns_logprobs (verl asks SamplingParams(logprobs=0) too, but the knob's
-# cost is vLLM V1's engine-core figure and verl's replays of this era run V0; left to the user).
+# rollout.returns_logprobs holds on a V1 rollout only (engine_from): the knob's cost is vLLM
+# V1's engine-core figure (core/pipeline/rl_time.py), and a V0 engine's output is priced by its
+# own serial output processing (docs/evidence/rl.md, verl's eager V0 rollout).
+_SPMD_LOGPROBS = (
+    "verl/workers/rollout/vllm_rollout/vllm_rollout_spmd.py: SamplingParams(logprobs=0, ...) "
+    "'can be set to 0 and let actor to recompute', on vLLM V1 (0.8.0 on)"
+)
 _VERL_030 = RLRelease(
     "0.3.0",
     "2025-04",
@@ -53,6 +58,13 @@ _VERL_030 = RLRelease(
             "rollout.sleep_level",
             1,
             "verl/workers/sharding_manager/fsdp_vllm.py sleep(level=1) (v0.3.0.post1)",
+        ),
+        RLDefault(
+            "rollout.returns_logprobs",
+            True,
+            f"{_SPMD_LOGPROBS}; the same at v0.4.1, v0.5.0 and v0.6.0, rollout.mode sync (v0.3.0.post1)",
+            engine="vllm",
+            engine_from="0.8.0",
         ),
         RLDefault(
             "policy.sequence_packing",
@@ -145,7 +157,8 @@ _VERL_060 = changed(
         "verl/third_party/vllm/__init__.py VLLM_SLEEP_LEVEL 2 for vllm >= 0.8.5 (v0.6.0)",
     ),
 )
-# v0.7.0: padding removed by default (the same through v0.9.0)
+# v0.7.0: padding removed by default (the same through v0.9.0); the rollout runs the async
+# server, which asks the engine for log-probs only when calculate_log_probs is set
 _VERL_070 = changed(
     _VERL_060,
     "0.7.0",
@@ -154,6 +167,14 @@ _VERL_070 = changed(
         "policy.sequence_packing",
         True,
         "verl/trainer/config/model/hf_model.yaml use_remove_padding True (v0.7.0)",
+    ),
+    RLDefault(
+        "rollout.returns_logprobs",
+        False,
+        f"{_VERL_ROLLOUT} mode async, calculate_log_probs False; verl/experimental/agent_loop/"
+        "agent_loop.py logprobs=config.calculate_log_probs, vllm_async_server.py "
+        "sampling_params['logprobs'] = 0 if ... else None (v0.7.0)",
+        engine="vllm",
     ),
 )
 VERL: tuple[RLRelease, ...] = (_VERL_030, _VERL_050, _VERL_060, _VERL_070)
