@@ -12,7 +12,10 @@ import pytest
 
 from gpusizer import estimate_report
 from gpusizer.core.memory.loss_order import compiled_backward
+from gpusizer.core.pipeline.estimate import estimate
+from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.registry.loss_kinds import LOSS_KINDS
+from gpusizer.core.views.sweep import sweep, vary
 from tests.core.blind_replay import by_id, load, peak_ratio
 
 from .peft_records import technique_scenario
@@ -51,3 +54,22 @@ def test_the_torchao_tutorial_runs_come_within_15_percent() -> None:
     # fp32 gradient, 1.96 GiB, no longer beside the 16-bit logits' gradient), tolerance 0.005
     rec = by_id(BLIND8, "torchao-pretraining-tutorial|llama-3-8b|8xh100|1x8192|compile|bf16")
     assert peak_ratio(rec) == pytest.approx(1.144, abs=0.005)
+
+
+@pytest.mark.parametrize("axis", ["sequence_length", "batch_size"])
+def test_a_sweep_across_the_kink_matches_direct_estimates(axis: str) -> None:
+    # torchtitan's compiled whole loss (one chunk): the output weight's fp32 gradient (fixed)
+    # and the logits' 16-bit gradient (grows with the tokens) trade places inside the range, so
+    # the fast sweep's three-point polynomial would miss by up to 0.5 GB; the sweep takes the
+    # direct estimates instead (core/memory/techniques.py polynomial_between)
+    scenario = {
+        "model": {"preset": "llama-3.1-8b"},
+        "framework": "torchtitan",
+        "workload": {"kind": "pretraining", "loss": "chunked", "loss_chunks": 1, "compile_loss": True},
+        "parallelism": {"recompute": "selective", "data": 8},
+    }
+    values = list(range(512, 512 * 40, 512)) if axis == "sequence_length" else list(range(1, 17))
+    result, base = sweep(scenario, axis, values), parse_scenario(scenario)
+    for i in range(0, len(values), 3):
+        mem = estimate(vary(base, axis, values[i])).memory
+        assert result.totals[i] == pytest.approx(mem.total, rel=1e-9, abs=2)  # bytes, exact

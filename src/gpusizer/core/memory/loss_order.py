@@ -27,7 +27,7 @@ every chunk's saved logits. A loss whose projection runs per chunk inside it
 
 from __future__ import annotations
 
-from ..registry.loss_kinds import LossKind
+from ..registry.loss_kinds import LOSS_KINDS, LossKind
 
 
 def compiled_backward(kind: LossKind, chunk_grad: float, head_grad: float) -> float:
@@ -36,3 +36,10 @@ def compiled_backward(kind: LossKind, chunk_grad: float, head_grad: float) -> fl
     if kind.logit_list:  # every loss node runs before the first output-layer node
         return max(chunk_grad, head_grad)
     return chunk_grad + head_grad
+
+
+def kinked(loss: str, compiled: bool) -> bool:
+    """Whether the backward's transient is the larger of two terms (one growing with the
+    tokens, one fixed) and so not one polynomial in sequence and batch (views/sweep_fast.py)."""
+    kind = LOSS_KINDS[loss]
+    return compiled and kind.compilable and kind.chunked and kind.logit_list and not kind.fused
