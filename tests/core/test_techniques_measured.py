@@ -8,8 +8,8 @@ Tolerances: weights, gradients and optimizer states 0.5 %; activations 0.5 %; th
 (the profiler's allocator peak) 1.5 % for the eager losses and the optimizers, with these
 stated exceptions:
 - compiled losses (``compile_loss``): 10 %. Inductor's CPU backward differs by shape (2.5·T·V
-  above the saved bytes at 512 tokens, 0.26·T·V at 2,048); the model takes one chunk's
-  16-bit gradient beside the output weight's gradient.
+  above the saved bytes at 512 tokens, 0.26·T·V at 2,048); the model takes the larger of one
+  chunk's 16-bit gradient and the output weight's gradient (core/memory/loss_order.py).
 - torchtune's ``LinearCrossEntropyLoss`` (``workload.loss = "linear_chunked"``): 0 to 5 %
   above. The estimate keeps one chunk's 16-bit logits beside its fp32 upcast in the forward;
   at 2,048 tokens the measured peak is about that chunk (2·T·V/8) lower, not traced further.

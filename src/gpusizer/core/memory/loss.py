@@ -16,7 +16,8 @@ tests/core/data/techniques-measured.json, scripts/measure_techniques.py):
   gradients (8·T·V/n) beside the output weight's gradient. With ``compile_loss`` (torchtune
   ``training.compile_loss`` compiles ``compute_cross_entropy``) inductor saves each chunk's
   16-bit logits plus two fp32 values per row (p·T·V + 8·T) and recomputes the softmax: the
-  backward holds one chunk's 16-bit gradient.
+  backward holds one chunk's 16-bit gradient, or the output weight's gradient once the loss
+  nodes have freed their logits, whichever is larger (core/memory/loss_order.py).
 * ``linear_chunked`` (torchtune ``LinearCrossEntropyLoss``,
   ``torchtune/modules/loss/cross_entropy_loss.py``, every recipe config since v0.6.0, PR
   #2531): the model skips its output layer and the loss projects one chunk of hidden states at
@@ -86,6 +87,7 @@ from dataclasses import dataclass
 from ..model.architecture import Arch
 from ..model.specs import WorkloadSpec
 from ..registry.loss_kinds import LOSS_KINDS, LossKind
+from .loss_order import compiled_backward
 
 DEFAULT_LOSS: LossKind = LOSS_KINDS[WorkloadSpec.model_fields["loss"].default]  # the scenario's default
 
@@ -173,8 +175,8 @@ def transients(arch: Arch, loss: LossSetup, logits: Logits, head_grad: float) ->
         return p * tv, p * tv + 2 * p * tv / n + head_grad
     if kind.chunked:
         n = chunks(loss.chunks)
-        if loss.compiled:
-            return 0.0, p * tv / n + head_grad
+        if loss.compiled:  # the output layer's backward after the loss nodes' (loss_order.py)
+            return 0.0, compiled_backward(kind, p * tv / n, head_grad)
         logits_kept = p * tv if kind.logit_list else p * tv / n  # 16-bit logits alive in the forward
         return logits_kept + 4 * tv / n, 8 * tv / n + head_grad
     if kind.holds_logits:  # the forward's upcast and shifted copy are the held logits' bytes

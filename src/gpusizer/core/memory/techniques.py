@@ -38,6 +38,7 @@ from .amp_outputs import returned_logits_fp32
 from .device_map import micro_batches, sequential_stages
 from .layouts import activation_layout
 from .loss import DEFAULT_LOSS, Logits, LossSetup, loss_parallel_extra, transients
+from .loss_order import kinked
 from .megatron_loss import vocab_parallel_transients
 from .peft import kbit_prepared
 from .phases import in_flight
@@ -205,6 +206,9 @@ def check_techniques(s: Scenario) -> None:
 def polynomial_between(s: Scenario, lo: int, hi: int) -> bool:
     """Whether every phase stays one polynomial in sequence and batch for sequence lengths
     ``lo..hi`` (sweep_fast): a sliding window's mask appears past the window, and the fused
-    loss sizes its chunks by rounding."""
+    loss sizes its chunks by rounding, and a compiled chunked loss's backward takes the larger
+    of two terms (loss_order.py)."""
     window = s.model.sliding_window
+    if kinked(s.workload.loss, s.workload.compile_loss):
+        return False
     return not (LOSS_KINDS[s.workload.loss].fused or (window and lo <= window < hi))
