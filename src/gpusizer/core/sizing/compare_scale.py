@@ -32,7 +32,7 @@ from .deadline_words import deadline_adjective
 from .fill import Filler
 from .fill_serving import Choice
 from .rl_notes import rollout_floor
-from .rl_out_of_reach import out_of_reach
+from .rl_out_of_reach import beyond_reach
 from .service_level import ServiceLevel
 from .units import Unit, any_count
 
@@ -197,13 +197,6 @@ def _pool_floor(s: Scenario, filler: Filler, n: int) -> str:
     return f"; {floor}" if floor else ""
 
 
-def _out_of_reach(s: Scenario, filler: Filler, n: int) -> str | None:
-    """core/sizing/rl_out_of_reach.py's note for the fastest layout on ``n`` GPUs."""
-    best = filler.best(n)
-    rl = estimate(best[0].scenario).rl if best else None
-    return out_of_reach(rl, effective_time_share(s, n), s.targets.max_training_days or 0.0)
-
-
 def _run_deadline(
     s: Scenario, filler: Filler, unit: Unit, least: int, start: int, top: int, keep: int
 ) -> Growth:
@@ -214,7 +207,7 @@ def _run_deadline(
     met = lambda n: _run_seconds(s, filler, n) <= limit  # noqa: E731
     lo, n = 0, start
     while not met(n):
-        gone = _out_of_reach(s, filler, n)  # a split run's rollout pool alone misses it
+        gone = beyond_reach(s, filler, n)  # a split run's rollout pool alone misses it
         if gone is not None:
             return Growth(filler.best(start, keep), unit, least, start, "deadline", False, (gone,))
         if n >= top:

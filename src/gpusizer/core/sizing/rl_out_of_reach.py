@@ -19,7 +19,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..model.specs import Scenario
+from ..pipeline.estimate import estimate
+from ..speed.goodput import effective_time_share
 from .deadline_words import deadline_adjective
+from .fill import Filler
 from .rl_notes import rollout_floor
 from .unmet import DAY
 
@@ -50,3 +54,10 @@ def out_of_reach(rl: dict[str, Any] | None, share: float, days: float) -> str | 
         f"the {deadline_adjective(days)} deadline is out of reach at any count of training GPUs; "
         f"the fewest that hold the work are shown; {pool}"
     )
+
+
+def beyond_reach(s: Scenario, filler: Filler, n: int) -> str | None:
+    """:func:`out_of_reach` for the fastest layout ``filler`` finds on ``n`` GPUs."""
+    best = filler.best(n)
+    rl = estimate(best[0].scenario).rl if best else None
+    return out_of_reach(rl, effective_time_share(s, n), s.targets.max_training_days or 0.0)
