@@ -34,7 +34,7 @@ from .advise_need import goodput, judged, needed
 from .batch_lever import batch_lever
 from .compare_scale import Growth, grow
 from .ddp_unmet import ddp_clause
-from .disagg_pools import pool_changes, pools_note
+from .disagg_pools import asked_pools, pool_changes, pools_note
 from .disagg_split import propose_split
 from .fill import Filler
 from .fill_serving import Choice
@@ -256,7 +256,7 @@ class GpuAdvice:
         }
         # serving.disaggregated: the split ranked where it is the cheaper (core/sizing/pd_choice.py)
         split_bought = growth.unit.count(split.gpus) if split is not None else 0
-        return SizingOption(**pd_fields(fields, split, split_bought, node, self._unit))
+        return SizingOption(**pd_fields(fields, split, split_bought, node, self._unit, asked_pools(self.s)))
 
     def _notes(
         self, c: Choice, growth: Growth, est: Estimate, bought: int, changes: dict[str, Any]

@@ -32,6 +32,7 @@ from .deadline_words import deadline_adjective
 from .fill import Filler
 from .fill_serving import Choice
 from .rl_notes import rollout_floor
+from .rl_out_of_reach import beyond_reach
 from .service_level import ServiceLevel
 from .units import Unit, any_count
 
@@ -151,8 +152,8 @@ def _cut_deadline(
         hi, lo = (mid, lo) if met(mid) else (hi, mid)
     steps = filler.evaluator(0).work.deadline_limit
     cut = (
-        f"the deadline's search stopped at its work limit ({steps:,} steps): the count is the fewest "
-        "whole units on which the fastest layout meets the deadline"
+        f"the deadline's search stopped at its work limit ({steps:,} units of search work): the count is "
+        "the fewest whole units on which the fastest layout meets the deadline"
     )
     return Growth(filler.best(hi, keep), unit, least, hi, "deadline", True, (*notes, cut))
 
@@ -206,6 +207,9 @@ def _run_deadline(
     met = lambda n: _run_seconds(s, filler, n) <= limit  # noqa: E731
     lo, n = 0, start
     while not met(n):
+        gone = beyond_reach(s, filler, n)  # a split run's rollout pool alone misses it
+        if gone is not None:
+            return Growth(filler.best(start, keep), unit, least, start, "deadline", False, (gone,))
         if n >= top:
             days = _run_seconds(s, filler, top) / DAY
             why = (

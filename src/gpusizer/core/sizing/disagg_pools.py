@@ -21,6 +21,7 @@ from ..model.specs import Scenario, ServingSpec
 from ..serving.disaggregated import disaggregated_of
 
 PREFILL, DECODE = "serving.disaggregated.prefill_gpus", "serving.disaggregated.decode_gpus"
+GROWN = "serving.disaggregated's pools grown to whole replicas of this layout: "
 
 
 def whole_pools(s: Scenario, tp: int, pp: int) -> ServingSpec | None:
@@ -57,6 +58,34 @@ def pools_note(changes: dict[str, Any], asked: Scenario) -> list[str]:
         return []
     p, d = changes.get(PREFILL, spec.prefill_gpus), changes.get(DECODE, spec.decode_gpus)
     return [
-        f"serving.disaggregated's pools grown to whole replicas of this layout: {p:,} prefill + {d:,} "
+        f"{GROWN}{p:,} prefill + {d:,} "
         f"decode GPUs ({spec.prefill_gpus:,} + {spec.decode_gpus:,} as set; scenario_changes)"
     ]
+
+
+def asked_pools(s: Scenario) -> tuple[int, int] | None:
+    """The prefill and decode GPUs the scenario sets (None: no split, or a pool left unset)."""
+    spec = disaggregated_of(s)
+    if spec is None or spec.prefill_gpus is None or spec.decode_gpus is None:
+        return None
+    return spec.prefill_gpus, spec.decode_gpus
+
+
+def split_pools_notes(
+    notes: tuple[str, ...], asked: tuple[int, int] | None, pools: tuple[int, int], label: str
+) -> tuple[str, ...]:
+    """The notes of an option whose ranked answer is the split ``label`` (core/sizing/pd_choice.py)
+    with ``pools`` (prefill, decode GPUs): the aggregated layout's grown pools (:func:`pools_note`)
+    gave way to the split's, so that note goes; where the split's pools differ from the ``asked``
+    ones, a note says so beside the option's ``scenario_changes``. Before, a Llama 3.3 70B row read
+    "pools grown to whole replicas of this layout: 8 prefill + 8 decode GPUs" above its 3P1D split
+    of 24 prefill + 8 decode GPUs, the count its ``scenario_changes`` carried."""
+    kept = [n for n in notes if not n.startswith(GROWN)]
+    if asked is None or asked == pools:
+        return tuple(kept)
+    at = next((i for i, n in enumerate(kept) if n.startswith("disaggregated:")), len(kept))
+    note = (
+        f"serving.disaggregated's pools set to the split ranked, {label}: {pools[0]:,} prefill + "
+        f"{pools[1]:,} decode GPUs ({asked[0]:,} + {asked[1]:,} as set; scenario_changes)"
+    )
+    return (*kept[:at], note, *kept[at:])

@@ -45,6 +45,15 @@ def width_of(s: Scenario) -> int | None:
     return int(get_path(s, path)) if path else None
 
 
+def width_words(s: Scenario, width: int) -> str:
+    """``1 as set`` where the scenario states the engine's width, ``1 by default`` where it
+    leaves it out: a PPO case that never named ``rl.rollout.tensor`` read "(rl.rollout.tensor,
+    1 as set)" beside the width the advice chose."""
+    parent, _, leaf = s.workload.info.engine_width.rpartition(".")
+    stated = leaf in getattr(get_path(s, parent), "model_fields_set", {leaf})
+    return f"{width} as set" if stated else f"{width} by default"
+
+
 def widths(s: Scenario, node: int) -> list[int]:
     """The widths tried on a node of ``node`` GPUs: the width as set first, then the powers of
     two up to the node."""
@@ -82,7 +91,8 @@ def advise_widths(
         runs = sorted(tried[g.id], key=lambda we: (we[0] != mine, we[0]))  # the width as set first
         fitting = [we for we in runs if we[1][0][0].fits]
         w, entry = min(fitting, key=lambda we: _rank(we[1])) if fitting else max(runs, key=lambda we: we[0])
-        out.append(_stated(entry, w, mine, g.hardware.gpus_per_node, _fewest(fitting), fitting))
+        said = width_words(s, mine)
+        out.append(_stated(entry, w, mine, g.hardware.gpus_per_node, _fewest(fitting), fitting, said))
     return out
 
 
@@ -112,13 +122,15 @@ def _stated(
     node: int,
     fewest: tuple[int, int] | None = None,
     fitting: Sequence[tuple[int, Entry]] = (),
+    said: str = "",
 ) -> Entry:
     """The options of ``entry`` with the engine width they run at, and where it is not the width
     as set, the change in ``scenario_changes`` and a note; ``fewest``: (width, GPUs) of the width
     that holds the work on the fewest GPUs, said where that is fewer than the option needs (GRPO
     of Qwen3 8B on an MI325X platform: rollout TP 8 steps fastest on the 8 GPUs bought and needs
     8; at TP 1 one GPU holds it, the GPU a renter would take); ``fitting``: (width, entry) of each
-    width that holds the work, whose fewest need becomes the option's (:func:`_narrower_need`)."""
+    width that holds the work, whose fewest need becomes the option's (:func:`_narrower_need`);
+    ``said``: the width as set in words (:func:`width_words`)."""
     out: Entry = []
     for option, c in entry:
         if not option.fits:
@@ -130,8 +142,8 @@ def _stated(
             fields["scenario_changes"] = {**option.scenario_changes, field: width}
             fields["notes"] = (
                 *option.notes,
-                f"rollout engine at TP {width} ({field}, {mine} as set): of the widths up to the "
-                f"node's {node}, {_why_width(option, fewest)}",
+                f"rollout engine at TP {width} ({field}, {said or f'{mine} as set'}): of the widths up "
+                f"to the node's {node}, {_why_width(option, fewest)}",
             )
             fields |= _narrower_need(option, fitting)
         out.append((replace(option, **fields), c))

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..model.architecture import ceil_div
+from .disagg_pools import split_pools_notes
 from .option import Pace
 from .option_split import DisaggSplit
 
@@ -57,12 +58,14 @@ def pd_fields(
     split_bought: int,
     node: int,
     unit: Callable[[int], dict[str, Any]],
+    asked: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
     """``fields`` (the aggregated option's) with the split's count, speed, layout and reason
     where the split is chosen, the aggregated answer kept in ``pd_other_*``; ``fields`` as
     they are where the scenario asks for no split or the split is not chosen (then
     ``pd_other_*`` names the split). ``unit``: the unit fields of a GPU count
-    (core/sizing/advise.GpuAdvice._unit); ``node``: GPUs per node."""
+    (core/sizing/advise.GpuAdvice._unit); ``node``: GPUs per node; ``asked``: the scenario's
+    own prefill and decode GPUs (core/sizing/disagg_pools.py ``split_pools_notes``)."""
     if split is None:
         return fields
     bought = fields["gpus"]
@@ -70,12 +73,14 @@ def pd_fields(
     met = fields["targets_met"] is not False
     if not chosen(split, split_bought, bought, met):
         return _kept(fields, split, split_bought, label)
+    pools = (split.prefill * split.prefill_per, split.decode * split.per)
     changes = dict(fields["scenario_changes"]) | {
-        PREFILL: split.prefill * split.prefill_per,
-        DECODE: split.decode * split.per,
+        PREFILL: pools[0],
+        DECODE: pools[1],
         PREFILL_TENSOR: split.prefill_tensor,
     }
     return fields | {
+        "notes": split_pools_notes(tuple(fields["notes"]), asked, pools, split.label),
         "gpus": split_bought,
         "gpus_in_layout": split.gpus,
         "min_gpus": split.gpus,

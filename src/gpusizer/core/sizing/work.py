@@ -64,7 +64,8 @@ class Work:
 
     def deadline_note(self) -> str:
         return (
-            f"the deadline's search stopped at its work limit ({self.deadline_limit:,} steps): "
+            "the deadline's search stopped at its work limit "
+            f"({self.deadline_limit:,} units of search work): "
             "fewer whole units may meet the deadline"
         )
 
