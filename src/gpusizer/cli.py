@@ -79,7 +79,11 @@ def _parser() -> argparse.ArgumentParser:
     est.add_argument("--json", action="store_true", help="print the JSON report")
     add_calibration_args(est)
     est.set_defaults(func=cmd_estimate)
-    pl = sub.add_parser("plan", help="which GPUs, how many, laid out how")
+    pl = sub.add_parser(
+        "plan",
+        help="which GPUs, how many, laid out how",
+        description="Sizing options across the GPU catalog; --gpu ID plans that GPU alone.",
+    )
     add_scenario_args(pl)
     pl.add_argument("--json", action="store_true", help="print the options as JSON")
     pl.set_defaults(func=cmd_plan)

@@ -33,15 +33,19 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from .core.pipeline.scenario import parse_scenario
     from .core.sizing.compare import left_out_gpus
     from .core.sizing.solver import plan, plan_text
+    from .core.sizing.stated import own_gpu
     from .io.compare_table import plan_columns
     from .io.export import strict_json
 
     s = parse_scenario(scenario_from_args(args))
-    options = plan(s)
+    # --gpu on the command line asks for that GPU's plan, not the catalog's (a file's own
+    # hardware.gpu is the scenario's, and the plan still searches every GPU for it)
+    only = [own_gpu(s)] if getattr(args, "set_gpu", None) else None
+    options = plan(s, gpus=only)
     mark_calibrated(options, str(s.framework))  # your runs of a GPU x engine, noted
-    left = left_out_gpus(s)  # GPUs the framework does not run on
+    left = left_out_gpus(s, only)  # GPUs the framework does not run on
     safe = safe_data(options)
-    text = "" if args.json else with_left_out(plan_text(safe, left, plan_columns(safe)), s, left)
+    text = "" if args.json else with_left_out(plan_text(safe, left, plan_columns(safe), only), s, left)
     if not options and not args.json:  # a context limit is no memory failure: say which
         from .core.sizing.unmet import context_reason
 

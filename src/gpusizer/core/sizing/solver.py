@@ -103,13 +103,19 @@ PlanColumn = tuple[str, Callable[[dict[str, Any]], str]]
 
 
 def plan_text(
-    options: Sequence[dict[str, Any]], left_out: Sequence[str] = (), extra: Sequence[PlanColumn] = ()
+    options: Sequence[dict[str, Any]],
+    left_out: Sequence[str] = (),
+    extra: Sequence[PlanColumn] = (),
+    searched: Sequence[str] | None = None,
 ) -> str:
     """The options as a table for ``gpusizer-cli plan`` (sizes in GiB, price in USD/hour);
     ``left_out``: GPUs the framework does not run on (compare.left_out_gpus), not searched;
-    ``extra``: columns added before the price."""
+    ``extra``: columns added before the price; ``searched``: the GPU ids asked for (default
+    the catalog), so that a plan for one GPU does not list the rest as not fitting."""
     if not options:
-        return "No GPU in the catalog fits this scenario with any layout within the search limit."
+        if searched is None:
+            return "No GPU in the catalog fits this scenario with any layout within the search limit."
+        return f"No layout on {', '.join(searched)} fits this scenario within the search limit."
     inference = "max_batch_size" in options[0]
     head = (
         "GPU",
@@ -156,7 +162,8 @@ def plan_text(
     # a row that misses only the default level: by how much, and the count that meets it
     # (core/sizing/level_count.py), as compare's "Not offered" line says it
     lines += [f"Default target ({o['gpu']}): {o['unmet_reason']}" for o in options if o.get("level_count")]
-    missing = sorted(set(gpu_presets()) - {o["gpu"] for o in options} - set(left_out))
+    asked = set(gpu_presets()) if searched is None else set(searched)
+    missing = sorted(asked - {o["gpu"] for o in options} - set(left_out))
     if missing:
         lines.append(f"Not listed (no layout fits within the search limit): {', '.join(missing)}")
     return "\n".join(lines + sorted({f"Note ({o['gpu']}): {n}" for o in options for n in o["notes"]}))
