@@ -1,7 +1,7 @@
 """The scenario's ``rl.rollout`` block (contract: docs/scenario-format.md "RL post-training"): the
 inference engine that generates the responses of RL post-training, its release, batch and
-memory. The rest of the ``rl`` block, and the rules that tie it to the scenario, are in
-core/model/rl_spec.py."""
+memory. The rest of the ``rl`` block is core/model/rl_spec.py; the rules that tie it to the
+rest of the scenario are core/pipeline/rl_roles.py."""
 
 from __future__ import annotations
 
