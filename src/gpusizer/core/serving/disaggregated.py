@@ -44,7 +44,8 @@ docs/evidence/serving.md §17).
 The prefill pool's own layout and its checks are in core/serving/disagg_prefill.py, a decode
 replica's run of its users in core/serving/disagg_decode_run.py, the prefill pool's
 queue to the first token (the fixed point of the users' cycle; the stated arrivals,
-``arrival_burstiness``) in core/serving/disagg_queue.py. Where ``connector`` names the KV
+``arrival_burstiness``) in core/serving/disagg_queue.py, the split's checks in
+core/serving/disagg_checks.py. Where ``connector`` names the KV
 connector and proxy, the hops its code path adds to the first token (a second API server, the
 decode engine's steps around the KV read) come from its spec in core/registry/pd_connectors.py
 (``disaggregated_path_seconds``). A decode server that runs without its engine's overlap
@@ -61,23 +62,16 @@ import math
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ScenarioError
 from ..model.result import EngineMemory
 from ..model.serving_features import DisaggregatedSpec
 from ..model.specs import GPUSpec, Scenario
 from .disagg_burst import opening_burst
+from .disagg_checks import check_disaggregated, disaggregated_of
 from .disagg_decode_host import decode_pool_step
 from .disagg_decode_run import decode_run, held
-from .disagg_prefill import (
-    check_prefill_layout,
-    check_prefill_width,
-    prefill_per,
-    prefill_runs,
-    prefill_step,
-    prefill_view,
-)
+from .disagg_prefill import prefill_runs, prefill_step, prefill_view
 from .disagg_queue import prefill_ttft
-from .disagg_rate import OpenArrivals, Split, check_open_load, open_arrivals, open_split
+from .disagg_rate import OpenArrivals, Split, open_arrivals, open_split
 from .frontend import decode_side_seconds
 from .pools_priced import DECODE_ONLY, UNPRICED, pools_priced
 
@@ -86,82 +80,13 @@ if TYPE_CHECKING:  # the step model and the scheduler load on the first split's 
     from .engine_settings import EngineSettings
     from .scheduler_types import Engine, LoadResult
 
+# the split's checks live in core/serving/disagg_checks.py; their names stay importable from here
+__all__ = ["check_disaggregated", "disaggregated_fields", "disaggregated_of", "kv_link"]
 
 # a split's pools: the decode run, its queue's wait, the wait for a slot, the prefill pool's queue
 # to the first token, the chance a request finds its decode replica stepping others, and the
 # requests/s the prefill pool passes on (0.0 in the closed loop)
 _Pools = tuple["LoadResult", float, float, float, float, float]
-
-
-def disaggregated_of(s: Scenario) -> DisaggregatedSpec | None:
-    """The scenario's split when on (a serving scenario with a prefill pool)."""
-    spec = s.serving.disaggregated
-    if spec is None or spec.prefill_gpus is None or s.workload.trains:
-        return None
-    return spec
-
-
-def check_disaggregated(s: Scenario) -> None:
-    """Both pools are set and hold whole replicas of the layout."""
-    spec = disaggregated_of(s)
-    if spec is None:
-        return
-    decode = s.parallelism.tensor * s.parallelism.pipeline
-    for name, per in (("prefill_gpus", prefill_per(s, spec)), ("decode_gpus", decode)):
-        n = getattr(spec, name)
-        if n is None:
-            raise ScenarioError(
-                f"serving.disaggregated.{name}", "required: the pool's GPUs (at least one replica)"
-            )
-        if n % per:
-            raise ScenarioError(
-                f"serving.disaggregated.{name}",
-                f"must be a multiple of the pool's tensor x pipeline ({per}); got {n:,}",
-            )
-    check_prefill_width(s, spec)
-    check_prefill_layout(s, spec)
-    _check_connector(s, spec)
-    check_open_load(s, spec)
-
-
-def _check_connector(s: Scenario, spec: DisaggregatedSpec) -> None:
-    """A connector runs in its own engine: vLLM's NIXL path under SGLang prices a path that
-    engine does not take."""
-    from ..registry.pd_connectors import PD_CONNECTORS
-
-    if spec.connector is None:
-        return
-    engine = PD_CONNECTORS[spec.connector].engine
-    if engine != s.framework:
-        ids = ", ".join(k for k, c in PD_CONNECTORS.items() if c.engine == s.framework)
-        allowed = (
-            f"for {s.framework!r}: {ids}"
-            if ids
-            else f"none is modelled for {s.framework!r}: null (no path priced)"
-        )
-        msg = f"{spec.connector!r} runs under framework {engine!r}; {allowed}"
-        raise ScenarioError("serving.disaggregated.connector", msg)
-    _check_connector_release(
-        spec.connector, engine, PD_CONNECTORS[spec.connector].since, s.serving.engine_version
-    )
-
-
-def _check_connector_release(cid: str, engine: str, since: str | None, version: str | None) -> None:
-    """An explicit engine release older than the connector's first (``PdConnector.since``):
-    its path reads a scheduler that release does not have. Unset or unreadable versions, and
-    another family's, are not judged (as ``Support.since`` is read)."""
-    from ..registry.engines import version_key
-
-    if since is None or version is None:
-        return
-    asked, first = version_key(version), version_key(since)
-    if asked is None or first is None or asked[0] != first[0] or asked >= first:
-        return
-    raise ScenarioError(
-        "serving.disaggregated.connector",
-        f"{cid!r} runs from {engine} {since} on, not {version}; set serving.engine_version "
-        f"{since} or later, or the connector null (no path priced)",
-    )
 
 
 def kv_link(spec: DisaggregatedSpec, gpu: GPUSpec) -> tuple[float, str]:

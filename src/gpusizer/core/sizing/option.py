@@ -14,8 +14,13 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from .compare_options import SYSTEM_FIELDS
+from .layout_words import layout_label
 from .option_band import BAND_FIELDS
 from .option_split import SPLIT_FIELDS, DisaggSplit
+
+# an option's layout in words lives in core/sizing/layout_words.py; its name stays importable
+# from here
+__all__ = ["FIELDS", "Pace", "SizingOption", "layout_label", "option_edits"]
 
 if TYPE_CHECKING:
     from .batch_lever_fields import BatchLever
@@ -244,32 +249,6 @@ class SizingOption:
         # copies: the option is kept for the next caller (core/sizing/advise_all.py)
         par, hw = copy.deepcopy(self.parallelism), copy.deepcopy(self.hardware)
         return _edits(dict(self.scenario_changes), par, hw, self.batch_size, gpu)
-
-
-def layout_label(par: dict[str, Any], training: bool) -> str:
-    """``TP 8 x PP 2 x DP 4 (ZeRO 1)``, with CP, EP, attention DP and recompute when they are
-    used (``TP 72 x PP 1 x DP 1, EP 72, attention DP 72``: core/sizing/stated.py's wording) and
-    the experts' TP where set (``TP 8 x PP 1 x DP 8 (ZeRO 1), EP 8, expert TP 1``)."""
-    cp = f" x CP {par['context']}" if par["context"] > 1 else ""
-    out = f"TP {par['tensor']} x PP {par['pipeline']}{cp} x DP {par['data']}"
-    out += f" (ZeRO {par['zero_stage']})" if training else ""
-    out += f", EP {par['expert']}" if par["expert"] > 1 else ""
-    out += f", expert TP {par['expert_tensor']}" if par.get("expert_tensor") is not None else ""
-    out += f", attention DP {par['attention_data']}" if par.get("attention_data", 1) > 1 else ""
-    out += f", recompute {par['recompute']}" if training and par["recompute"] != "none" else ""
-    return out + (_offloads(par) if training else "")
-
-
-def _offloads(par: dict[str, Any]) -> str:
-    """``, offloaded checkpoints, optimizer offload``: what the layout keeps in host RAM. A plan of
-    a 7B pre-training on two RTX 5090 read "TP 1 x PP 1 x DP 2 (ZeRO 3), recompute full" where the
-    option also offloads the checkpoints and the optimizer (its note said so): the host RAM and
-    the PCIe time a buyer sizes the box for were not in the layout."""
-    act = par.get("activation_offload") or "none"
-    words = {"none": [], "checkpoints": ["offloaded checkpoints"]}.get(act, ["offloaded activations"])
-    words += ["parameter offload"] if par.get("offload_parameters") else []
-    words += ["optimizer offload"] if par.get("offload_optimizer") else []
-    return "".join(f", {w}" for w in words)
 
 
 def option_edits(option: dict[str, Any], gpu: bool = True) -> dict[str, Any]:

@@ -11,17 +11,16 @@ runs in the window's worker (gui/worker.py); headless (``gpusizer-cli chart --ki
 the report, tests) it runs in place. Prices, the cost basis and the filters are applied on
 the UI thread without searching again. The comparison is this chart's data, not the
 Estimate's: the search, pricing and ranking are the core's (tests/test_views_do_not_compute.py
-allows them here).
+allows them here). The settings' and prices' edits are charts/hardware_edits.py.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QSplitter, QWidget
 
@@ -32,11 +31,9 @@ from ...core.sizing.compare import left_out_line, select_gpus, size_gpus
 from ...core.sizing.compare_options import PROVENANCE_FIELDS
 from ...core.sizing.compare_rank import price_options, sort_options
 from ...core.sizing.miss_rank import Goals, first_token_missed
-from ...core.sizing.option import option_edits
-from ...core.sizing.prices import check_prices
 from ...core.sizing.search import catalog_specs
 from ...core.sizing.service_level import any_target
-from ...core.views.settings import DEFAULT_HIDDEN_COLUMNS, HardwareView
+from ...core.views.settings import DEFAULT_HIDDEN_COLUMNS
 from ...io.calibration import mark_options
 from ...io.compare_table import columns_for, is_pd, is_rl
 from ..hardware.controls import HardwareControls
@@ -45,6 +42,7 @@ from ..hardware.strip import ControlsStrip
 from ..hardware.table import OptionsModel, OptionsTable
 from ..my_calibration import MINE
 from .cost_speed import FRONT_PX, MAX_LABELS, OTHER_PX, RL_SPEED, CostSpeedChart, band_segments, speed_axis
+from .hardware_edits import HardwareEdits
 from .hardware_split import NAME_PX, SplitFit
 
 # names of the chart's drawing, importable from here as before it moved to charts/cost_speed.py
@@ -64,7 +62,7 @@ __all__ = [
 PROVENANCE = ("system", "user_prices", *PROVENANCE_FIELDS)
 
 
-class HardwareChart(SplitFit, CostSpeedChart):
+class HardwareChart(SplitFit, HardwareEdits, CostSpeedChart):
     """Controls, the comparison table and the cost-speed chart."""
 
     def _build(self) -> None:
@@ -257,54 +255,3 @@ class HardwareChart(SplitFit, CostSpeedChart):
         self.strip.fit_to(self.height())  # a short tab: the settings scroll (hardware/strip.py)
         self._fit_split()
         self._fit_title()
-
-    # -- the view and edits ------------------------------------------------------------------
-    def _view_changed(self) -> None:
-        """A view set from outside (the window's remembered one, the CLI's flags)."""
-        self.controls.set_settings(self.view)
-        self._apply()
-
-    def _edited(self, new: HardwareView) -> None:
-        """The user changed a setting in the tab."""
-        self.view = new
-        self.viewChanged.emit(new)
-        self._apply()
-
-    def _apply(self) -> None:
-        """Search again if what the search depends on changed; else price and rank again."""
-        if not self.has_data:
-            return
-        if self.view.search_args() != self._args:
-            self._search()
-            if self.worker is None:
-                self._redraw()
-                self.relayout()
-        else:
-            self._refresh()
-
-    def _price_edited(self, gpu: str, key: str, value: float | None) -> None:
-        self.set_prices(self.view.with_price(gpu, key, value).prices)
-
-    def set_prices(self, prices: Mapping[str, Mapping[str, Any]]) -> None:
-        """The user's prices ("My prices") in place of the view's, as an edit in the tab
-        (``viewChanged``: the window saves them); repriced without searching again."""
-        try:
-            new = replace(self.view, prices=check_prices(prices))
-        except ScenarioError as exc:
-            self._status(str(exc))
-            return
-        self.controls.set_settings(new)
-        self._edited(new)
-
-    def edit_prices(self) -> None:
-        """The "My prices" dialog; its prices replace the user's when saved."""
-        from ..hardware.prices_dialog import PricesDialog
-
-        dialog = PricesDialog({g: dict(p) for g, p in self.view.prices.items()}, self.scenario, self)
-        if dialog.exec():
-            self.set_prices(dialog.prices)
-
-    def _double_clicked(self, index: QModelIndex) -> None:
-        o = self.table.option_at(index)
-        if o is not None and o["fits"] and not self.table.is_price(index):
-            self.editRequested.emit(option_edits(o))
