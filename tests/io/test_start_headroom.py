@@ -51,9 +51,9 @@ def test_the_verdict_words_the_shortfall_once_on_every_surface() -> None:
     the engine does not start, how much card it lacks, then vLLM's words."""
     est = estimate(parse_scenario(REFUSED))
     line = verdict_line(fit_of(est))
-    assert "the engine does not start, 3.18 GiB short of the smallest card it starts on: free memory" in line
+    assert "the engine does not start, 3.18 GiB more per GPU would start it: free memory" in line
     assert line == verdict_line(fit_of_report(gpusizer.estimate_report(REFUSED)))
-    assert "3.18 GiB (3.42 GB) short of the smallest card it starts on" in text_report(
+    assert "3.18 GiB (3.42 GB) more per GPU would start it" in text_report(
         gpusizer.estimate_report(REFUSED)
     )
     # the capacity the line names is the card's, not the peak plus the stated headroom

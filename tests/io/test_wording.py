@@ -64,7 +64,7 @@ def test_vllm_refusing_to_start_is_worded_alike(qapp: Any) -> None:
     # the stated headroom is the card's shortfall against the smallest card vLLM starts on at
     # 0.15 (core/serving/start_headroom.py: required_bytes 226.64 GiB), not the 61 GiB left
     # under a peak it never reaches
-    said = "short of the smallest card it starts on: no memory is left for the KV cache"
+    said = "more per GPU would start it: no memory is left for the KV cache"
     window, _needs, rows = _window(est)
     cli = text_report(report_from_estimate(est))
     report = to_html(report_facts(est, "GiB"))

@@ -126,10 +126,11 @@ def verdict_phrase(fit: Fit, unit: str = "GiB", also: str | None = None) -> str:
 
 
 def _start_short(fit: Fit, unit: str, also: str | None) -> str:
-    """How much more card the engine needs to start (its stated headroom, negative), or ""."""
+    """How much more memory per GPU the engine needs to start (its stated headroom, negative), or
+    "": said as what would start it, since "short of the smallest card" read as a card size."""
     if fit.headroom >= 0:
         return ""
-    return f", {size(-fit.headroom, unit, also)} short of the smallest card it starts on"
+    return f", {size(-fit.headroom, unit, also)} more per GPU would start it"
 
 
 def room_word(fit: Fit) -> str:
