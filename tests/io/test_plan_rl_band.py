@@ -12,7 +12,6 @@ import pytest
 
 from gpusizer.cli import main
 from gpusizer.core.pipeline.scenario import parse_scenario
-from gpusizer.core.sizing import solver
 from gpusizer.core.sizing.solver import plan, plan_text
 from gpusizer.io.compare_table import columns_for, plan_columns, table_rows
 
@@ -57,13 +56,11 @@ def test_other_workloads_add_no_column() -> None:
     assert "RL step" not in plan_text(opts, (), plan_columns(opts))
 
 
-def test_the_cli_plan_table_has_the_band(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The CLI wires the columns in (its search narrowed to one GPU to keep the test short)."""
-    monkeypatch.setattr(solver, "plan", lambda s: plan(s, gpus=["h100-sxm-80gb"]))
+def test_the_cli_plan_table_has_the_band(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The CLI wires the columns in (its search narrowed to one GPU by ``--gpu`` to keep the
+    test short)."""
     path = tmp_path / "rl.gpusizer.json"
     path.write_text(json.dumps(RL), encoding="utf-8")
-    assert main(["plan", str(path)]) == 0
+    assert main(["plan", str(path), "--gpu", "h100-sxm-80gb"]) == 0
     head = capsys.readouterr().out.splitlines()[0]
     assert all(h in head for h in HEADERS)
