@@ -53,9 +53,7 @@ def test_the_verdict_words_the_shortfall_once_on_every_surface() -> None:
     line = verdict_line(fit_of(est))
     assert "the engine does not start, 3.18 GiB more per GPU would start it: free memory" in line
     assert line == verdict_line(fit_of_report(gpusizer.estimate_report(REFUSED)))
-    assert "3.18 GiB (3.42 GB) more per GPU would start it" in text_report(
-        gpusizer.estimate_report(REFUSED)
-    )
+    assert "3.18 GiB (3.42 GB) more per GPU would start it" in text_report(gpusizer.estimate_report(REFUSED))
     # the capacity the line names is the card's, not the peak plus the stated headroom
     assert line.startswith("15.68 GiB of 15.92 GiB per GPU")
     assert room_word(fit_of(est)) == "short to start by"
