@@ -332,7 +332,8 @@ def test_measured_split_known_short(row: dict[str, Any]) -> None:
     one prefill server past its capacity at 4/s, its queue growing through the run), time per
     token -6 %, -28 % against the pages' own (mean E2E - mean TTFT) / 511 (``published_tpot``;
     -32 %, -14 % against their per-chunk mean ITL, compared before the metric was read); ITL
-    (closed loop at 3 and 27 Little's-law users before the split read the rate: +124 %, +39 %, -32 %, -14 %; TP 2 within 25 % since its 27-request decode batches run eager, above
+    (closed loop at 3 and 27 Little's-law users before the split read the rate: +124 %, +39 %,
+    -32 %, -14 %; TP 2 within 25 % since its 27-request decode batches run eager, above
     SGLang 0.4.x's 8 captured graph sizes at TP < 4 on a GPU below 25,000 MB; the same runs'
     aggregated TP 4 instance decodes faster in ours too; +144 %, +46 %, -40 %, -17 % before the
     0.4.5 decode server's host step, 0.613 ms serial without the overlap scheduler,
