@@ -290,8 +290,34 @@ def test_regular_instances_decode_short_too(row: dict[str, Any]) -> None:
 
 
 MEASURED = DATA["disaggregated_measured"]
-# the known-short runs whose ITL is within 25 %
-ITL_WITHIN = {"sglang-mooncake-a10-1p1d-tp2-rate4"}
+# the known-short runs whose time per token is within 25 % of the published one
+ITL_WITHIN = {"sglang-4880-a10-1p1d"}
+
+
+def published_tpot(row: dict[str, Any]) -> float:
+    """The run's published time per output token (ms), the quantity ours'
+    ``disaggregated_tpot_seconds`` is: ``published_tpot_ms`` where the record derives it from
+    the page's own means (the SGLang A10 pages, whose 'Mean ITL' is a mean over streamed chunks:
+    ``published_tpot_from``), else ``published_itl_ms``, which for every other run is the
+    client's per-request (latency - TTFT) / (output - 1) (genai-perf, or derived so by the
+    record); docs/evidence/serving.md, the section on which quantity each P/D figure compares."""
+    return float(row.get("published_tpot_ms", row["published_itl_ms"]))
+
+
+def test_derived_tpot_is_the_pages_own_means() -> None:
+    """The SGLang A10 pages (Mooncake docs/source/performance/sglang/
+    sglang-benchmark-results-v1.md, stored version 41cbeeb6): every request 512 tokens, so the
+    mean of bench_serving's per-request (latency - ttft) / (output_len - 1) is (mean E2E - mean
+    TTFT) / 511: 5.25 ms at TP 4 (printed mean ITL 7.23) and 20.37 at TP 2 (17.06), to the
+    page's 0.01 ms."""
+    derived = [r for r in MEASURED if "published_tpot_ms" in r]
+    assert {r["id"] for r in derived} == {"sglang-4880-a10-1p1d", "sglang-mooncake-a10-1p1d-tp2-rate4"}
+    for row in derived:
+        tpot = (row["published_e2e_ms"] - row["published_ttft_ms"]) / (row["output"] - 1)
+        assert row["published_tpot_ms"] == pytest.approx(tpot, abs=0.005), row["id"]
+        assert row["published_tpot_ms"] != pytest.approx(row["published_itl_ms"], rel=0.1)
+
+
 # the known-short runs whose first token is within 25 %: Dynamo's prefill workers pull from one
 # queue (``prefill_queue: "shared"``, core/serving/disagg_pull.py): 1,344 ms against 1,385.48
 # (-3 %; +36 % while ours split its 32 users' requests among the four workers at random)
@@ -303,9 +329,11 @@ def test_measured_split_known_short(row: dict[str, Any]) -> None:
     """Measured P/D runs (docs/evidence/serving.md §14, §21): ours starts later and decodes
     faster. Two A10 servers under SGLang 0.4.5, 1P1D, open loop as sent (1 request/s of 50
     prompts, 4/s of 200: core/serving/disagg_rate.py): TTFT +220 % at TP 4, +316 % at TP 2 (the
-    one prefill server past its capacity at 4/s, its queue growing through the run), ITL
-    -28 %, -14 % (closed loop at 3 and 27 Little's-law users before the split read the rate:
-    +124 %, +39 %, -32 %, -14 %; TP 2 within 25 % since its 27-request decode batches run eager, above
+    one prefill server past its capacity at 4/s, its queue growing through the run), time per
+    token -6 %, -28 % against the pages' own (mean E2E - mean TTFT) / 511 (``published_tpot``;
+    -32 %, -14 % against their per-chunk mean ITL, compared before the metric was read); ITL
+    (closed loop at 3 and 27 Little's-law users before the split read the rate: +124 %, +39 %,
+    -32 %, -14 %; TP 2 within 25 % since its 27-request decode batches run eager, above
     SGLang 0.4.x's 8 captured graph sizes at TP < 4 on a GPU below 25,000 MB; the same runs'
     aggregated TP 4 instance decodes faster in ours too; +144 %, +46 %, -40 %, -17 % before the
     0.4.5 decode server's host step, 0.613 ms serial without the overlap scheduler,
@@ -324,9 +352,9 @@ def test_measured_split_known_short(row: dict[str, Any]) -> None:
     else:
         assert ttft > row["published_ttft_ms"], row["source"]
     itl = sv["disaggregated_tpot_seconds"] * 1e3
-    assert itl < row["published_itl_ms"], row["source"]
+    assert itl < published_tpot(row), row["source"]
     inside = row["id"] in ITL_WITHIN
-    assert (itl == pytest.approx(row["published_itl_ms"], rel=TOL)) is inside, itl
+    assert (itl == pytest.approx(published_tpot(row), rel=TOL)) is inside, itl
 
 
 @pytest.mark.parametrize("row", [r for r in MEASURED if r.get("within")], ids=lambda r: r["id"])
