@@ -27,8 +27,9 @@ transformers 5 stores a family's experts as two 3-D parameters, ``gate_up_proj``
   Measured: unslothai/notebooks ``nb/Qwen3_MoE.ipynb`` @06a3175 (Unsloth 2026.2.1, Transformers
   5.1.0, Qwen3-30B-A3B-Instruct-2507, r 32, q/k/v/o/gate/up/down): "Trainable parameters =
   1,285,029,888 of 31,817,152,512", which is rank r on ``gate_up_proj`` exactly (2r would print
-  1.96 B). Unsloth keeps ``gate_proj``/``up_proj``/``down_proj`` in ``target_modules``, so dense and
-  shared-expert Linears keep their adapters.
+  1.96 B), so PEFT's conversion did not run on it. The notebook keeps ``gate_proj``/``up_proj``/
+  ``down_proj`` in ``target_modules``, so dense and shared-expert Linears are taken to keep their
+  adapters (Qwen3-MoE has neither: the printed count does not test that part).
 
 A scenario naming no release, a release before 5, or a family outside :data:`FUSED_IN_V5`
 keeps ``"modules"`` (the answers given before the field).
@@ -102,7 +103,8 @@ def expert_layout(s: Scenario) -> str:
 def fused_targets(names: frozenset[str], layout: str) -> dict[str, int]:
     """The fused expert parameters adapted, each with its rank multiplier: ``gate_up`` (2 under
     PEFT's conversion, 1 under Unsloth) and ``down``. PEFT refuses gate without up and the
-    reverse; Unsloth adapts ``gate_up_proj`` when either is named."""
+    reverse; Unsloth's path for one of the two alone is not read, and is priced as adapting
+    ``gate_up_proj``."""
     gate, up = "gate" in names, "up" in names
     if layout == FUSED and gate != up:
         raise ScenarioError(
