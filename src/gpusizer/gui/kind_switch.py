@@ -39,6 +39,7 @@ _TECHNIQUES = (
     # fields one framework takes (gui/panels/framework_fields.py): the kind's framework's own
     "workload.mlx_version",
     "serving.max_kv_size",
+    "workload.transformers_version",
 )
 _SHORT = {  # parallelism fields as the status bar names them
     "tensor": "TP",

@@ -21,6 +21,7 @@ from typing import NamedTuple
 from ..model.architecture import Arch, resolve
 from ..model.params import StageLayers
 from ..model.specs import ModelSpec, Scenario
+from .lora_experts import MODULES, expert_layout, fused_targets, keeps_mlp_modules
 
 # A fused module's name and the target names that select it.
 FUSED = {"qkv": ("q", "k", "v"), "gate_up": ("gate", "up")}
@@ -81,23 +82,49 @@ def _adapter(shapes: dict[str, list[tuple[int, int]]], targets: frozenset[str], 
     return params, tensors
 
 
+def _mlp_names(names: frozenset[str], layout: str) -> frozenset[str]:
+    """The targets a dense MLP or shared expert keeps (none of gate/up/down after PEFT's
+    transformers-5 conversion, core/memory/lora_experts.py)."""
+    return names if keeps_mlp_modules(layout) else names - {"gate", "up", "down", "gate_up"}
+
+
+def _fused_shapes(arch: Arch, ffn: int, names: frozenset[str], layout: str) -> list[tuple[int, int, int]]:
+    """(d_in, d_out, rank multiplier) of each adapted fused 3-D expert parameter: ``gate_up_proj``
+    (E, 2f, h) and ``down_proj`` (E, h, f) (core/memory/lora_experts.py)."""
+    dims = {"gate_up": (arch.hidden, 2 * ffn), "down": (ffn, arch.hidden)}
+    return [(*dims[t], mult) for t, mult in fused_targets(names, layout).items()]
+
+
+def _routed(
+    arch: Arch, ffn: int, names: frozenset[str], rank: int, layout: str, experts: int
+) -> tuple[int, int]:
+    """(parameters, tensors) of one MoE layer's routed-expert adapters: per-expert Linears, or
+    one ``lora_A`` (E·r', d_in) and ``lora_B`` (d_out, E·r') per fused parameter (PEFT
+    ``ParamWrapper``)."""
+    if layout == MODULES:
+        one, one_t = _adapter(_mlp_shapes(arch, ffn), names, rank)
+        return one * experts, one_t * experts
+    shapes = _fused_shapes(arch, ffn, names, layout)
+    return sum(experts * rank * m * (i + o) for i, o, m in shapes), 2 * len(shapes)
+
+
 @lru_cache(maxsize=256)
 def _parts(
-    spec: ModelSpec, rank: int, targets: tuple[str, ...]
+    spec: ModelSpec, rank: int, targets: tuple[str, ...], layout: str = MODULES
 ) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int]]:
     """(parameters, tensors) of the adapters of one dense layer, one MoE layer and the LM head,
     and those of one attention block and one dense MLP: what a hybrid model's recurrent and
-    MLP-free layers lack."""
+    MLP-free layers lack. ``layout``: the routed experts' (core/memory/lora_experts.py)."""
     arch, names = resolve(spec), module_targets(spec, targets)
     attn, attn_t = _adapter(_attention_shapes(arch), names, rank)
-    dense, dense_t = _adapter(_mlp_shapes(arch, arch.ffn), names, rank)
+    dense, dense_t = _adapter(_mlp_shapes(arch, arch.ffn), _mlp_names(names, layout), rank)
     per, per_t = 0, 0
     moe = arch.moe
     if moe is not None:
-        exp, exp_t = _adapter(_mlp_shapes(arch, moe.expert_ffn_hidden_size), names, rank)
-        per, per_t = attn + exp * moe.experts, attn_t + exp_t * moe.experts
+        exp, exp_t = _routed(arch, moe.expert_ffn_hidden_size, names, rank, layout, moe.experts)
+        per, per_t = attn + exp, attn_t + exp_t
         if moe.shared_experts:
-            sh, sh_t = _adapter(_mlp_shapes(arch, moe.shared_ffn), names, rank)
+            sh, sh_t = _adapter(_mlp_shapes(arch, moe.shared_ffn), _mlp_names(names, layout), rank)
             per, per_t = per + sh, per_t + sh_t
     head = (rank * (arch.hidden + arch.vocab), 2) if "lm_head" in names else (0, 0)
     return (attn + dense, attn_t + dense_t), (per, per_t), head, (attn, attn_t), (dense, dense_t)
@@ -117,23 +144,33 @@ def routed_expert_lora(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> 
 
 
 @lru_cache(maxsize=256)
-def adapter_tensors(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> list[tuple[int, int]]:
+def adapter_tensors(
+    spec: ModelSpec, rank: int, targets: tuple[str, ...], layout: str = MODULES
+) -> list[tuple[int, int]]:
     """(elements, how many) of every adapter tensor in the model: ``lora_A`` r x d_in and
-    ``lora_B`` d_out x r per targeted module (optimizer rules depend on tensor sizes)."""
+    ``lora_B`` d_out x r per targeted module (optimizer rules depend on tensor sizes); a fused
+    expert parameter's pair spans all E experts (``layout``, core/memory/lora_experts.py)."""
     arch, names = resolve(spec), module_targets(spec, targets)
+    mlp_names = _mlp_names(names, layout)
     found: dict[int, int] = {}
     groups = [
-        (_attention_shapes(arch), arch.attention_layers),
-        (_mlp_shapes(arch, arch.ffn), arch.dense_layers - arch.mlp_free_layers),
+        (_attention_shapes(arch), arch.attention_layers, names),
+        (_mlp_shapes(arch, arch.ffn), arch.dense_layers - arch.mlp_free_layers, mlp_names),
     ]
     moe = arch.moe
-    if moe is not None:  # the routed experts and, as _parts counts them, the shared ones
-        groups.append((_mlp_shapes(arch, moe.expert_ffn_hidden_size), arch.moe_layers * moe.experts))
-        if moe.shared_experts:
-            groups.append((_mlp_shapes(arch, moe.shared_ffn), arch.moe_layers))
-    for shapes, count in groups:
+    if (
+        moe is not None and layout == MODULES
+    ):  # the routed experts and, as _parts counts them, the shared ones
+        groups.append((_mlp_shapes(arch, moe.expert_ffn_hidden_size), arch.moe_layers * moe.experts, names))
+    elif moe is not None:
+        for d_in, d_out, m in _fused_shapes(arch, moe.expert_ffn_hidden_size, names, layout):
+            for n in (moe.experts * rank * m * d_in, moe.experts * rank * m * d_out):
+                found[n] = found.get(n, 0) + arch.moe_layers
+    if moe is not None and moe.shared_experts:
+        groups.append((_mlp_shapes(arch, moe.shared_ffn), arch.moe_layers, mlp_names))
+    for shapes, count, chosen in groups:
         for name, dims in shapes.items():
-            for d_in, d_out in dims if name in names else ():
+            for d_in, d_out in dims if name in chosen else ():
                 for n in (rank * d_in, rank * d_out):
                     found[n] = found.get(n, 0) + count
     if "lm_head" in names:
@@ -142,12 +179,16 @@ def adapter_tensors(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> lis
     return sorted(found.items())
 
 
-def lora_stage(spec: ModelSpec, rank: int, targets: tuple[str, ...], stage: StageLayers) -> tuple[int, int]:
+def lora_stage(
+    spec: ModelSpec, rank: int, targets: tuple[str, ...], stage: StageLayers, layout: str = MODULES
+) -> tuple[int, int]:
     """(trainable parameters, parameter tensors) of the adapters on one pipeline stage: its
     layers' adapters and, on the last stage, the LM head's (where the head is). A hybrid
     model's recurrent layers have no attention adapters and its MLP-free layers no MLP ones:
-    the stage's own (:meth:`StageLayers.hybrid_layers`, core/model/sharding.py)."""
-    (dense, dense_t), (moe, moe_t), (head, head_t), (attn, attn_t), (mlp, mlp_t) = _parts(spec, rank, targets)
+    the stage's own (:meth:`StageLayers.hybrid_layers`, core/model/sharding.py). ``layout``:
+    the routed experts' (core/memory/lora_experts.py)."""
+    parts = _parts(spec, rank, targets, layout)
+    (dense, dense_t), (moe, moe_t), (head, head_t), (attn, attn_t), (mlp, mlp_t) = parts
     mixers, free = stage.hybrid_layers(resolve(spec))
     dense_layers, moe_layers, last = stage.dense, stage.moe, stage.last
     return (
@@ -169,11 +210,12 @@ class LoraCounts(NamedTuple):
     tensors: int
 
 
-def lora_trainable(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> LoraCounts:
-    """The adapters of ``rank`` on ``targets`` over the whole model."""
+def lora_trainable(spec: ModelSpec, rank: int, targets: tuple[str, ...], layout: str = MODULES) -> LoraCounts:
+    """The adapters of ``rank`` on ``targets`` over the whole model (``layout``: the routed
+    experts', core/memory/lora_experts.py)."""
     arch = resolve(spec)
-    total, tensors = lora_stage(spec, rank, targets, StageLayers.whole(arch))
-    return LoraCounts(total, _parts(spec, rank, targets)[0][0], tensors)
+    total, tensors = lora_stage(spec, rank, targets, StageLayers.whole(arch), layout)
+    return LoraCounts(total, _parts(spec, rank, targets, layout)[0][0], tensors)
 
 
 def adapted_share(s: Scenario, layers: int) -> float:
@@ -203,7 +245,7 @@ def scenario_lora(s: Scenario) -> LoraCounts:
     w = s.workload
     if not w.is_adapter:
         return LoraCounts(0, 0, 0)
-    whole = lora_trainable(s.model, w.lora_rank, w.lora_targets)
+    whole = lora_trainable(s.model, w.lora_rank, w.lora_targets, expert_layout(s))
     share = adapted_share(s, resolve(s.model).layers)
     return (
         whole

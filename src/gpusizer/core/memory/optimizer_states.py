@@ -11,6 +11,7 @@ from ..memo import Memo
 from ..registry.dtypes import nbytes
 from ..registry.optimizers import BLOCK_8BIT, MIN_8BIT_SIZE, OPTIMIZER_KINDS, PAGED_MIN_SIZE, OptimizerKind
 from .lora import adapter_tensors
+from .lora_experts import expert_layout
 
 if TYPE_CHECKING:
     from ..model.architecture import Arch
@@ -69,7 +70,7 @@ def _classes(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams) -> T
     layers; full training: norms are the small tensors, matrices and embeddings the rest."""
     w = s.workload
     if w.is_adapter:
-        adapters = adapter_tensors(s.model, w.lora_rank, w.lora_targets)
+        adapters = adapter_tensors(s.model, w.lora_rank, w.lora_targets, expert_layout(s))
         share, tp = sp.layers / arch.layers, s.parallelism.tensor
         small = sum(n * k * share for n, k in adapters if n / tp < MIN_8BIT_SIZE)
         unpaged = sum(n * k * share for n, k in adapters if n / tp < PAGED_MIN_SIZE)

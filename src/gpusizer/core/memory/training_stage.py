@@ -24,6 +24,7 @@ from .fsdp2_buffers import is_fsdp2, reduce_scatter_input_bytes
 from .fsdp_no_sync import no_sync_gradient_bytes
 from .fsdp_qlora import root_bytes_per_param, whole_quant_state
 from .lora import adapted_share, lora_stage
+from .lora_experts import expert_layout
 from .optimizer_states import (
     StateSplit,
     TensorClasses,
@@ -55,7 +56,7 @@ def _trainable(s: Scenario, sp: StageParams) -> tuple[float, float, int]:
     LoRA counts the adapters of this stage's layers (and the head's on the last stage)."""
     w = s.workload
     if w.is_adapter:
-        params, tensors = lora_stage(s.model, w.lora_rank, w.lora_targets, sp.stage_layers)
+        params, tensors = lora_stage(s.model, w.lora_rank, w.lora_targets, sp.stage_layers, expert_layout(s))
         share = adapted_share(s, sp.layers)  # workload.lora_layers: the last N layers only
         return params * share / s.parallelism.tensor, nbytes(s.precision.adapters), round(tensors * share)
     return sp.total, nbytes(s.precision.weights), 0

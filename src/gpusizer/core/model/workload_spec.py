@@ -30,6 +30,7 @@ from ..registry.loss_kinds import LOSS_KINDS
 from ..registry.mlx_releases import check_mlx_version
 from ..registry.preference import Reference
 from ..registry.training_flags import kind_hint
+from ..registry.transformers_releases import check_transformers_version
 from ..registry.workloads import WORKLOAD_KINDS, WorkloadKind
 from .parallelism_spec import ParallelismSpec
 from .preference_spec import PreferenceSpec, forward_share, reference_of
@@ -87,6 +88,10 @@ class WorkloadSpec(Strict):
     # from 0.25.0 its attention runs unfused under a gradient trace; null: 0.24.0's rule, and
     # left out of the echo (scenarios without it read as before)
     mlx_version: str | None = None
+    # the transformers release the run loads the model with (core/memory/lora_experts.py): from
+    # 5 a MoE family's experts are fused 3-D parameters, which changes the adapters LoRA puts on
+    # them; null: 4.x's per-expert Linears, and left out of the echo
+    transformers_version: str | None = None
     # not a field: the tokens each causal attention spans where a row packs several sequences
     # masked apart (RL's packed responses, core/pipeline/rl_packed_attention.py); None: the
     # row's own ``sequence_length``
@@ -145,6 +150,11 @@ class WorkloadSpec(Strict):
     def _mlx(cls, v: str | None) -> str | None:
         return check_mlx_version(v)
 
+    @field_validator("transformers_version")
+    @classmethod
+    def _transformers(cls, v: str | None) -> str | None:
+        return check_transformers_version(v)
+
     @field_validator("loss", mode="before")  # any type: the message names the kinds
     @classmethod
     def _loss(cls, v: object) -> str:
@@ -170,6 +180,8 @@ class WorkloadSpec(Strict):
             data.pop("preference", None)
         if self.mlx_version is None:
             data.pop("mlx_version", None)
+        if self.transformers_version is None:
+            data.pop("transformers_version", None)
         return data
 
     @property

@@ -34,6 +34,7 @@ the Python work per LoRA tensor (a synchronous copy each)."""
 from __future__ import annotations
 
 from ..memory.lora import lora_trainable
+from ..memory.lora_experts import expert_layout
 from ..model.params import count_parameters
 from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
@@ -71,7 +72,7 @@ def adapter_host_seconds(s: Scenario, gpu: GPUSpec) -> float:
     """Items 2 and 3: the whole adapter to pageable host memory at its stored precision, then
     into the engine in 16 bits over the host link."""
     w, rl = s.workload, rl_of(s)
-    params = lora_trainable(s.model, w.lora_rank, w.lora_targets).total
+    params = lora_trainable(s.model, w.lora_rank, w.lora_targets, expert_layout(s)).total
     host = (rl.host_link_gb_per_s or host_link_gb_per_s(gpu)) * 1e9 * HOST_EFFICIENCY
     stored = params * nbytes(s.precision.weights)
     if pageable_host(gpu):

@@ -32,6 +32,7 @@ from dataclasses import replace
 
 from ..errors import ScenarioError
 from ..memory.lora import lora_trainable
+from ..memory.lora_experts import expert_layout
 from ..model.result import Memory
 from ..model.specs import GPUSpec, Scenario
 from .rl_adapter_sync import ENGINE_BYTES
@@ -142,7 +143,7 @@ def shared_sync_seconds(s: Scenario, gpu: GPUSpec) -> float:
     the LoRA slot in 16 bits (vLLM ``LoRAModel.from_lora_tensors`` then the slot's
     ``set_lora``); no export, gather or host copy."""
     w = s.workload
-    params = lora_trainable(s.model, w.lora_rank, w.lora_targets).total
+    params = lora_trainable(s.model, w.lora_rank, w.lora_targets, expert_layout(s)).total
     hbm = gpu.hbm_bandwidth_gb_per_s * 1e9 * s.compute.bandwidth_efficiency
     return 2 * params * ENGINE_BYTES / hbm if hbm else 0.0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..errors import ScenarioError
 from ..memo import Memo
 from ..memory.layouts import check_layouts
+from ..memory.lora_experts import check_transformers_release
 from ..memory.techniques import check_techniques
 from ..model.architecture import resolve
 from ..model.presets import check_host
@@ -63,6 +64,7 @@ def check_workload(s: Scenario) -> None:
                 "workload.lora_layers", "applies to one pipeline stage; set parallelism.pipeline 1"
             )
     _check_preference(s)
+    check_transformers_release(s)  # workload.transformers_version
     if w.mlx_version is not None and s.profile.fused_attention_head_dims is None:
         able = ", ".join(p.id for p in FRAMEWORKS.values() if p.fused_attention_head_dims is not None)
         raise ScenarioError(

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ...core.memory.lora_experts import TRANSFORMERS_PEFT
 from ...core.memory.techniques import profile_edits
 from ...core.registry.framework_profile import FrameworkProfile
 from ...core.registry.frameworks import FRAMEWORKS
@@ -26,6 +27,9 @@ Takes = Callable[[FrameworkProfile, bool], bool]  # (profile, the kind serves) -
 FRAMEWORK_ONLY: tuple[tuple[str, str, Takes], ...] = (
     ("workload.mlx_version", "MLX release", lambda p, _serves: p.fused_attention_head_dims is not None),
     ("serving.max_kv_size", "max KV size", lambda p, serves: p.rotating_kv or not serves),
+    # PEFT on a transformers model only (core/memory/lora_experts.py TRANSFORMERS_PEFT); no row
+    # of its own yet, so a switch away clears a value opened from a file
+    ("workload.transformers_version", "transformers release", lambda p, _serves: p.id in TRANSFORMERS_PEFT),
 )
 
 

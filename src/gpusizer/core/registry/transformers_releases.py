@@ -1,0 +1,28 @@
+"""transformers releases where they change what a run trains (``workload.transformers_version``).
+
+From 5.0 a MoE family's routed experts load as fused 3-D parameters instead of per-expert
+``nn.Linear`` modules (``src/transformers/conversion_mapping.py``; core/memory/lora_experts.py
+prices what that does to LoRA). A scenario naming no release keeps the 4.x layout.
+"""
+
+from __future__ import annotations
+
+import re
+
+# the first release whose MoE experts are fused 3-D parameters (huggingface/peft#3009)
+FUSED_EXPERTS_SINCE = 5
+_VERSION = re.compile(r"v?(\d+)(?:\.(\d+))?(?:\.(\d+))?([a-z0-9.+_-]*)", re.ASCII)
+
+
+def check_transformers_version(v: str | None) -> str | None:
+    """Validation: a transformers release as ``transformers.__version__`` prints it ("4.57.1",
+    "5.1.0"); None: the 4.x layout."""
+    if v is not None and _VERSION.fullmatch(v.strip().lower()) is None:
+        raise ValueError(f"must be a transformers release such as 4.57.1 or 5.1.0; got {v[:20]!r}")
+    return v
+
+
+def fuses_experts(v: str | None) -> bool:
+    """Whether the release loads a MoE family's experts as fused 3-D parameters (None: 4.x, no)."""
+    m = None if v is None else _VERSION.fullmatch(v.strip().lower())
+    return m is not None and int(m[1]) >= FUSED_EXPERTS_SINCE
