@@ -36,6 +36,7 @@ OWNERS = {
     "core/registry/engine_knobs.py",
     "core/registry/frameworks.py",
     "core/registry/framework_profile.py",  # FrameworkProfile, the registry's entry class
+    "core/registry/profile_queries.py",  # ProfileQueries, FrameworkProfile's queries of its fields
     "core/registry/loss_kinds.py",
     "core/registry/workloads.py",
 }

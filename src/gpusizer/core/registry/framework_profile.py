@@ -296,13 +296,3 @@ class FrameworkProfile(ProfileQueries):
     # model on each GPU device".
     data_parallel_only: bool = False
     sources: tuple[str, ...] = ()
-
-    @property
-    def long_context_switch(self) -> str:
-        """The switch that lets a longer context through (VLLM_ALLOW_LONG_MAX_MODEL_LEN...)."""
-        return self.long_context.switch if self.long_context else ""
-
-    @property
-    def keeps_whole_conv_kernel(self) -> bool:
-        """transformers' recurrent-state layout: the whole conv kernel, an fp32 state."""
-        return self.recurrent_state == "transformers"

@@ -1,14 +1,17 @@
 """What a framework profile answers of its own fields (core/registry/framework_profile.py
 ``FrameworkProfile``, which takes them from :class:`ProfileQueries`): the releases and serving
 features a version resolves to, the GPU vendors it runs on, whether it runs a kind's work and
-in pipeline stages. Split from core/registry/framework_profile.py for size; the rules are as
-they were there.
+in pipeline stages, the switch past the model's context length and its recurrent-state layout.
+Split from core/registry/framework_profile.py for size; the rules are as they were there.
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 from .engines import EngineRelease, release
 from .framework_defaults import VENDORS
+from .long_context import LongContextRule
 from .serving_support import FeatureTable
 from .workloads import WorkloadKind
 
@@ -25,6 +28,8 @@ class ProfileQueries:
     pipeline_serving: bool
     releases: tuple[EngineRelease, ...]
     serving_features: FeatureTable | None
+    long_context: LongContextRule | None
+    recurrent_state: Literal["transformers", "engine"]
 
     @property
     def versions(self) -> tuple[str, ...]:
@@ -56,3 +61,13 @@ class ProfileQueries:
     def fits(self, kind: WorkloadKind) -> bool:
         """Whether this framework runs that kind of work."""
         return self.trains if kind.trains else self.serves
+
+    @property
+    def long_context_switch(self) -> str:
+        """The switch that lets a longer context through (VLLM_ALLOW_LONG_MAX_MODEL_LEN...)."""
+        return self.long_context.switch if self.long_context else ""
+
+    @property
+    def keeps_whole_conv_kernel(self) -> bool:
+        """transformers' recurrent-state layout: the whole conv kernel, an fp32 state."""
+        return self.recurrent_state == "transformers"

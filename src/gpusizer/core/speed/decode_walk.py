@@ -34,7 +34,7 @@ AITER's unsplit ASM decode (ROCm/aiter PR #4794: one workgroup per KV head and s
 longer. Not applied to MLA's latent decode (other kernels) or off CDNA3 (``decode_walk`` 0).
 
 Read only where the scenario states the backend (``serving.attention_backend`` "TRITON_ATTN";
-core/speed/step_model.py zeroes ``decode_walk`` otherwise): AITER's paged attention and V0's HIP
+core/speed/step_rates.py zeroes ``decode_walk`` otherwise): AITER's paged attention and V0's HIP
 kernel split the context their own ways (256-token partitions) at rates not measured here, and
 a floor taken from the Triton kernel overstates them (AMD's rocm/vllm 0.11.1rc image, AITER on:
 Llama 3.3 70B's batch-1 time per token would read 1.08 of the published, 1.02 without it).

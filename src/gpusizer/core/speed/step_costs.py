@@ -1,6 +1,6 @@
 """What a serving step is given besides the model's shape (core/speed/step.py): the engine's
 costs around the GPU's kernels (core/registry/engines.py ``StepCost``, the release's rules), the
-achieved rate of each operation kind (core/speed/step_model.py ``op_rate``) and the layers kept in
+achieved rate of each operation kind (core/speed/step_rates.py ``op_rate``) and the layers kept in
 system RAM."""
 
 from __future__ import annotations

@@ -3,29 +3,21 @@ roofline_shape.py), the achieved rates of the engine's kernel library on the GPU
 (core/speed/rates.py) applied to the catalog's datasheet peaks, and the links its tensor-,
 expert- and pipeline-parallel groups cross (core/speed/collectives.py).
 
-Which peak a matmul runs at: the weights' own FP8/INT8/FP4 tensor-core format where the GPU
-has it and the library uses it (vendor kernels: cuBLAS/CUTLASS FP8, NVFP4; ggml has no FP8/FP4
-tensor-core path: its quantised types run in integer MMQ/MMVQ at the ``quant`` share of the
-16-bit peak), weight-only formats dequantised to the 16-bit activation dtype (Marlin, GGUF),
-else the 16-bit peak: ggml's FP16-accumulate peak on GeForce cards and, on Ada, the board-power
-bound (core/speed/rates.py ``sixteen_bit_scale``, ``power_capped``). A scenario's ``compute``
-efficiency set to anything but its default replaces the table's share, of the catalog's peak and
-unbounded (the user's measured figure wins).
+Which peak a matmul runs at, and which kernel costs a step keeps: core/speed/step_rates.py
+(``op_rate`` stays importable from here).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from ..memo import Memo
-from ..model.architecture import resolve
+from ..model.architecture import Arch, resolve
 from ..model.module_bytes import group_bytes, modules_key, rule_id
 from ..model.redundant import physical_experts, redundant
 from ..model.specs import ComputeSpec, GPUSpec, Scenario
-from ..registry.dtypes import DTYPES
 from ..registry.moe_a2a import MOE_A2A_BACKENDS, MoeA2A
-from . import eplb_hierarchical, triton_moe, triton_prefill
+from . import eplb_hierarchical, triton_moe
 from .allreduce_measured import measured_all_reduce
 from .collectives import NETWORK_BETA, Link, host_shared, link
 from .expert_reads import UNIFORM_ROUTING_ALPHA
@@ -34,14 +26,12 @@ from .layer_split import as_layer_split
 from .moe_measured import AITER_FP8_BLOCK, FORMATS, MODULE_TABLES, Points, group_module, measured_module
 from .moe_measured_aiter import aiter_points
 from .moe_measured_nearest import nearest_moe
-from .rates import Rates, gpu_family, power_capped, sixteen_bit_scale
-from .rates_era import achieved_by
+from .rates import gpu_family
 from .rates_gpu import gpu_rates
 from .rates_sglang_moe import era_for_experts as sglang_era
 from .rates_trtllm_moe import era_for_experts
 from .recurrent_update import update_term
-from .roofline import peak_tflops
-from .roofline_shape import shape
+from .roofline_shape import Shape, shape
 from .sglang_moe_tiles import scenario_rows
 from .step import (
     BALANCED_ROUTING_ALPHA,
@@ -49,91 +39,26 @@ from .step import (
     ROUTING_ALPHA,
     EngineCosts,
     Offload,
-    Rate,
     StepModel,
 )
+from .step_rates import op_rate, step_rates
 from .step_tbo import tbo_for
 from .train_rates import NIC_GB_PER_S, network_gb_per_s
 
-_LOW = ("fp8", "int8", "fp4")
-_KQUANT = re.compile(r"gguf_q\d_k")  # GGUF k-quants (Q2_K-Q6_K and their _S/_M mixes)
+# the matmul rate stays importable from here, where it was built before step_rates.py
+__all__ = ["op_rate", "step_model"]
+
 _DEFAULT = ComputeSpec()
-
-
-def _user_rates(r: Rates, c: ComputeSpec) -> Rates:
-    """The table's shares, with the scenario's efficiencies where it set its own."""
-    if c.flops_efficiency != _DEFAULT.flops_efficiency:  # of the datasheet peak, unbounded
-        f = c.flops_efficiency
-        r = replace(r, matmul=f, matmul_low=f, matmul_quant=f, attention=f)
-        r = replace(r, fp16_accumulate=False, watt_tflops=0.0, watt_tflops_quant=0.0)
-    if c.bandwidth_efficiency != _DEFAULT.bandwidth_efficiency:
-        r = replace(r, bandwidth=c.bandwidth_efficiency)
-    return r
-
-
-def op_rate(s: Scenario, gpu: GPUSpec, r: Rates, library: str) -> tuple[Rate, str]:
-    """Achieved FLOP/s of the scenario's matmuls, LM head and attention, and bytes/s; with the
-    dtype the matmuls run in."""
-    prec = s.precision
-    act_dtype, act = peak_tflops(gpu, prec.activations)
-    act *= sixteen_bit_scale(gpu, r)
-    w = DTYPES[prec.weights]
-    low = w.compute_dtype if prec.weights != "int4" else ""
-    full, quant = r.watt_tflops, r.watt_tflops_quant  # board-power bounds (0: none)
-    if library == "vendor" and low in _LOW and low in gpu.dense_tflops:
-        mm_dtype, mm = low, gpu.dense_tflops[low] * r.matmul_low
-    elif w.quantized or prec.weights in _LOW or prec.weights == "int4":
-        mm_dtype, mm = act_dtype, power_capped(act * r.matmul_quant, gpu, quant)
-    else:
-        mm_dtype, mm = act_dtype, power_capped(act * r.matmul, gpu, full)
-    quant_head = library in ("ggml", "mlx") and w.quantized  # both quantise the LM head
-    head_share, head_watt = (r.matmul_quant, quant) if quant_head else (r.matmul, full)
-    head = power_capped(act * head_share, gpu, head_watt)
-    rate = Rate(
-        mm=mm * 1e12,
-        head=head * 1e12,
-        attention=power_capped(act * r.attention, gpu, full) * 1e12,
-        bandwidth=gpu.hbm_bandwidth_gb_per_s * 1e9 * r.bandwidth,
-        # one 32-bit instruction a lane a cycle: the FP32 peak counts 2 FLOP an FMA and CDNA3's
-        # packed FP32 twice (MI300X: 304 CUs x 64 lanes x 2.1 GHz = 40.9 T/s = 163.4 / 4)
-        vector=gpu.dense_tflops.get("fp32", 0.0) * 1e12 / 4,
-        mm16=act * r.matmul * 1e12,
-    )
-    return rate, mm_dtype
-
 
 # expert formats vLLM runs through other kernels than its Triton / Marlin MoE (FlashInfer's,
 # OpenAI's Triton matmul_ogs), whose reduction of the top-k rows is not the separate sum
 _FP4_EXPERTS = ("nvfp4", "mxfp4")
 
 
-def _tile_rows(r: Rates, gpu: GPUSpec, library: str, mm_dtype: str, weights: str, own_share: bool) -> float:
-    """Tokens' worth of work at the step's matmul rate that a small step's tensor-core GEMMs
-    cost at least (``Rates.mma_rows``; 0: none). Weight-only formats (Marlin, GGUF: op_rate's
-    ``quant`` path) tile their own way and keep none. Where an engine build's era replaces a GPU's
-    own measured 16-bit GEMM share (rates_era.py ``_over_own``; no era does at present), the
-    padded tile runs at the GPU's own kernel share, the one measured on it (the H20's
-    torch.matmul 0.936): the rows scale by the era's share over the GPU's."""
-    weight_only = DTYPES[weights].quantized or weights in _LOW or weights == "int4"
-    if not r.mma_rows or (mm_dtype not in _LOW and weight_only):
-        return 0.0
-    own = gpu_rates(gpu, library)
-    if own is None or not own_share or mm_dtype in _LOW or own.matmul == r.matmul:
-        return r.mma_rows
-    return r.mma_rows * r.matmul / own.matmul
-
-
-def _upcast_mxfp4(s: Scenario, gpu: GPUSpec, library: str) -> bool:
-    """Whether the routed experts are MXFP4 multiplied by vendor kernels on a GPU with no FP4
-    matrix rate (core/speed/mx_upcast.py)."""
-    if library != "vendor" or "fp4" in gpu.dense_tflops:
-        return False
-    arch = resolve(s.model)
-    return arch.moe is not None and group_bytes(s, arch).dtypes.get("experts") == "mxfp4"
-
-
-def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> StepModel:
-    p, prec, c = s.parallelism, s.precision, s.compute
+def _step_shape(s: Scenario) -> Shape:
+    """The per-GPU shape (core/speed/roofline_shape.py), with the EP ranks' expert replicas and
+    experts held whole over the TP ranks where the scenario has them."""
+    p, prec = s.parallelism, s.precision
     sh = shape(
         s.model,
         s.profile,
@@ -152,8 +77,16 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
         sh = replace(sh, physical=physical_experts(s), expert_groups=groups, ep_nodes=nodes)
     if p.expert_in_tensor > 1:  # experts whole over the TP ranks (core/serving/expert_in_tensor.py)
         sh = replace(sh, ep_tp=p.expert_in_tensor)
-    experts = group_bytes(s, resolve(s.model)).dtypes.get("experts", "") if s.model.moe else ""
-    rule, family = rule_id(s, prec.weights), gpu_family(gpu)
+    return sh
+
+
+def _engine_moe(
+    s: Scenario, gpu: GPUSpec, costs: EngineCosts, experts: str, family: str
+) -> tuple[str, EngineCosts]:
+    """The kernel era the engine's build multiplies these experts in (TensorRT-LLM's and
+    SGLang's MoE entries) and its MoE costs: vLLM's separate top-k sum, the Triton MoE's second
+    GEMM grid and SGLang's own config tiles where they apply."""
+    rule = rule_id(s, s.precision.weights)
     era = era_for_experts(costs.kernel_era, family, experts, rule)
     own_gpu = gpu_rates(gpu, costs.library) is not None
     era = sglang_era(era, family, experts, rule, own_gpu)
@@ -164,21 +97,13 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     rows = scenario_rows(s, family, experts, gpu.id)  # SGLang's Triton MoE tiles where known
     if rows and not costs.moe_w2_grid:
         costs = replace(costs, moe_w2_grid=True, moe_w2_tiles=rows)
-    r = _user_rates(achieved_by(gpu, costs.library, era, costs.backend), c)
-    if not _KQUANT.match(prec.weights):  # the dequantising matrix-vector cost is the k-quants'
-        r = replace(r, kquant_matvec_ops=0.0)
-    if not DTYPES[prec.weights].quantized:  # the serial weight loads are the MMQ kernel's
-        r = replace(r, serial_weight_loads=0.0)
-    if r.mx_upcast_ops and not _upcast_mxfp4(s, gpu, costs.library):
-        r = replace(r, mx_upcast_ops=0.0)
-    if r.decode_walk and s.serving.attention_backend != "TRITON_ATTN":  # that kernel's walk only
-        r = replace(r, decode_walk=0.0)
-    r = triton_prefill.applied(r, s, gpu, family, sh.prefill_dims[0])  # TRITON_ATTN's prompts on CDNA3
-    rate, mm_dtype = op_rate(s, gpu, r, costs.library)
-    own_share = c.flops_efficiency == _DEFAULT.flops_efficiency
-    r = replace(r, mma_rows=_tile_rows(r, gpu, costs.library, mm_dtype, prec.weights, own_share))
-    node = s.hardware.gpus_per_node
-    eff = c.interconnect_efficiency if c.interconnect_efficiency != _DEFAULT.interconnect_efficiency else None
+    return era, costs
+
+
+def _links(s: Scenario, gpu: GPUSpec, eff: float | None) -> tuple[Link, Link, Link]:
+    """The links the tensor-, expert- and pipeline-parallel groups cross (beyond one node: the
+    network), a host's stages sharing its links."""
+    p, node = s.parallelism, s.hardware.gpus_per_node
     tp_link = link(gpu, p.tensor, node, eff)  # beyond one node: the network
     ep_link = link(gpu, p.expert, node, eff) if p.expert > 1 else tp_link
     pp_link = link(gpu, p.tensor * p.pipeline, node, eff) if p.pipeline > 1 else tp_link
@@ -186,19 +111,36 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
         stages = min(p.pipeline, max(1, node // max(p.tensor, p.expert)))  # the stages on one host
         tp_link = host_shared(tp_link, p.tensor * stages)
         ep_link = host_shared(ep_link, p.expert * stages) if p.expert > 1 else tp_link
-    arch = resolve(s.model)
-    block_fp8 = costs.library == "vendor" and rule_id(s, prec.weights) == "fp8-block"
-    kinds = (bool(arch.moe and arch.moe.shared_ffn), arch.mla is not None, block_fp8)
+    return tp_link, ep_link, pp_link
+
+
+def _routing_alpha(s: Scenario, arch: Arch) -> float:
+    """The routing skew the experts' reads are priced at (core/speed/step.py)."""
     alpha = BALANCED_ROUTING_ALPHA if arch.moe and arch.moe.router_bias else ROUTING_ALPHA
     if not s.workload.trains and s.serving.routing_simulation == "uniform_random":
         alpha = UNIFORM_ROUTING_ALPHA  # every expert alike (core/speed/expert_reads.py)
-    links = (tp_link, ep_link, pp_link)
+    return alpha
+
+
+def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> StepModel:
+    p, c = s.parallelism, s.compute
+    sh = _step_shape(s)
+    experts = group_bytes(s, resolve(s.model)).dtypes.get("experts", "") if s.model.moe else ""
+    family = gpu_family(gpu)
+    era, costs = _engine_moe(s, gpu, costs, experts, family)
+    r, rate = step_rates(s, gpu, costs, era, family, sh.prefill_dims[0])
+    eff = c.interconnect_efficiency if c.interconnect_efficiency != _DEFAULT.interconnect_efficiency else None
+    links = _links(s, gpu, eff)
+    arch = resolve(s.model)
+    block_fp8 = costs.library == "vendor" and rule_id(s, s.precision.weights) == "fp8-block"
+    kinds = (bool(arch.moe and arch.moe.shared_ffn), arch.mla is not None, block_fp8)
+    alpha = _routing_alpha(s, arch)
     extra = ggml_extra(arch.spec.family)
     measured = _measured_moe(s, gpu, costs, experts, sh.hidden, alpha)
     # the measured all-reduce is the catalog link's: a user's own link rate keeps alpha + beta
     ar = measured_all_reduce(costs.all_reduce.measured, gpu.id, p.tensor) if eff is None else ()
     balance = None if s.workload.trains else s.serving.expert_balance
-    a2a = _a2a(s, gpu, ep_link, eff)
+    a2a = _a2a(s, gpu, links[1], eff)
     # SGLang's two-batch overlap (core/speed/step_tbo.py), read with a DeepEP backend only
     tbo = tbo_for(gpu.id, sh.layers, sh.moe_layers) if a2a and s.serving.two_batch_overlap else None
     up = update_term(s, costs.state_update)  # Gated DeltaNet's measured decode update

@@ -81,6 +81,19 @@ class ParallelismPanel(Panel):
         self.total.setObjectName("label_gpus_total")
         set_role(self.total, "figure")
         f.add("GPUs", self.total, key="gpus_total")
+        self._add_sharding_fields()
+        self._add_split_fields()
+        self._add_memory_fields()
+        self.framework: ComboBox = combo((p.label, p.id) for p in FRAMEWORKS.values())
+        switch = framework_edits(self.state)  # a recipe's defaults (torchtune: bf16...), refusals
+        f.add("Framework", self.framework, "framework", name="combo_framework", extra=switch)
+        self.state.changed.connect(self.refresh)
+        self.refresh()
+
+    def _add_sharding_fields(self) -> None:
+        """ZeRO and FSDP: the stage, comm overlap, FSDP's version and no_sync(), ZeRO-3's
+        sub-group."""
+        f = self.form
         f.add("ZeRO stage", combo(_ZERO), "parallelism.zero_stage", name="combo_zero_stage")
         f.add("Overlap comm", combo(_OVERLAP_COMM), "parallelism.overlap_comm", name="combo_overlap_comm")
         f.add(  # FSDP2 has no no_sync(): picking it unticks that box (panels/fsdp_version_row.py)
@@ -98,6 +111,11 @@ class ParallelismPanel(Panel):
             "parallelism.zero_sub_group_size",
             name="spin_zero_sub_group_size",
         )
+
+    def _add_split_fields(self) -> None:
+        """How TP and EP split the work: sequence parallelism, the EP dispatcher and its
+        overlap, recurrent mixers kept whole."""
+        f = self.form
         f.add(
             "",
             QCheckBox("Sequence parallel (with TP)"),
@@ -122,6 +140,11 @@ class ParallelismPanel(Panel):
             "parallelism.replicated_mixers",
             name="check_replicated_mixers",
         )
+
+    def _add_memory_fields(self) -> None:
+        """What the activations, optimizer and weights take: recompute, the attention kernel,
+        offloading to CPU."""
+        f = self.form
         f.add("Recompute", combo(_RECOMPUTE), "parallelism.recompute", name="combo_recompute")
         f.add(  # transformers' gradient_checkpointing around FSDP1 units (core/memory/fsdp1_reentrant.py)
             "",
@@ -142,11 +165,6 @@ class ParallelismPanel(Panel):
             "parallelism.offload_parameters",
             name="check_offload_parameters",
         )
-        self.framework: ComboBox = combo((p.label, p.id) for p in FRAMEWORKS.values())
-        switch = framework_edits(self.state)  # a recipe's defaults (torchtune: bf16...), refusals
-        f.add("Framework", self.framework, "framework", name="combo_framework", extra=switch)
-        self.state.changed.connect(self.refresh)
-        self.refresh()
 
     def refresh(self) -> None:
         v = self.state.value

@@ -76,6 +76,19 @@ class PrecisionPanel(Panel):
             name="combo_precision_weights",
             from_state=self._weights_used,
         )
+        self._add_notes()
+        self._add_dtype_fields()
+        self.kv_cache = combo(dtype_items(DTYPES))
+        f.add("KV cache", self.kv_cache, "precision.kv_cache", name="combo_precision_kv_cache")
+        self.state.changed.connect(self.refresh)
+        self.state.estimateChanged.connect(self._warn_tensor_cores)
+        self.refresh()
+        self._warn_tensor_cores(self.state.estimate)
+
+    def _add_notes(self) -> None:
+        """The notes under the weights: the tensor-core warning, QLoRA's own NF4, the
+        checkpoint's stored precision."""
+        f = self.form
         self.tensor_note = QLabel()
         self.tensor_note.setTextFormat(Qt.TextFormat.PlainText)
         self.tensor_note.setObjectName("label_tensor_core_warning")
@@ -95,6 +108,11 @@ class PrecisionPanel(Panel):
         set_role(self.checkpoint_note, "hint")
         self.checkpoint_note.setWordWrap(True)
         f.add_widget(self.checkpoint_note, "checkpoint_note")
+
+    def _add_dtype_fields(self) -> None:
+        """The activations' dtype and the training precisions: gradients, master weights, the
+        optimizer and its states, LoRA adapters."""
+        f = self.form
         self.activations = combo(dtype_items(TRAINING_DTYPES))  # 16-bit items say their rate
         f.add(
             "Activations",
@@ -133,12 +151,6 @@ class PrecisionPanel(Panel):
             "precision.adapters",
             name="combo_precision_adapters",
         )
-        self.kv_cache = combo(dtype_items(DTYPES))
-        f.add("KV cache", self.kv_cache, "precision.kv_cache", name="combo_precision_kv_cache")
-        self.state.changed.connect(self.refresh)
-        self.state.estimateChanged.connect(self._warn_tensor_cores)
-        self.refresh()
-        self._warn_tensor_cores(self.state.estimate)
 
     def _weights_used(self, weights: str) -> str:
         """What the base weights are stored in: QLoRA's NF4 while the field holds an
