@@ -102,11 +102,12 @@ def test_no_lever_without_a_queue() -> None:
 
 
 def test_the_cli_words_the_lever_and_the_cheapest(capsys: pytest.CaptureFixture[str]) -> None:
-    """The Not offered line adds the setting and its figures; the header names the cheapest
-    such row on the cost basis (renting: the A40 at $0.44/h under the RTX 3090's $0.46/h)."""
+    """The "short of a target" line (was Not offered: the row is ranked #1) adds the setting and
+    its figures; the header names the cheapest such row on the cost basis (renting: the A40 at
+    $0.44/h under the RTX 3090's $0.46/h)."""
     assert main(["compare", str(DATA / f"{LLAMA}.gpusizer.json"), "--gpus", "rtx-3090-24gb", "a40-48gb"]) == 0
     out = capsys.readouterr().out
-    line = next(x for x in out.splitlines() if x.startswith("Not offered (rtx-3090-24gb"))
+    line = next(x for x in out.splitlines() if x.startswith("Ranked #1, short of a target (rtx-3090-24gb)"))
     assert "; at serving.max_context 16,384 (llama-server -c" in line
     assert "a replica runs its 4 requests at once: 1 GPU meets the targets" in line
     head = [x for x in out.splitlines() if x.startswith("Engine setting:")]

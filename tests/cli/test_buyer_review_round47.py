@@ -99,7 +99,7 @@ def test_plan_carries_the_same_count_and_estimate_the_same_speed() -> None:
 
 def test_plan_text_says_the_count_as_compare_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # plan's table printed only "hold the 200 users but not the default speed target" in the
-    # Why: no gap, no count; it now prints compare's "Not offered" sentence for such a row
+    # Why: no gap, no count; it now prints compare's sentence (unmet_reason) for such a row
     from gpusizer.cli import main
 
     f = tmp_path / "amd.gpusizer.json"

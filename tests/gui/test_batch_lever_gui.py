@@ -1,10 +1,12 @@
-"""The concurrency lever in the window (core/sizing/batch_lever.py): a row refused because a
-replica queues its users names, in its tooltip's Not offered line, the setting that runs them
-at once, as the CLI's Not offered line does (tests/cli/test_batch_lever.py)."""
+"""The concurrency lever in the window (core/sizing/batch_lever.py): a ranked row that misses
+the targets because a replica queues its users names, in its tooltip's "short of a target"
+line (io/unmet_text.py), the setting that runs them at once, as the CLI's line does
+(tests/cli/test_batch_lever.py)."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +30,9 @@ def _gpu_tooltip(qtbot: Any, window: Any, gpu: str) -> str:
 def test_the_tooltip_names_the_context_that_runs_the_users_at_once(qtbot: Any, window: Any) -> None:
     tip = _gpu_tooltip(qtbot, window, "rtx-3090-24gb")
     # Llama 3.1 8B for 4 users at -c 4,096: one RTX 3090 queues 3 of 4; -c 16,384 runs them
-    assert "Not offered (targets): " in tip and "the rest queue" in tip
+    # was "Not offered (targets): " on a row the table ranks #1 (io/unmet_text.py)
+    assert re.search(r"^Ranked #\d+, short of a target: ", tip, re.M) and "the rest queue" in tip
+    assert "Not offered" not in tip
     assert "at serving.max_context 16,384 (llama-server -c" in tip
     assert "1 GPU meets the targets" in tip
 

@@ -1,12 +1,13 @@
 """The words of a serving option's concurrency lever (core/sizing/batch_lever.py): the clause
-its ``Not offered`` line adds, and the compare header's line naming the cheapest option the
-lever lets meet the targets."""
+its ``short of a target`` line adds (io/unmet_text.py), and the compare header's line naming
+the cheapest option the lever lets meet the targets."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .unmet_text import SHORT_WORDS
 from .wording import count, fraction_lever_words
 
 # the engine flags a scenario field stands for (docs/scenario-format.md, ``serving``)
@@ -96,5 +97,5 @@ def batch_lever_header(options: Sequence[Mapping[str, Any]]) -> list[str]:
         f"Engine setting: {what} would meet the targets with "
         f"{changes_words(lever['scenario_changes'])}: a replica then runs its "
         f"{count(lever['batch_size'], 'request')} at once instead of queueing them; ranked here as "
-        f"stated (see its Not offered line)"
+        f'stated (see its "{SHORT_WORDS}" line)'
     ]

@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .unmet_text import SHORT_WORDS
+
 TOP = 10  # the rows a buyer reads: the caveats of these are printed
 
 
@@ -42,7 +44,7 @@ def front_caveat(options: Sequence[dict[str, Any]]) -> list[str]:
     if any(o["pareto"] and o.get("unmet") == "targets" for o in options):
         return [
             "  A * row that misses the targets (Targets or Default target: no) is on the front only by "
-            "missing them (Not offered, below)."
+            f'missing them (its "{SHORT_WORDS}" line, below).'
         ]
     return []
 

@@ -29,6 +29,7 @@ from .compare_columns import (
     text_fmt,
 )
 from .compare_formats import usd_fmt
+from .unmet_text import unmet_head
 from .wide_band_text import is_wide, wide_band_lines, wide_tip
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "is_pd",
     "is_rl",
     "need_lines",
+    "not_offered_line",
     "plan_columns",
     "rollout_beside",
     "table_rows",
@@ -123,11 +125,13 @@ def compare_text(
     return "\n".join(lines)
 
 
-def not_offered_line(o: dict[str, Any]) -> str:
-    """``Not offered (GPU, cause): why``, with the memory fraction that would fit where the
-    option carries one (io/wording.py ``fraction_lever_words``), and the request cap that would
-    run a replica's users at once (io/batch_lever_text.py)."""
-    return f"Not offered ({o['gpu']}, {o['unmet']}): {o['unmet_reason']}{lever_words(o)}"
+def not_offered_line(o: dict[str, Any], named: bool = True) -> str:
+    """``Not offered (GPU, cause): why`` for a row with no layout, ``Ranked #1, short of a
+    target (GPU): why`` for a ranked row that misses a target (io/unmet_text.py ``unmet_head``;
+    ``named`` false: the window's tooltip, without the GPU id), with the memory fraction that
+    would fit where the option carries one (io/wording.py ``fraction_lever_words``), and the
+    request cap that would run a replica's users at once (io/batch_lever_text.py)."""
+    return f"{unmet_head(o, named)}: {o['unmet_reason']}{lever_words(o)}"
 
 
 def money_units(unit: str) -> str:

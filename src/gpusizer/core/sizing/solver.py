@@ -160,7 +160,7 @@ def plan_text(
     lines.insert(1, "-" * len(lines[0]))
     lines += [f"Why ({o['gpu']}): {o['layout_reason']}" for o in options if o["rank"] == 1]
     # a row that misses only the default level: by how much, and the count that meets it
-    # (core/sizing/level_count.py), as compare's "Not offered" line says it
+    # (core/sizing/level_count.py), as compare's "short of a target" line says it
     lines += [f"Default target ({o['gpu']}): {o['unmet_reason']}" for o in options if o.get("level_count")]
     asked = set(gpu_presets()) if searched is None else set(searched)
     missing = sorted(asked - {o["gpu"] for o in options} - set(left_out))

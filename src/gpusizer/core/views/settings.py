@@ -52,7 +52,7 @@ class SweepView:
 # what a buyer ranks by: the count bought and the count needed, the speed each user sees or the
 # days to train, the cost per million tokens or of the run, the purchase; at 1280x720 these fit
 # beside the frozen rank and GPU without sideways scrolling. Whether a row meets the targets
-# shows in its order (those that meet them first) and its tooltip ("Not offered (targets): ...").
+# shows in its order (those that meet them first) and its tooltip ("Ranked #1, short of a target: ...").
 # Keys of io/compare_columns.COLUMNS.
 DEFAULT_HIDDEN_COLUMNS: tuple[str, ...] = (
     "system_name", "systems", "tpot_seconds", "tokens_per_second", "cloud_cost_per_hour",

@@ -17,8 +17,15 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
-from ...io.batch_lever_text import lever_words, need_lever_words
-from ...io.compare_table import NOT_OFFERED, Column, band_tip_lines, columns_for, rollout_beside
+from ...io.batch_lever_text import need_lever_words
+from ...io.compare_table import (
+    NOT_OFFERED,
+    Column,
+    band_tip_lines,
+    columns_for,
+    not_offered_line,
+    rollout_beside,
+)
 from .. import colors
 from .cells import band_cell, band_tip, no_band, price_tip, sort_value, user_cell
 from .frozen import FrozenColumns
@@ -143,7 +150,7 @@ class OptionsModel(QAbstractTableModel):
                     f"{spare:,} spare GPUs bought run as the layout" + need_lever_words(o)
                 )
         if o.get("unmet"):
-            lines.append(f"Not offered ({o['unmet']}): {o['unmet_reason']}{lever_words(o)}")
+            lines.append(not_offered_line(o, named=False))
         notes = [n for n in o["notes"] if n != o.get("unmet_reason")]
         return "\n".join(lines + band_tip_lines(o, self.unit) + band_tip(o, col.key) + notes)
 
