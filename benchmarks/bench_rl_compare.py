@@ -69,3 +69,12 @@ def test_rl_compare_catalog(benchmark: Any) -> None:
 )
 def test_rl_compare_catalog_other_cases(benchmark: Any, case: str, target: float) -> None:
     time_cold_compare(benchmark, case, target)
+
+
+DAPO_SPLIT_CPU_SECONDS = 45.0  # 34 s here (65.5 s before the out-of-reach stop), load's margin
+
+
+def test_rl_dapo_split_compare(benchmark: Any) -> None:
+    """The split DAPO case of buyer round 53 (docs/evidence/rl.md section 99): a deadline the
+    rollout pool alone cannot meet stops the training-pool search (core/sizing/rl_out_of_reach.py)."""
+    time_cold_compare(benchmark, "rl-qwen3-30b-a3b-dapo-20k-split.gpusizer.json", DAPO_SPLIT_CPU_SECONDS)
