@@ -124,7 +124,7 @@ def expert_layout(s: Scenario) -> str:
     """The routed experts' adapter layout of the scenario's LoRA (module docstring)."""
     peft = s.framework in TRANSFORMERS_PEFT
     if peft and s.model.family in NATIVE_3D and s.model.moe is not None:
-        return native_layout(s.workload.lora_target_parameters)
+        return native_layout(s.workload.lora_target_parameters or ())
     fused = fuses_experts(s.workload.transformers_version) and peft
     if not fused or s.model.family not in FUSED_IN_V5 or s.model.moe is None:
         return MODULES

@@ -94,9 +94,9 @@ class WorkloadSpec(Strict):
     # them; null: 4.x's per-expert Linears, and left out of the echo
     transformers_version: str | None = None
     # PEFT ``target_parameters`` on a MoE's 3-D expert parameters (gpt-oss, Llama 4:
-    # core/memory/lora_expert_params.py), e.g. "7.mlp.experts.gate_up_proj"; empty: none, and
-    # left out of the echo
-    lora_target_parameters: tuple[str, ...] = Field((), strict=False)
+    # core/memory/lora_expert_params.py), e.g. "7.mlp.experts.gate_up_proj"; null or empty: none,
+    # and left out of the echo
+    lora_target_parameters: tuple[str, ...] | None = Field(None, strict=False)
     # not a field: the tokens each causal attention spans where a row packs several sequences
     # masked apart (RL's packed responses, core/pipeline/rl_packed_attention.py); None: the
     # row's own ``sequence_length``
@@ -162,8 +162,8 @@ class WorkloadSpec(Strict):
 
     @field_validator("lora_target_parameters")
     @classmethod
-    def _target_parameters(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        return check_target_parameters(v)
+    def _target_parameters(cls, v: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        return None if v is None else check_target_parameters(v)
 
     @field_validator("loss", mode="before")  # any type: the message names the kinds
     @classmethod
