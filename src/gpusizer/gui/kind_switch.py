@@ -40,6 +40,7 @@ _TECHNIQUES = (
     "workload.mlx_version",
     "serving.max_kv_size",
     "workload.transformers_version",
+    "workload.lora_target_parameters",
 )
 _SHORT = {  # parallelism fields as the status bar names them
     "tensor": "TP",

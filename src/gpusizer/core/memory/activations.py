@@ -115,7 +115,10 @@ def _moe(arch: Arch, c: ActContext) -> float:
     routed = t * moe.experts_per_token
     kept = 4 * t * moe.experts + 8 * routed + c.p * routed * arch.hidden  # softmax, top-k, outputs
     kept += c.p * t * arch.hidden if c.targets is None else 0  # the router keeps its input
-    kept += mlp_block(arch, c, moe.expert_ffn_hidden_size, routed)
+    routed_c = c
+    if c.routed_frozen and c.targets is not None:
+        routed_c = replace(c, targets=c.targets - {"gate", "up", "down", "gate_up"})
+    kept += mlp_block(arch, routed_c, moe.expert_ffn_hidden_size, routed)
     if moe.shared_experts:
         kept += mlp_block(arch, c, moe.shared_ffn, t)
     return kept

@@ -43,6 +43,9 @@ class ActContext:
     quantised_inputs: bool = False  # bitsandbytes < 0.43.2: each 4-bit Linear keeps its input
     # parallelism.recompute_modules (Megatron-Core, core/registry/recompute_modules.py)
     recompute_modules: frozenset[str] = frozenset()
+    # LoRA whose target names reach no routed expert (gpt-oss, Llama 4: 3-D expert parameters,
+    # core/memory/lora_expert_params.py): the routed experts' Linears keep no adapter inputs
+    routed_frozen: bool = False
 
     @property
     def tokens(self) -> int:

@@ -11,6 +11,9 @@ gets one ``lora_A`` (r x h) and one ``lora_B`` ((q + k + v) x r), not three adap
 (measured: tests/core/data/peft-extra-measured.json, phi3 records; PEFT
 ``tuners/lora/model.py`` wraps each targeted ``nn.Linear``). Naming any of q/k/v (gate/up)
 targets the fused module.
+
+gpt-oss and Llama 4 keep their routed experts as 3-D parameters, which the target names do not
+reach; ``workload.lora_target_parameters`` adapts them (core/memory/lora_expert_params.py).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import NamedTuple
 from ..model.architecture import Arch, resolve
 from ..model.params import StageLayers
 from ..model.specs import ModelSpec, Scenario
+from .lora_expert_params import expert_parameter_adapters, expert_parameter_shapes, is_native
 from .lora_experts import MODULES, expert_layout, fused_targets, keeps_mlp_modules
 
 # A fused module's name and the target names that select it.
@@ -100,7 +104,10 @@ def _routed(
 ) -> tuple[int, int]:
     """(parameters, tensors) of one MoE layer's routed-expert adapters: per-expert Linears, or
     one ``lora_A`` (E·r', d_in) and ``lora_B`` (d_out, E·r') per fused parameter (PEFT
-    ``ParamWrapper``)."""
+    ``ParamWrapper``); none where the experts are 3-D parameters the names do not reach
+    (their ``target_parameters`` adapters: :func:`lora_stage`)."""
+    if is_native(layout):
+        return 0, 0
     if layout == MODULES:
         one, one_t = _adapter(_mlp_shapes(arch, ffn), names, rank)
         return one * experts, one_t * experts
@@ -162,6 +169,10 @@ def adapter_tensors(
         moe is not None and layout == MODULES
     ):  # the routed experts and, as _parts counts them, the shared ones
         groups.append((_mlp_shapes(arch, moe.expert_ffn_hidden_size), arch.moe_layers * moe.experts, names))
+    elif moe is not None and is_native(layout):
+        for d_in, d_out, n in expert_parameter_shapes(arch, layout):
+            for size in (moe.experts * rank * d_in, moe.experts * rank * d_out):
+                found[size] = found.get(size, 0) + n
     elif moe is not None:
         for d_in, d_out, m in _fused_shapes(arch, moe.expert_ffn_hidden_size, names, layout):
             for n in (moe.experts * rank * m * d_in, moe.experts * rank * m * d_out):
@@ -189,15 +200,18 @@ def lora_stage(
     the routed experts' (core/memory/lora_experts.py)."""
     parts = _parts(spec, rank, targets, layout)
     (dense, dense_t), (moe, moe_t), (head, head_t), (attn, attn_t), (mlp, mlp_t) = parts
-    mixers, free = stage.hybrid_layers(resolve(spec))
+    arch = resolve(spec)
+    mixers, free = stage.hybrid_layers(arch)
     dense_layers, moe_layers, last = stage.dense, stage.moe, stage.last
+    named, named_t = expert_parameter_adapters(arch, rank, layout, moe_layers)
     return (
-        dense * dense_layers + moe * moe_layers + (head if last else 0) - attn * mixers - mlp * free,
+        dense * dense_layers + moe * moe_layers + (head if last else 0) - attn * mixers - mlp * free + named,
         dense_t * dense_layers
         + moe_t * moe_layers
         + (head_t if last else 0)
         - attn_t * mixers
-        - mlp_t * free,
+        - mlp_t * free
+        + named_t,
     )
 
 

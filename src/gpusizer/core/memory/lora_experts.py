@@ -32,14 +32,19 @@ transformers 5 stores a family's experts as two 3-D parameters, ``gate_up_proj``
   adapters (Qwen3-MoE has neither: the printed count does not test that part).
 
 A scenario naming no release, a release before 5, or a family outside :data:`FUSED_IN_V5`
-keeps ``"modules"`` (the answers given before the field).
+keeps ``"modules"`` (the answers given before the field), except gpt-oss and Llama 4, whose
+experts are 3-D parameters in every release: their layout is ``"native_3d"``, where the expert
+names adapt no routed expert and ``workload.lora_target_parameters`` does
+(core/memory/lora_expert_params.py).
 """
 
 from __future__ import annotations
 
 from ..errors import ScenarioError
+from ..model.architecture import resolve
 from ..model.specs import Scenario
 from ..registry.transformers_releases import fuses_experts
+from .lora_expert_params import NATIVE_3D, layer_error, native_layout
 
 MODULES, FUSED, FUSED_UNSLOTH = "modules", "fused", "fused_unsloth"
 FIELD = "workload.transformers_version"
@@ -90,11 +95,37 @@ def check_transformers_release(s: Scenario) -> None:
         )
     if s.workload.is_adapter and expert_layout(s) == FUSED:
         fused_targets(frozenset(s.workload.lora_targets), FUSED)
+    check_target_parameters(s)
+
+
+def check_target_parameters(s: Scenario) -> None:
+    """Validation: ``workload.lora_target_parameters`` names 3-D expert parameters of a LoRA
+    run under a framework that wraps a transformers model with PEFT, on gpt-oss or Llama 4
+    (elsewhere the experts are Linears or another framework's modules), at layers the model
+    has."""
+    names = s.workload.lora_target_parameters
+    if not names:
+        return
+    field = "workload.lora_target_parameters"
+    if not s.workload.is_adapter or s.framework not in TRANSFORMERS_PEFT:
+        raise ScenarioError(field, "applies to LoRA and QLoRA under " + ", ".join(sorted(TRANSFORMERS_PEFT)))
+    if s.model.family not in NATIVE_3D or s.model.moe is None:
+        raise ScenarioError(
+            field,
+            f"applies to gpt-oss and Llama 4 (3-D expert parameters), not family {s.model.family}; "
+            "other MoE families' experts take workload.lora_targets",
+        )
+    err = layer_error(resolve(s.model), names)
+    if err is not None:
+        raise ScenarioError(field, err)
 
 
 def expert_layout(s: Scenario) -> str:
     """The routed experts' adapter layout of the scenario's LoRA (module docstring)."""
-    fused = fuses_experts(s.workload.transformers_version) and s.framework in TRANSFORMERS_PEFT
+    peft = s.framework in TRANSFORMERS_PEFT
+    if peft and s.model.family in NATIVE_3D and s.model.moe is not None:
+        return native_layout(s.workload.lora_target_parameters or ())
+    fused = fuses_experts(s.workload.transformers_version) and peft
     if not fused or s.model.family not in FUSED_IN_V5 or s.model.moe is None:
         return MODULES
     return FUSED_UNSLOTH if s.framework == "unsloth" else FUSED

@@ -29,6 +29,8 @@ from .attention_vjp import attention_vjp_bytes
 from .expert_loop import expert_loop
 from .layouts import activation_layout, lora_kernels, stage_layout
 from .lora import module_targets, recorded_share
+from .lora_expert_params import is_native, merged_weight_backward
+from .lora_experts import expert_layout
 from .peft import dropout_mask, kbit_prepared
 from .techniques import offload_split
 
@@ -165,6 +167,7 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
         fp8_inputs=prec.matmuls == "fp8"
         and (activation_layout(s.profile).fp8_inputs or te_fp8_inputs(prec.lightning)),
         recompute_modules=frozenset(p.recompute_modules),
+        routed_frozen=lora and is_native(expert_layout(s)),
         quantised_inputs=w.info.quantised_base
         and FORMAT_DEFAULTS.get(prec.weights, ("", ""))[0] == "bitsandbytes"
         and keeps_inputs(prec.bitsandbytes_version),
@@ -202,7 +205,7 @@ def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts) -> S
     held = 0.0
     if ctx.quantised_inputs and s.profile.holds_last_step:
         held = per - layout.kept(s, arch, replace(ctx, quantised_inputs=False), sp)
-    layer_backward = loop.layer_backward
+    layer_backward = loop.layer_backward + merged_weight_backward(s, arch, sp, expert_layout(s))
     scores = attention_vjp_bytes(s, arch)  # an unfused attention backward's L x L arrays
     if scores:
         layer_backward += scores

@@ -26,6 +26,7 @@ from ..errors import check_id, excerpt
 from ..limits import Batch, Layers, SomeTokens, Strict, Tokens, TrainingTokens, Width
 from ..registry.expert_kernels import check_expert_kernel
 from ..registry.fused_kernels import check_kernels
+from ..registry.lora_target_parameters import check_target_parameters
 from ..registry.loss_kinds import LOSS_KINDS
 from ..registry.mlx_releases import check_mlx_version
 from ..registry.preference import Reference
@@ -92,6 +93,10 @@ class WorkloadSpec(Strict):
     # 5 a MoE family's experts are fused 3-D parameters, which changes the adapters LoRA puts on
     # them; null: 4.x's per-expert Linears, and left out of the echo
     transformers_version: str | None = None
+    # PEFT ``target_parameters`` on a MoE's 3-D expert parameters (gpt-oss, Llama 4:
+    # core/memory/lora_expert_params.py), e.g. "7.mlp.experts.gate_up_proj"; null or empty: none,
+    # and left out of the echo
+    lora_target_parameters: tuple[str, ...] | None = Field(None, strict=False)
     # not a field: the tokens each causal attention spans where a row packs several sequences
     # masked apart (RL's packed responses, core/pipeline/rl_packed_attention.py); None: the
     # row's own ``sequence_length``
@@ -155,6 +160,11 @@ class WorkloadSpec(Strict):
     def _transformers(cls, v: str | None) -> str | None:
         return check_transformers_version(v)
 
+    @field_validator("lora_target_parameters")
+    @classmethod
+    def _target_parameters(cls, v: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        return None if v is None else check_target_parameters(v)
+
     @field_validator("loss", mode="before")  # any type: the message names the kinds
     @classmethod
     def _loss(cls, v: object) -> str:
@@ -182,6 +192,8 @@ class WorkloadSpec(Strict):
             data.pop("mlx_version", None)
         if self.transformers_version is None:
             data.pop("transformers_version", None)
+        if not self.lora_target_parameters:
+            data.pop("lora_target_parameters", None)
         return data
 
     @property

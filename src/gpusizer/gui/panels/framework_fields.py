@@ -30,6 +30,11 @@ FRAMEWORK_ONLY: tuple[tuple[str, str, Takes], ...] = (
     # PEFT on a transformers model only (core/memory/lora_experts.py TRANSFORMERS_PEFT); no row
     # of its own yet, so a switch away clears a value opened from a file
     ("workload.transformers_version", "transformers release", lambda p, _serves: p.id in TRANSFORMERS_PEFT),
+    (
+        "workload.lora_target_parameters",
+        "expert target parameters",
+        lambda p, _serves: p.id in TRANSFORMERS_PEFT,
+    ),
 )
 
 
