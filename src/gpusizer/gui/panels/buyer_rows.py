@@ -79,7 +79,9 @@ def unified(gpu: Any) -> bool:
             return gpu_spec(gpu).unified_memory
         except KeyError:  # an unknown id: its refusal shows at the GPU list
             return False
-    return bool(getattr(gpu, "unified_memory", False) or (isinstance(gpu, dict) and gpu.get("unified_memory")))
+    if isinstance(gpu, dict):  # a custom GPU being edited
+        return bool(gpu.get("unified_memory"))
+    return bool(getattr(gpu, "unified_memory", False))
 
 
 def refresh_hardware_rows(f: Form, state: ScenarioState, kind: WorkloadKind | None) -> None:

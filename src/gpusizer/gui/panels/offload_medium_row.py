@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.registry.frameworks import FrameworkProfile
+from ...core.serving.kv_offload import DISK_GB_PER_S
+from ..quantity_field import QuantityField
 from ..state import ScenarioState
 from ..widgets import ComboBox, Form, combo
 from .serving_feature_rows import fill_methods, table_of
@@ -55,3 +57,7 @@ def refresh_offload_rows(f: Form, box: ComboBox, state: ScenarioState, profile: 
         engine = table.engine if table is not None else "this engine"
         items.append((f"{held}: not run by {engine}", held))
     fill_methods(box, items, held)
+    link = f.rows[BANDWIDTH].findChild(QuantityField)
+    if link is not None:  # a blank link is the tier's (kv_offload.py ``bandwidth``)
+        disk = f"default: disk, {DISK_GB_PER_S:g} GB/s"
+        link.setSpecialValueText(disk if held == "disk" else "default: PCIe")
