@@ -134,6 +134,7 @@ SERVING = (
     Case("serving.lora.active", LORAS, 2),
     Case("serving.kv_offload.capacity_gb", PREFIX, 64.0),
     Case("serving.kv_offload.bandwidth_gb_per_s", OFFLOAD, 100.0),
+    Case("serving.kv_offload.medium", OFFLOAD, "disk"),  # null: host memory (offload_medium_row.py)
     # the two pools are set together: either alone is refused (decode_gpus: required)
     Case("serving.disaggregated.prefill_gpus", VLLM, 1, ("serving.disaggregated.decode_gpus", 2)),
     Case("serving.disaggregated.decode_gpus", VLLM, 1, ("serving.disaggregated.prefill_gpus", 2)),
@@ -217,6 +218,12 @@ TRAINING = (
     Case("rl.rollout.speculative.topk", RL_TREE, 1),
     Case("rl.rollout.speculative.num_draft_tokens", RL_TREE, 3),
     Case("rl.host_link_gb_per_s", RL, 32.0),
+    # a buyer's rows (gui/panels/buyer_rows.py): null is the device's share, the GPU's network,
+    # the share from the GPU count, the activations' dtype
+    Case("hardware.gpu_memory_fraction", MLX_LORA, 0.9),
+    Case("hardware.network_gb_per_s", LORA, 25.0),
+    Case("compute.effective_time_share", LORA, 0.5),
+    Case("precision.matmuls", LORA, "fp8"),
 )
 CASES = SERVING + TRAINING
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..binding import Binder
 from ..quantity_field import QuantityField
 from .base import Panel
+from .buyer_rows import TIME_SHARE, add_time_share, show_time_share, training_or_held
 
 _MIB = 2**20
 
@@ -33,6 +34,7 @@ class AssumptionsPanel(Panel):
             # Training MFU: empty = from the layout's step time (core/speed/train_step.py)
             none = "from the layout" if field == "compute.mfu" else ""
             f.add(label, QuantityField("percent", field, step=0.01, none_text=none), field, name=name)
+        self.time_share = add_time_share(f)  # restarts and lost work (core/speed/goodput.py)
         default = "framework default"
         f.add(
             "CUDA context",
@@ -53,12 +55,18 @@ class AssumptionsPanel(Panel):
             name="spin_allocator_fraction",
         )
         self.state.changed.connect(self.refresh)
+        self.state.estimateChanged.connect(self.show_sizes)
         self.refresh()
+        self.show_sizes(self.state.estimate)
+
+    def show_sizes(self, est: object) -> None:
+        show_time_share(self.time_share, est)
 
     def refresh(self) -> None:
         kind = self.kind()
         training = kind is not None and kind.trains
         self.form.show("compute.mfu", training)
+        self.form.show(TIME_SHARE, training_or_held(self.state, kind, TIME_SHARE))
         for key in (
             "compute.flops_efficiency",
             "compute.bandwidth_efficiency",

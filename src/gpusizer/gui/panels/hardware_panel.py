@@ -19,6 +19,7 @@ from ..quantity_field import QuantityField
 from ..style import set_role
 from ..widgets import ComboBox, combo
 from .base import Panel
+from .buyer_rows import add_hardware_rows, refresh_hardware_rows, show_hardware_defaults
 
 _GIB = 2**30
 
@@ -96,6 +97,7 @@ class HardwarePanel(Panel):
             "an x86 server. Empty: the host of the catalog's systems with this GPU."
         )
         f.add("Host CPU", host, "hardware.host_cpu", name="combo_host_cpu")
+        self.share, self.network = add_hardware_rows(f)  # unified share, network, TP across nodes
 
     def _add_my_gpu_buttons(self) -> None:
         """Save to and remove from my GPUs (a custom GPU kept in the app's settings)."""
@@ -184,9 +186,11 @@ class HardwarePanel(Panel):
         self.save_gpu.setVisible(custom)
         self.remove_gpu.setVisible(mine)
         self.form.show("my_gpus", custom or mine)
+        refresh_hardware_rows(self.form, self.state, self.kind())
 
     def show_sizes(self, est: Any) -> None:
         g = est.gpu
+        show_hardware_defaults(self.share, self.network, est)
         sixteen = "bf16" if "bf16" in g.dense_tflops else "fp16"  # Turing, Volta: no BF16
         rate = g.dense_tflops.get(sixteen) or max(g.dense_tflops.values(), default=0)
         nodes = -(-est.gpus // est.scenario.hardware.gpus_per_node)

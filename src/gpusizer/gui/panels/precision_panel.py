@@ -17,6 +17,7 @@ from ..binding import Binder
 from ..style import set_role
 from ..widgets import combo
 from .base import Panel
+from .buyer_rows import MATMULS, add_matmuls, training_or_held
 from .dtype_rate_items import mark_items
 
 _OPTIMIZER_LABELS = {
@@ -151,6 +152,7 @@ class PrecisionPanel(Panel):
             "precision.adapters",
             name="combo_precision_adapters",
         )
+        add_matmuls(f)  # Float8 training (buyer_rows.py)
 
     def _weights_used(self, weights: str) -> str:
         """What the base weights are stored in: QLoRA's NF4 while the field holds an
@@ -185,6 +187,7 @@ class PrecisionPanel(Panel):
         self.form.show("precision.adapters", lora)
         self.form.show("qlora_note", kind is not None and kind.quantised_base)
         self.form.show("precision.kv_cache", not training)
+        self.form.show(MATMULS, training_or_held(self.state, kind, MATMULS))
         stored = self.state.value("model.checkpoint_precision")
         if stored is not None:
             fields = stored.fields() if hasattr(stored, "fields") else dict(stored)

@@ -18,6 +18,7 @@ from ..quantity_field import QuantityField
 from ..widgets import ComboBox, combo
 from .base import Panel
 from .framework_fields import shown
+from .offload_medium_row import add_offload_medium, refresh_offload_rows
 from .serving_engine import ENGINE_TIPS, add_engine_rows, refresh_engine_rows
 from .serving_feature_rows import FEATURE_TIPS, add_lora_targets, add_speculative_rows, refresh_feature_rows
 from .serving_load_rows import LOAD_TIPS, add_load_rows
@@ -203,8 +204,7 @@ class ServingPanel(Panel):
         add_lora_targets(f)
         cap = QuantityField("number", "serving.kv_offload.capacity_gb", step=16, unit="GB", none_text="off")
         f.add("KV offload", cap, "serving.kv_offload.capacity_gb", name="spin_serving_kv_offload")
-        # the medium comes from the file (no widget): its refusal shows beside the capacity
-        f.binder.shown_at["serving.kv_offload.medium"] = "serving.kv_offload.capacity_gb"
+        self.medium = add_offload_medium(f)  # host memory or disk (offload_medium_row.py)
         bw = QuantityField(
             "number", "serving.kv_offload.bandwidth_gb_per_s", step=1, unit="GB/s", none_text="default: PCIe"
         )
@@ -246,8 +246,7 @@ class ServingPanel(Panel):
         self.form.show("serving.lora.rank", lora)
         self.form.show("serving.lora.active", lora)
         self.form.show("serving.lora.targets", lora)
-        offload = self.state.value("serving.kv_offload.capacity_gb") is not None
-        self.form.show("serving.kv_offload.bandwidth_gb_per_s", offload)
+        refresh_offload_rows(self.form, self.medium, self.state, profile)  # the link and the tier
         refresh_engine_rows(self.form, self.state, profile)
         refresh_feature_rows(self.form, self.methods, self.state, profile)
 
