@@ -82,6 +82,12 @@ ALLOWED_INTERNALS = {
     ("rl_sections", "gpusizer.core.speed.host_link", "host_link_gb_per_s"),
     # the speculative methods SGLang drafts a tree with: where the draft-tree rows apply
     ("spec_tree_rows", "gpusizer.core.serving.spec_tree", "TREE_METHODS"),
+    # the GPU's default network, shown as what a null hardware.network_gb_per_s resolves to
+    ("buyer_rows", "gpusizer.core.speed.train_rates", "network_gb_per_s"),
+    # the disk tier's default link, shown as what a null kv_offload link resolves to on disk
+    ("offload_medium_row", "gpusizer.core.serving.kv_offload", "DISK_GB_PER_S"),
+    # the frameworks that load with transformers and PEFT: the switch clears the release elsewhere
+    ("framework_fields", "gpusizer.core.memory.lora_experts", "TRANSFORMERS_PEFT"),
 }
 
 

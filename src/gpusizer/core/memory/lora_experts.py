@@ -18,7 +18,7 @@ transformers 5 stores a family's experts as two 3-D parameters, ``gate_up_proj``
   It moves the bare names ``gate_proj``, ``up_proj`` (Mixtral ``w1``, ``w3``) to
   ``target_parameters`` ``gate_up_proj`` with ``rank_pattern`` ``r * 2``, and ``down_proj``
   (``w2``) to ``down_proj`` at rank r. Naming only one of gate/up raises "Cannot convert PEFT
-  target(s) up_proj without also targeting gate_proj" (peft ``tests/test_target_parameters.py``
+  target(s) up_proj without also targeting gate_proj" (``huggingface/peft/tests/test_target_parameters.py``
   ``test_qwen3_moe_error_message``, trl#5428). The names leave ``target_modules``, so a dense
   MLP layer's or a shared expert's ``gate_proj``/``up_proj``/``down_proj`` Linears get no
   adapter (peft#3711: only fully qualified names keep them).
@@ -81,6 +81,9 @@ FUSED_IN_V5 = frozenset(
 # get_peft_model over PEFT); Megatron, torchtitan, torchtune, LitGPT and MLX build their own
 # modules, so a transformers release does not set their experts' layout
 TRANSFORMERS_PEFT = frozenset({"huggingface", "deepspeed", "fsdp", "ms-swift", "axolotl", "unsloth"})
+# the frameworks that adapt transformers 5's fused experts with their own kernels at rank r
+# (layout ``"fused_unsloth"``, the Unsloth notebook above), not PEFT's conversion at 2r
+OWN_FUSED_LORA = frozenset({"unsloth"})
 
 
 def check_transformers_release(s: Scenario) -> None:
@@ -128,7 +131,7 @@ def expert_layout(s: Scenario) -> str:
     fused = fuses_experts(s.workload.transformers_version) and peft
     if not fused or s.model.family not in FUSED_IN_V5 or s.model.moe is None:
         return MODULES
-    return FUSED_UNSLOTH if s.framework == "unsloth" else FUSED
+    return FUSED_UNSLOTH if s.framework in OWN_FUSED_LORA else FUSED
 
 
 def fused_targets(names: frozenset[str], layout: str) -> dict[str, int]:
