@@ -30,7 +30,7 @@ def tab(qtbot: Any, window: Any) -> Any:
     window.state.set_scenario(QWEN, record=False)
     window.tabs.select("hardware")
     chart = window.tabs.charts["hardware"]
-    qtbot.waitUntil(lambda: len(chart.options) == len(gpu_presets()), timeout=60000)
+    qtbot.waitUntil(lambda: len(chart.options) == len(gpu_presets()), timeout=120000)
     return chart
 
 
@@ -253,7 +253,7 @@ def test_at_1280x720_the_buyer_columns_fit_beside_a_frozen_gpu_name(
     window.state.set_scenario(scenario, record=False)
     window.tabs.select("hardware")
     tab = window.tabs.charts["hardware"]
-    qtbot.waitUntil(lambda: len(tab.options) == len(gpu_presets()), timeout=30000)
+    qtbot.waitUntil(lambda: len(tab.options) == len(gpu_presets()), timeout=120000)
     qtbot.wait(50)
     table = tab.table
     shown = [c.key for i, c in enumerate(tab.model.columns) if not table.isColumnHidden(i)]
