@@ -35,6 +35,21 @@ def set_widget(window: Any, name: str, value: Any) -> None:
     window.state.flush()
 
 
+def refuse_edit(window: Any, base: dict[str, Any], path: str, value: Any) -> None:
+    """Load ``base``, edit ``path`` to the hostile ``value``, and check that the state refused
+    it on that field and the scenario kept the field's last valid value."""
+    set_scenario(window, base)
+    kept = window.state.value(path)
+    window.state.edit(path, value, immediate=True)
+    window.state.flush()
+    assert window.state.error is not None and window.state.error.field == path, window.state.error
+    *block, field = path.split(".")
+    held: Any = window.state.scenario  # the scenario, not the refused value the field holds
+    for part in block:
+        held = getattr(held, part)
+    assert getattr(held, field) == kept
+
+
 def error_text(window: Any, name: str) -> str:
     """The message shown beside the widget ``name`` ("" while its error label is hidden)."""
     label = find(window, "error_" + name)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .helpers import error_text, find, row_visible, set_scenario
+from .helpers import error_text, find, refuse_edit, row_visible
 from .test_buyer_rows_gui import HALF_NODE, MAC_LORA, OFFLOAD, TWO_NODES
 
 ABOVE_0 = "greater than or equal to 0.000001"  # a rate's floor (core/limits.py)
@@ -33,18 +33,9 @@ CASES = (  # (base, path, hostile value, widget, words of the refusal)
 
 @pytest.mark.parametrize(("base", "path", "value", "widget", "words"), CASES)
 def test_refused_beside_the_new_widget(window, base: dict[str, Any], path, value, widget, words) -> None:
-    set_scenario(window, base)
-    kept = window.state.value(path)
-    window.state.edit(path, value, immediate=True)
-    window.state.flush()
-    assert window.state.error is not None and window.state.error.field == path, window.state.error
+    refuse_edit(window, base, path, value)
     shown = error_text(window, widget)
     assert words in shown, shown
     said = window.statusBar().currentMessage()  # "Not applied: <the field>: <why>"
     assert said.startswith(f"Not applied: {path}: ") and words in said, said
     assert row_visible(find(window, widget))  # held, so shown where the refusal is
-    *block, field = path.split(".")
-    held: Any = window.state.scenario
-    for part in block:
-        held = getattr(held, part)
-    assert getattr(held, field) == kept

@@ -11,7 +11,7 @@ import pytest
 
 from tests.scenarios import VLLM
 
-from .helpers import error_text, set_scenario
+from .helpers import error_text, refuse_edit
 from .test_framework_fields_gui import MLX_LORA, SPLIT
 
 CASES = (  # (base, path, hostile value, widget, words of the refusal)
@@ -29,14 +29,5 @@ CASES = (  # (base, path, hostile value, widget, words of the refusal)
 
 @pytest.mark.parametrize(("base", "path", "value", "widget", "words"), CASES)
 def test_refused_beside_the_new_widget(window, base: dict[str, Any], path, value, widget, words) -> None:
-    set_scenario(window, base)
-    kept = window.state.value(path)
-    window.state.edit(path, value, immediate=True)
-    window.state.flush()
-    assert window.state.error is not None and window.state.error.field == path
+    refuse_edit(window, base, path, value)
     assert words in error_text(window, widget), error_text(window, widget)
-    *block, field = path.split(".")
-    held: Any = window.state.scenario
-    for part in block:
-        held = getattr(held, part)
-    assert getattr(held, field) == kept
