@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+import gpusizer
 from gpusizer.cli import main
 from gpusizer.io.compare_table import not_offered_line
 from gpusizer.io.unmet_text import unmet_head
@@ -87,3 +88,16 @@ def test_the_json_is_unchanged(capsys: pytest.CaptureFixture[str]) -> None:
     o = next(r for r in rows if r["gpu"] == "rtx-3090-24gb")
     assert o["unmet"] == "targets" and o["fits"] and o["rank"] == 1
     assert o["unmet_reason"].startswith("misses the default target (first token within 2 s")
+
+
+def test_a_row_with_no_layout_that_misses_targets_does_not_say_it_does_not_fit() -> None:
+    """Where one replica holds the model but no count meets the targets (``unmet`` "targets",
+    ``fits`` false), the layout cell says so; "does not fit" is memory's word."""
+    from gpusizer.io.compare_table import NOT_OFFERED, columns_for, table_rows
+
+    serve = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}}
+    option = {**gpusizer.compare_gpus(serve, gpus=["h100-sxm-80gb"])[0], "fits": False, "unmet": "targets"}
+    columns = columns_for(False, True, False)
+    row = table_rows([option], columns)[1]
+    layout = row[[c.key for c in columns].index("layout")]
+    assert layout == NOT_OFFERED["targets"] == "misses targets"

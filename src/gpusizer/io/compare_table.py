@@ -144,6 +144,8 @@ def money_units(unit: str) -> str:
 # the layout cell of an option with no layout, by its cause (core/sizing/unmet.py)
 NOT_OFFERED = {
     "memory": "does not fit",
+    # one replica holds the model, but no count the search tries meets the targets
+    "targets": "misses targets",
     "context_limit": "context limit",
     "practical_limit": "practical limit",
 }
