@@ -202,7 +202,13 @@ SHORT = {
     # baseline (1.151), torchao's pre-training tutorial bf16 row (1.210) and the bf16-master
     # DeepSpeedExamples run (0.773); 9 of 11 since the tenth round (training-peaks-blind10.json)
     # added fms-acceleration's five full fine-tunes (1.000-1.033) and re-dealt the fifths: no
-    # longer short
+    # longer short; 8 of 12 since the twelfth round (training-peaks-blind12.json) added Qwen 1's
+    # five ZeRO-3 full-parameter rows (0.872-1.041): a fifth of 12 on the band 0.860-1.140 holds
+    # 8; outside, axolotl's gpt-oss-20b FSDP2 full fine-tune (0.860, under the band's 0.8601
+    # edge), torchtitan's Llama 3.1 70B on 256 H100 (0.852), torchtune v0.2.1's Llama 2 70B full
+    # (0.757) and DeepSpeedExamples' bf16 master run (0.773); each fifth held out in turn 42 of
+    # 52 -> 47 of 57 (82 %)
+    "memory/fsdp-deepspeed/full": (8, 12),
     # FSDP / ZeRO-3 adapters: 2 of 3 (too few to test) until the tenth blind round of training
     # peaks (docs/evidence/training.md, its section; training-peaks-blind10.json) added
     # fms-acceleration's ten FSDP1 LoRA / QLoRA rows: a held-out fifth of 5 on the band
@@ -213,8 +219,22 @@ SHORT = {
     # (parallelism.reentrant_checkpoint, core/memory/fsdp1_reentrant.py) brought those rows to
     # 0.959-0.991 and PEFT's FSDP1 QLoRA doc rows to 0.965 / 1.076: the band stays 0.444-1.027,
     # and the held-out 2-GPU PEFT row (0.919 -> 1.076, within 8 % of its whole-process figure)
-    # joins the two above it; each fifth held out in turn 20 -> 19 of 23 (82 %)
-    "memory/fsdp-deepspeed/adapter": (2, 5),
+    # joins the two above it; each fifth held out in turn 20 -> 19 of 23 (82 %); 7 of 9 since
+    # the twelfth blind round of training peaks (training-peaks-blind12.json, docs/evidence/
+    # training.md its section) added Qwen 1's eighteen DeepSpeed adapter rows (Q-LoRA on GPTQ
+    # under ZeRO-2, LoRA under ZeRO-2 over 2 x 2 GPUs and ZeRO-3 over 4): band 0.807-1.140;
+    # outside, axolotl's Llama 3 70B QLoRA with FSDP offload (0.444) and the round's Qwen-14B
+    # Q-LoRA at 256 tokens (0.766); each fifth held out in turn 34 of 41 (83 %)
+    "memory/fsdp-deepspeed/adapter": (7, 9),
+    # transformers + PEFT adapters: 22 of 24 until the twelfth blind round of training peaks
+    # (training-peaks-blind12.json) added Qwen 1's six single-GPU LoRA rows (0.864-1.041) and
+    # re-dealt the fifths: a fifth of 25 on the band 0.882-1.025 (was 0.88-1.04) holds 17;
+    # outside, axolotl's GLM-4.5-Air QLoRA (1.122), torchtune's README Llama 3.1 8B QLoRA
+    # (1.026) and flags-table Llama 3.2 3B QLoRA (1.073), axolotl's 2023-08 Llama 2 7B LoRA
+    # (0.852), Unsloth's Qwen2.5 7B T4 notebook (1.199) and three of the round's rows (Qwen-1.8B
+    # LoRA at 256 and 2048 tokens, 0.876 / 0.864; Qwen-14B at 2048, 1.041); each fifth held out
+    # in turn 95 of 116 -> 99 of 122 (81 %)
+    "memory/hf-peft-eager/adapter": (17, 25),
 }
 # Each fifth held out in turn, every regime with a band (its own from 12 figures, its parent's
 # below) holds 80 % of its figures but these, and why (docs/evidence/speed.md sections 18 and
