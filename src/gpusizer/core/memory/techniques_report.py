@@ -23,6 +23,7 @@ from .loss import DEFAULT_CHUNKS
 from .optimizer_states import optimizer_kind
 from .overhead import reported_bytes
 from .peft import kbit_prepared
+from .lora_expert_report import expert_adapter_line
 
 if TYPE_CHECKING:
     from ..model.result import Memory
@@ -95,6 +96,9 @@ def technique_assumptions(s: Scenario, mem: Memory) -> tuple[str, ...]:
     out += _state_lines(s)
     if s.profile.fp32_step_gradients and p.zero_stage in (1, 2):
         out.append("DeepSpeed fp32 gradient partition at the step")
+    experts = expert_adapter_line(s)  # a release or names that change the experts' adapters
+    if experts:
+        out.append(experts)
     return tuple(out + _memory_lines(s, mem))
 
 
