@@ -82,7 +82,7 @@ def test_other_frameworks_and_models_unchanged() -> None:
     q["model"] = {"preset": "qwen3-30b-a3b"}
     assert expert_layout(parse_scenario(q)) == "modules"
     hf = {**_case(version="2026.7.2"), "framework": "huggingface"}
-    with pytest.raises(ScenarioError, match="workload.unsloth_version"):
+    with pytest.raises(ScenarioError, match=r"workload\.unsloth_version"):
         estimate(parse_scenario(hf))
 
 
@@ -94,4 +94,6 @@ def test_hostile_release_refused(bad: str) -> None:
 
 def test_echo_leaves_the_field_out_when_null() -> None:
     assert "unsloth_version" not in scenario_dict(parse_scenario(_case()))["workload"]
-    assert scenario_dict(parse_scenario(_case(version="2026.7.2")))["workload"]["unsloth_version"] == "2026.7.2"
+    assert (
+        scenario_dict(parse_scenario(_case(version="2026.7.2")))["workload"]["unsloth_version"] == "2026.7.2"
+    )

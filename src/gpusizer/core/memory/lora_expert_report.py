@@ -23,7 +23,8 @@ def expert_adapter_line(s: Scenario) -> str | None:
             "at rank 2r and down_proj at r; dense and shared-expert MLP Linears get no adapter"
         )
     if layout == FUSED_UNSLOTH:
-        return f"transformers {w.transformers_version}: Unsloth adapts the fused gate_up_proj and down_proj at rank r"
+        v = w.transformers_version
+        return f"transformers {v}: Unsloth adapts the fused gate_up_proj and down_proj at rank r"
     if not is_native(layout):
         return None
     if from_release(s) and unsloth_expert_names(s):

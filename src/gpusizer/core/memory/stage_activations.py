@@ -31,9 +31,9 @@ from .layouts import activation_layout, lora_kernels, stage_layout
 from .lora import module_targets, recorded_share
 from .lora_expert_params import is_native, merged_weight_backward
 from .lora_experts import expert_layout
-from .unsloth_experts import from_release
 from .peft import dropout_mask, kbit_prepared
 from .techniques import offload_split
+from .unsloth_experts import from_release
 
 
 class StageActivations(NamedTuple):

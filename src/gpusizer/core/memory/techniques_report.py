@@ -19,11 +19,11 @@ from .amp_outputs import copy_note
 from .fsdp_qlora import fsdp_qlora_note
 from .layouts import activation_layout
 from .loading import loading_note
+from .lora_expert_report import expert_adapter_line
 from .loss import DEFAULT_CHUNKS
 from .optimizer_states import optimizer_kind
 from .overhead import reported_bytes
 from .peft import kbit_prepared
-from .lora_expert_report import expert_adapter_line
 
 if TYPE_CHECKING:
     from ..model.result import Memory

@@ -42,7 +42,9 @@ def check_unsloth_version(v: str | None) -> str | None:
     """Validation: an Unsloth release as ``unsloth.__version__`` prints it ("2026.7.2"; None:
     the attention-only answer on gpt-oss, as before the field)."""
     if v is not None and _key(v) is None:
-        raise ValueError(f"must be an Unsloth release such as 2026.2.1 or 2026.7.2 (year.month.n); got {v[:20]!r}")
+        raise ValueError(
+            f"must be an Unsloth release such as 2026.2.1 or 2026.7.2 (year.month.n); got {v[:20]!r}"
+        )
     return v
 
 

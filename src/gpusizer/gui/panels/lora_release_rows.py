@@ -65,7 +65,12 @@ def _names_from_state(names: Any) -> str:
 def add_lora_release_rows(f: Form) -> None:
     """The three rows, in the order a reader sets them: the library, the names, Unsloth's own."""
     _release_row(
-        f, "transformers release", TRANSFORMERS, "combo_transformers_version", _TRANSFORMERS, _TRANSFORMERS_TIP
+        f,
+        "transformers release",
+        TRANSFORMERS,
+        "combo_transformers_version",
+        _TRANSFORMERS,
+        _TRANSFORMERS_TIP,
     )
     edit = QLineEdit()
     edit.setPlaceholderText("none (e.g. mlp.experts.gate_up_proj, mlp.experts.down_proj)")
