@@ -162,6 +162,20 @@ FLAGS: tuple[Flag, ...] = (
         "adapters on the last N layers only (mlx_lm.lora --num-layers)",
         applies="training",
     ),
+    Flag(
+        "--transformers-version",
+        "workload.transformers_version",
+        "text",
+        "transformers release (e.g. 5.1.0): from 5 a MoE's experts are fused 3-D parameters for LoRA",
+        applies="training",
+    ),
+    Flag(
+        "--unsloth-version",
+        "workload.unsloth_version",
+        "text",
+        "Unsloth release (e.g. 2026.7.2): from 2026.2.1/2026.7.2 it adapts gpt-oss's experts",
+        applies="training",
+    ),
     Flag("--weights", "precision.weights", "text", "storage format of the weights", _dtypes),
     Flag("--kv-cache", "precision.kv_cache", "text", "storage format of the KV cache", _dtypes),
 )

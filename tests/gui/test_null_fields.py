@@ -172,6 +172,14 @@ TRAINING = (
     Case("workload.lora_layers", LORA, 16),
     # MLX's own release: null is v0.24.0's rule (gui/panels/mlx_release_row.py)
     Case("workload.mlx_version", MLX_LORA, "0.29.0"),
+    # the releases that set a MoE's expert adapters: null is the answer before each field
+    # (gui/panels/lora_release_rows.py)
+    Case("workload.transformers_version", {**LORA, "model": {"preset": "qwen3-30b-a3b"}}, "5.1.0"),
+    Case(
+        "workload.unsloth_version",
+        {**LORA, "framework": "unsloth", "model": {"preset": "gpt-oss-20b"}},
+        "2026.7.2",
+    ),
     Case("workload.loss_chunks", LORA, 8),
     # a preference fine-tune: off is null; its reference's null is TRL's default
     Case("workload.preference", LORA, "dpo"),

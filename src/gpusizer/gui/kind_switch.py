@@ -41,6 +41,7 @@ _TECHNIQUES = (
     "serving.max_kv_size",
     "workload.transformers_version",
     "workload.lora_target_parameters",
+    "workload.unsloth_version",
 )
 _SHORT = {  # parallelism fields as the status bar names them
     "tensor": "TP",

@@ -32,6 +32,7 @@ from ..model.specs import Scenario
 from ..registry.dtypes import DTYPES, nbytes
 from ..registry.expert_kernels import EXPERT_KERNELS
 from ..registry.lora_target_parameters import parse_target_parameter
+from .unsloth_experts import from_release
 
 NATIVE = "native_3d"
 # model families whose experts are 3-D parameters in every transformers release
@@ -108,7 +109,10 @@ def merged_weight_backward(s: Scenario, arch: Arch, sp: StageParams, layout: str
     transformers 4.55's per-expert loop (``workload.expert_kernel`` ``hf_eager_loop``) one more,
     the zero-filled whole-tensor gradient each expert's ``IndexBackward0`` adds into it
     (core/memory/expert_loop.py). The larger named parameter (``gate_up_proj``: 2f of a gated
-    expert's 3f columns) sets the peak."""
+    expert's 3f columns) sets the peak. Unsloth's own expert targets build no merged weight
+    (core/memory/unsloth_experts.py)."""
+    if from_release(s):
+        return 0.0
     if arch.moe is None or not is_native(layout) or not sp.moe_layers or not s.workload.is_adapter:
         return 0.0
     named = _layers(layout, arch.moe_layers)

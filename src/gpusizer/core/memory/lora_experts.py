@@ -45,6 +45,7 @@ from ..model.architecture import resolve
 from ..model.specs import Scenario
 from ..registry.transformers_releases import fuses_experts
 from .lora_expert_params import NATIVE_3D, layer_error, native_layout
+from .unsloth_experts import check_unsloth_release, unsloth_expert_names
 
 MODULES, FUSED, FUSED_UNSLOTH = "modules", "fused", "fused_unsloth"
 FIELD = "workload.transformers_version"
@@ -99,6 +100,7 @@ def check_transformers_release(s: Scenario) -> None:
     if s.workload.is_adapter and expert_layout(s) == FUSED:
         fused_targets(frozenset(s.workload.lora_targets), FUSED)
     check_target_parameters(s)
+    check_unsloth_release(s)
 
 
 def check_target_parameters(s: Scenario) -> None:
@@ -127,7 +129,8 @@ def expert_layout(s: Scenario) -> str:
     """The routed experts' adapter layout of the scenario's LoRA (module docstring)."""
     peft = s.framework in TRANSFORMERS_PEFT
     if peft and s.model.family in NATIVE_3D and s.model.moe is not None:
-        return native_layout(s.workload.lora_target_parameters or ())
+        # Unsloth's release adds expert targets of its own (core/memory/unsloth_experts.py)
+        return native_layout(s.workload.lora_target_parameters or unsloth_expert_names(s))
     fused = fuses_experts(s.workload.transformers_version) and peft
     if not fused or s.model.family not in FUSED_IN_V5 or s.model.moe is None:
         return MODULES

@@ -33,6 +33,7 @@ from .lora_expert_params import is_native, merged_weight_backward
 from .lora_experts import expert_layout
 from .peft import dropout_mask, kbit_prepared
 from .techniques import offload_split
+from .unsloth_experts import from_release
 
 
 class StageActivations(NamedTuple):
@@ -167,7 +168,8 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
         fp8_inputs=prec.matmuls == "fp8"
         and (activation_layout(s.profile).fp8_inputs or te_fp8_inputs(prec.lightning)),
         recompute_modules=frozenset(p.recompute_modules),
-        routed_frozen=lora and is_native(expert_layout(s)),
+        # Unsloth's own expert adapters read the experts' inputs (core/memory/unsloth_experts.py)
+        routed_frozen=lora and is_native(expert_layout(s)) and not from_release(s),
         quantised_inputs=w.info.quantised_base
         and FORMAT_DEFAULTS.get(prec.weights, ("", ""))[0] == "bitsandbytes"
         and keeps_inputs(prec.bitsandbytes_version),

@@ -19,6 +19,7 @@ from .amp_outputs import copy_note
 from .fsdp_qlora import fsdp_qlora_note
 from .layouts import activation_layout
 from .loading import loading_note
+from .lora_expert_report import expert_adapter_line
 from .loss import DEFAULT_CHUNKS
 from .optimizer_states import optimizer_kind
 from .overhead import reported_bytes
@@ -95,6 +96,9 @@ def technique_assumptions(s: Scenario, mem: Memory) -> tuple[str, ...]:
     out += _state_lines(s)
     if s.profile.fp32_step_gradients and p.zero_stage in (1, 2):
         out.append("DeepSpeed fp32 gradient partition at the step")
+    experts = expert_adapter_line(s)  # a release or names that change the experts' adapters
+    if experts:
+        out.append(experts)
     return tuple(out + _memory_lines(s, mem))
 
 

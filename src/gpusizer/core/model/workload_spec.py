@@ -32,6 +32,7 @@ from ..registry.mlx_releases import check_mlx_version
 from ..registry.preference import Reference
 from ..registry.training_flags import kind_hint
 from ..registry.transformers_releases import check_transformers_version
+from ..registry.unsloth_releases import check_unsloth_version
 from ..registry.workloads import WORKLOAD_KINDS, WorkloadKind
 from .parallelism_spec import ParallelismSpec
 from .preference_spec import PreferenceSpec, forward_share, reference_of
@@ -97,6 +98,10 @@ class WorkloadSpec(Strict):
     # core/memory/lora_expert_params.py), e.g. "7.mlp.experts.gate_up_proj"; null or empty: none,
     # and left out of the echo
     lora_target_parameters: tuple[str, ...] | None = Field(None, strict=False)
+    # the Unsloth release a framework "unsloth" run trains with (core/registry/
+    # unsloth_releases.py): from 2026.2.1 (16-bit) and 2026.7.2 (4-bit) it adapts gpt-oss's
+    # routed experts; null: attention only on gpt-oss, as before, and left out of the echo
+    unsloth_version: str | None = None
     # not a field: the tokens each causal attention spans where a row packs several sequences
     # masked apart (RL's packed responses, core/pipeline/rl_packed_attention.py); None: the
     # row's own ``sequence_length``
@@ -160,6 +165,11 @@ class WorkloadSpec(Strict):
     def _transformers(cls, v: str | None) -> str | None:
         return check_transformers_version(v)
 
+    @field_validator("unsloth_version")
+    @classmethod
+    def _unsloth(cls, v: str | None) -> str | None:
+        return check_unsloth_version(v)
+
     @field_validator("lora_target_parameters")
     @classmethod
     def _target_parameters(cls, v: tuple[str, ...] | None) -> tuple[str, ...] | None:
@@ -194,6 +204,8 @@ class WorkloadSpec(Strict):
             data.pop("transformers_version", None)
         if not self.lora_target_parameters:
             data.pop("lora_target_parameters", None)
+        if self.unsloth_version is None:
+            data.pop("unsloth_version", None)
         return data
 
     @property

@@ -27,14 +27,16 @@ Takes = Callable[[FrameworkProfile, bool], bool]  # (profile, the kind serves) -
 FRAMEWORK_ONLY: tuple[tuple[str, str, Takes], ...] = (
     ("workload.mlx_version", "MLX release", lambda p, _serves: p.fused_attention_head_dims is not None),
     ("serving.max_kv_size", "max KV size", lambda p, serves: p.rotating_kv or not serves),
-    # PEFT on a transformers model only (core/memory/lora_experts.py TRANSFORMERS_PEFT); no row
-    # of its own yet, so a switch away clears a value opened from a file
+    # PEFT on a transformers model only (core/memory/lora_experts.py TRANSFORMERS_PEFT): the
+    # Workload panel's rows (gui/panels/lora_release_rows.py)
     ("workload.transformers_version", "transformers release", lambda p, _serves: p.id in TRANSFORMERS_PEFT),
     (
         "workload.lora_target_parameters",
         "expert target parameters",
         lambda p, _serves: p.id in TRANSFORMERS_PEFT,
     ),
+    # Unsloth's own release (core/registry/unsloth_releases.py)
+    ("workload.unsloth_version", "Unsloth release", lambda p, _serves: p.id == "unsloth"),
 )
 
 

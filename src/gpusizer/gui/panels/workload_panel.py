@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...core.memory.lora_expert_params import NATIVE_3D
 from ...core.model.specs import LORA_TARGETS
 from ...core.registry.workloads import WORKLOAD_KINDS
 from ..binding import Binder
@@ -10,6 +11,7 @@ from ..quantity_field import QuantityField
 from ..widgets import MultiCheck, combo
 from .base import Panel
 from .framework_fields import shown
+from .lora_release_rows import TARGET_PARAMETERS, TRANSFORMERS, UNSLOTH, add_lora_release_rows
 from .mlx_release_row import PATH as MLX_RELEASE
 from .mlx_release_row import add_mlx_release
 
@@ -41,6 +43,7 @@ class WorkloadPanel(Panel):
         )
         self._add_training_fields()
         self._add_lora_fields()
+        add_lora_release_rows(f)  # which adapters a MoE's routed experts get, by release
         add_mlx_release(f)  # MLX's own release: its attention under a gradient
         self._add_serving_fields()
         self.state.changed.connect(self.refresh)
@@ -142,3 +145,15 @@ class WorkloadPanel(Panel):
         for key in _INFERENCE:
             self.form.show(key, not training)
         self.form.show(MLX_RELEASE, shown(self.state, MLX_RELEASE, training))  # framework: mlx
+        self._refresh_lora_releases(kind is not None and kind.is_adapter)
+
+    def _refresh_lora_releases(self, adapters: bool) -> None:
+        """The expert-adapter rows: LoRA/QLoRA on a model whose experts they change (any MoE;
+        gpt-oss and Llama 4's 3-D experts; gpt-oss under Unsloth), under a framework that takes
+        them (gui/panels/framework_fields.py), or while they hold a value."""
+        model = self.state.scenario.model
+        family = model.family if model.moe is not None else None
+        self.form.show(TRANSFORMERS, shown(self.state, TRANSFORMERS, adapters and family is not None))
+        native = adapters and family in NATIVE_3D
+        self.form.show(TARGET_PARAMETERS, shown(self.state, TARGET_PARAMETERS, native))
+        self.form.show(UNSLOTH, shown(self.state, UNSLOTH, adapters and family == "gpt_oss"))
