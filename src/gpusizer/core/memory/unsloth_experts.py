@@ -28,7 +28,7 @@ _NAMES = (("mlp.experts.gate_up_proj", ("gate", "up")), ("mlp.experts.down_proj"
 
 def check_unsloth_release(s: Scenario) -> None:
     """Validation: ``workload.unsloth_version`` names the release of an Unsloth run."""
-    if s.workload.unsloth_version is not None and s.framework != "unsloth":
+    if s.workload.unsloth_version is not None and s.profile.own_release_field != FIELD:
         raise ScenarioError(FIELD, f"applies to unsloth (Unsloth's own release), not {s.profile.label}")
 
 
@@ -37,7 +37,7 @@ def from_release(s: Scenario) -> bool:
     (no explicit ``workload.lora_target_parameters``)."""
     w = s.workload
     return (
-        s.framework == "unsloth"
+        s.profile.own_release_field == FIELD
         and s.model.family == "gpt_oss"
         and w.is_adapter
         and not w.lora_target_parameters

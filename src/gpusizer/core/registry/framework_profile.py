@@ -295,4 +295,6 @@ class FrameworkProfile(ProfileQueries):
     # (unsloth.ai/docs/basics/multi-gpu-training-with-unsloth/ddp) is DDP, "one copy of the
     # model on each GPU device".
     data_parallel_only: bool = False
+    # The field naming this framework's own release where it changes answers ("": none)
+    own_release_field: str = ""  # Unsloth: workload.unsloth_version (core/registry/unsloth_releases.py)
     sources: tuple[str, ...] = ()

@@ -97,6 +97,7 @@ FINETUNE_RECIPES: tuple[FrameworkProfile, ...] = (
         pipeline_source=_PP_UNSLOTH,
         **HF_TRAINER,
         lora_kernels="unsloth",
+        own_release_field="workload.unsloth_version",
         amp_upcasts_returned_logits=True,  # a loss keeping the logits: the pre-2024-11 releases
         adapter_fallback=True,
         # any count of whole-model copies: Unsloth's multi-GPU training is DDP, "one copy of
