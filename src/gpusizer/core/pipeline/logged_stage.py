@@ -2,17 +2,19 @@
 measures, where the estimate's own total is the heavier stage's.
 
 Megatron-LM logs its memory figures ("mem-allocated-bytes", "mem-max-allocated-bytes", the
-functional tests' goldens) through the tensorboard writer, which only the last rank holds (global_vars.py:241):
-``megatron/training/global_vars.py`` ``_set_tensorboard_writer`` creates it where
-``args.rank == (args.world_size - 1)``, and ``megatron/training/training.py``
+functional tests' goldens) through the tensorboard writer, which only the last rank holds:
+``megatron/training/global_vars.py:241`` ``_set_tensorboard_writer`` creates it where
+``args.rank == (args.world_size - 1)``, and ``megatron/training/training.py:3445``
 ``training_log`` writes ``torch.cuda.memory_stats()["allocated_bytes.all.peak"]`` (bytes)
-only when that writer exists (training.py:3445; NVIDIA/Megatron-LM d98e8a64, 2026-08-22; the same since the
-memory logging of 2023). The last rank is on the last pipeline stage (ranks are laid out
-TP-fastest, then DP / CP, then PP: ``megatron/core/parallel_state.py`` ``RankGenerator`` order
-``tp-cp-ep-dp-pp``, parallel_state.py:617), which under 1F1B holds one micro-batch's activations of its layers
-beside the output layer and the loss (core/memory/pipeline_flight.py ``last_stage_flight``),
-while the first stage holds up to ``pipeline`` of them. Where the first stage is the heavier,
-a figure from the last rank is the last stage's peak, not the estimate's ``per_gpu.total``.
+through it (NVIDIA/Megatron-LM d98e8a64, 2026-08-22). The last rank is on the last pipeline
+stage (``megatron/core/parallel_state.py:617``: ranks are laid out in the order
+``tp-cp-ep-dp-pp``, PP slowest), which under 1F1B holds one micro-batch's activations of its
+layers beside the output layer and the loss (core/memory/pipeline_flight.py
+``last_stage_flight``), while the first stage holds up to ``pipeline`` of them. Where the first
+stage is the heavier, a figure from the last rank is the last stage's peak, not the estimate's
+``per_gpu.total``. (Megatron's "[Rank N] ... memory (MB)" lines differ: every data-parallel
+rank 0 prints one, ``megatron/training/utils/common_utils.py:313`` ``report_memory``, so they
+hold every stage's, the heavier's among them.)
 """
 
 from __future__ import annotations
