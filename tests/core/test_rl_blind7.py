@@ -110,8 +110,10 @@ def test_the_count_within_25_percent_is_as_recorded() -> None:
     # replay as now, every one short; the misses are two H100 rows
     ratios = {r["id"]: ratio(r) for r in RECORDS}
     missed = {"verl-rocm-blog-ppo-deepseek-7b-8xh100", "verl-rocm-blog-grpo-qwen2-7b-8xh100"}
-    assert set(RECORDED) - set(within(ratios)) == missed
-    assert set(RECORDED) - set(within(FIRST_REPLAY)) == missed
+    now: list[str] = within(ratios)
+    first: list[str] = within(FIRST_REPLAY)
+    assert set(RECORDED) - set(now) == missed
+    assert set(RECORDED) - set(first) == missed
     assert all(v < 1 for v in ratios.values())
 
 
@@ -132,7 +134,8 @@ def test_the_estimate_rates_h100_and_mi300x_alike_where_the_blog_does_not() -> N
         h100 = by_id(RECORDS, f"verl-rocm-blog-{algo}-{model}-7b-8xh100")
         mi300x = by_id(RECORDS, f"verl-rocm-blog-{algo}-{model}-7b-8xmi300x")
         published = (
-            mi300x["measured"]["throughput_tokens_per_gpu_s"] / h100["measured"]["throughput_tokens_per_gpu_s"]
+            mi300x["measured"]["throughput_tokens_per_gpu_s"]
+            / h100["measured"]["throughput_tokens_per_gpu_s"]
         )
         estimated = _step(h100["scenario"]) / _step(mi300x["scenario"])
         assert 1.0 < published < 1.25
