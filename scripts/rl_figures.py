@@ -23,6 +23,8 @@ figure for figure:
   step (``rl-time-logs.json``, ``test_rl_time_logs.py`` ``_step``).
 - the sixth blind round (``rl-time-blind6.json``, ``test_rl_blind6.py`` ``RECORDS``: its counted
   steps, each in the group its record names; SkyRL's two: others 23). Its brackets are not counted.
+- the seventh blind round (``rl-time-blind7.json``, ``test_rl_blind7.py`` ``RECORDS``: AMD's verl
+  throughputs, each as the step its tokens imply, ``implied_step``; verl 8).
 - memory (20, apart): verl's ``perf/max_memory_allocated_gb`` against the report's counter
   (``test_rl_memory_evidence.py`` ``_counted_gib``), within 15 %.
 
@@ -127,10 +129,18 @@ def _blind6() -> Iterator[Figure]:
         yield Figure(rec["group"], "rl-time-blind6.json", rec["id"], "step", published, ours)
 
 
+def _blind7() -> Iterator[Figure]:
+    from tests.core.test_rl_blind7 import RECORDS, _step, implied_step
+
+    for rec in RECORDS:
+        published, ours = implied_step(rec), _step(rec["scenario"])
+        yield Figure(rec["group"], "rl-time-blind7.json", rec["id"], "step", published, ours)
+
+
 def time_figures() -> list[Figure]:
     """Every counted RL step and phase time figure, NeMo RL, verl, the other sources, then the
-    sixth blind round's (each in its record's group)."""
-    return [*_nemo_rl(), *_verl(), *_others(), *_blind6()]
+    sixth and seventh blind rounds' (each in its record's group)."""
+    return [*_nemo_rl(), *_verl(), *_others(), *_blind6(), *_blind7()]
 
 
 def memory_figures() -> list[Figure]:

@@ -144,8 +144,11 @@ SHORT = {
     # deal them again over 41: the band is 1.04-1.63, eight of the held-out nine inside it; each
     # fifth held out in turn 35 of 41 (85 %). The fifth round's two verl steps from RLinf's page
     # (rl.md, "a fifth blind round": 1.50 and 1.66) join over 43: the band 1.04-1.63 (p10 1.038),
-    # the held-out nine unchanged, eight inside; each fifth held out in turn 37 of 43 (86 %)
-    "speed/rl/colocated/dense": (8, 9),
+    # the held-out nine unchanged, eight inside; each fifth held out in turn 37 of 43 (86 %). The
+    # seventh round's eight verl steps implied by AMD's throughputs on 8 H100 and 8 MI300X (rl.md,
+    # "a seventh blind round": 1.10-1.67) join over 53: the band 1.06-1.67, the held-out eleven
+    # hold eight; each fifth held out in turn 44 of 53 (83 %)
+    "speed/rl/colocated/dense": (8, 11),
     # (split steps held 4 of 5 in their held-out fifth until the v0.7 table's ten split steps
     # joined, docs/evidence/rl.md's v0.7 section: a fifth of 7 since, 6 inside, the v0.7 GB200
     # DeepSeek V3 1-off, 0.59, below the band 0.83-2.34)

@@ -105,7 +105,7 @@ def test_the_table_shows_the_rl_step_and_run_bands(qtbot: Any) -> None:
     cell = chart.model.data(chart.model.index(row, step))
     # where the step's band lies above the estimate (moe 1.14-2.46x) the cell says what its
     # numbers are, as io/evidence_text.band_words does (before, the bare band read as a typo);
-    # dense's band starts at the estimate (1.00-1.77x), so it holds it and reads bare
+    # dense's band starts above the estimate too since the seventh blind round (1.06-1.67x)
     rng = o["rl_time_per_step_seconds_range"]
     band = _band(_duration)(rng, "GiB")
     inside = min(rng) <= o["rl_time_per_step_seconds"] <= max(rng)

@@ -76,8 +76,9 @@ def test_how_sure_line_of_an_rl_scenario_names_rl_regimes(qtbot) -> None:
     # 39 dense colocated steps since verl's four blind steps (docs/evidence/rl.md section 52); 41
     # since the fourth blind RL round's two DeepScaleR steps (rl.md section 74, rl-time-blind4.json);
     # 43 since the fifth round's two verl steps (rl-time-blind5.json); 45 since the sixth round's two
-    # SkyRL steps (rl-time-blind6.json)
-    assert head._how_sure_text == "How sure: memory measured (20) · speed measured (45)"
+    # SkyRL steps (rl-time-blind6.json); 53 since the seventh round's eight verl steps
+    # (rl-time-blind7.json)
+    assert head._how_sure_text == "How sure: memory measured (20) · speed measured (53)"
     assert "RL steps, colocated, dense policy" in html.unescape(head.how_sure.toolTip())
     view = FiguresView()
     qtbot.addWidget(view)
