@@ -251,6 +251,7 @@ def _heldout() -> Iterator[Figure]:
     speed-figures-blind7.json (tests/core/test_speed_blind7.py; the section on the seventh blind
     round); mlx-lm's blind peaks and speeds (mlx-blind.json)."""
     from tests.core import (
+        test_speed_blind7,
         test_speed_figures_blind2,
         test_speed_figures_blind3,
         test_speed_figures_blind4,
@@ -258,7 +259,6 @@ def _heldout() -> Iterator[Figure]:
         test_speed_figures_blind6,
         test_speed_figures_heldout,
     )
-    from tests.core import test_speed_blind7
 
     yield from _blind("heldout", test_speed_figures_heldout.SET)
     yield from _blind("blind2", test_speed_figures_blind2.SET, skip="client_path")

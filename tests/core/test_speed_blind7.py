@@ -98,5 +98,6 @@ def test_the_glm_large_batch_points_hold_where_the_small_batch_points_read_fast(
     assert all(0.75 <= tpot[f"TPOT (c={c})"] <= 1.25 for c in (128, 256, 512))
     assert all(tpot[f"TPOT (c={c})"] > 1.4 for c in (4, 8, 16, 32))
 
+
 if __name__ == "__main__":
     SET.print_table()
