@@ -101,3 +101,32 @@ def test_the_glm_large_batch_points_hold_where_the_small_batch_points_read_fast(
 
 if __name__ == "__main__":
     SET.print_table()
+
+
+def test_the_measured_cutlass_moe_neighbour_carries_floors_the_rates_do_not() -> None:
+    # The lead the evidence section names for the GLM table's small-batch step (checked, not
+    # counted): aiconfigurator 0.12.0's TensorRT-LLM 1.3.0rc20 CUTLASS MoE module
+    # (presets/moe-module-times.json ``trtllm-cutlass-moe``) at the measured shape nearest GLM's
+    # 160 x 5,120 x 1,536 (Qwen3-235B's 128 x 4,096 x 1,536, top 8, FP8, EP 4, B200) takes
+    # 0.057 / 0.066 / 0.080 / 0.106 ms a layer at 4 / 8 / 16 / 32 EP-group tokens (within 2 %);
+    # a rank's experts read at the B200's 8 TB/s take at most a third of the 4-token call (about
+    # 38 us of it is the module's kernels at that size).
+    import json
+    from pathlib import Path
+
+    table = Path(__file__).parents[2] / "src/gpusizer/presets/moe-module-times.json"
+    rows = json.loads(table.read_text())["kernels"]["trtllm-cutlass-moe"]
+    (row,) = [
+        r
+        for r in rows
+        if (r["gpu"], r["dtype"], r["experts"], r["hidden"], r["intermediate"], r["ep"])
+        == ("b200-192gb", "fp8", 128, 4096, 1536, 4)
+    ]
+    ms = dict(zip(row["tokens"], row["ms"], strict=True))
+    for tokens, want in {4: 0.057, 8: 0.066, 16: 0.080, 32: 0.106}.items():
+        assert ms[tokens] == pytest.approx(want, rel=0.02)
+    # 4 tokens x top 8 = 32 picks: at most 32 distinct experts of 128, a quarter on each rank,
+    # each 3 x 4,096 x 1,536 FP8 bytes, read at 8,000 GB/s
+    reads_ms = 32 / 4 * 3 * 4096 * 1536 / 8000e9 * 1e3
+    assert reads_ms < 0.35 * ms[4]
+    assert ms[4] - reads_ms == pytest.approx(0.038, abs=0.002)
