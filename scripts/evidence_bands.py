@@ -260,9 +260,11 @@ def _heldout() -> Iterator[Figure]:
     fourth, speed-figures-blind4.json (tests/core/test_speed_figures_blind4.py; the section on the
     fourth blind round); the fifth, speed-figures-blind5.json (tests/core/test_speed_figures_blind5.py;
     the section on the fifth blind round); the sixth, speed-figures-blind6.json
-    (tests/core/test_speed_figures_blind6.py; the section on the sixth blind round); mlx-lm's
-    blind peaks and speeds (mlx-blind.json)."""
+    (tests/core/test_speed_figures_blind6.py; the section on the sixth blind round); the seventh,
+    speed-figures-blind7.json (tests/core/test_speed_blind7.py; the section on the seventh blind
+    round); mlx-lm's blind peaks and speeds (mlx-blind.json)."""
     from tests.core import (
+        test_speed_blind7,
         test_speed_figures_blind2,
         test_speed_figures_blind3,
         test_speed_figures_blind4,
@@ -277,6 +279,7 @@ def _heldout() -> Iterator[Figure]:
     yield from _blind("blind4", test_speed_figures_blind4.SET)
     yield from _blind("blind5", test_speed_figures_blind5.SET)
     yield from _blind("blind6", test_speed_figures_blind6.SET)
+    yield from _blind("blind7", test_speed_blind7.SET)
     yield from _mlx_blind()
 
 

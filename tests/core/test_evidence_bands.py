@@ -185,8 +185,17 @@ SHORT = {
     # 0.82-1.32 -> 0.86-1.24, so Qwen3-235B FP8 on 8 H200 at 128/128 (1.319 -> 1.323, 30,000 short
     # requests) lies above it, and DeepSeek-R1 NVFP4 BF16 KV on 8 B200 (release 0.20's padded MoE
     # tokens at the measured module, 0.917 -> 0.816, within 25 %) below; Maverick FP8 on 8 H200
-    # (0.76) as before
-    "speed/tensorrt-llm/nvidia/moe": (2, 5),
+    # (0.76) as before. 7 of 10 since the seventh blind round of serving speeds
+    # (speed-figures-blind7.json; docs/evidence/speed.md, its section) added TensorRT-LLM's GLM-4.7
+    # FP8 recipe table on 4 GB200 (TP 4, EP 4, 4-512 users) as first replayed: 49 figures, the
+    # fifths re-dealt, a fifth of 10 on the band 0.64-1.50 holds 7; outside, that table's 8- and
+    # 16-user output rate and TPOT (1.64, 1.67, 1.53: its small-batch step, fast)
+    "speed/tensorrt-llm/nvidia/moe": (7, 10),
+    # vLLM MoE on AMD: 12 of 14 until the seventh blind round of serving speeds
+    # (speed-figures-blind7.json) added ATOM's vLLM-plugin DeepSeek-R1 FP8 rows on 8 MI355X (0.79-1.32)
+    # and re-dealt the fifths over 77 figures: the band narrows 1.07-3.28 -> 0.93-2.45 and a fifth
+    # of 16 holds 12; outside, four of Anyscale's MI325X Qwen3-235B sweep rows (2.76-3.69) above
+    "speed/vllm/amd/moe": (12, 16),
     # vLLM offline and latency runs on AMD: 9 of 9 until the fifth blind round of serving speeds
     # (docs/evidence/speed.md, its section; speed-figures-blind5.json) added AMD's Llama 3.1 405B
     # FP8 throughput rows on 8 MI300X (0.82-1.06, each within 25 % of its published figure) and
@@ -243,6 +252,12 @@ SHORT = {
 # below) holds 80 % of its figures but these, and why (docs/evidence/speed.md sections 18 and
 # 18.3, training.md section 17):
 CV_SHORT: dict[str, tuple[int, int]] = {
+    # the seventh blind round of serving speeds (speed-figures-blind7.json; docs/evidence/speed.md,
+    # its section), as first replayed, nothing refitted: TensorRT-LLM MoE 21 of 25 -> 39 of 49
+    # (80 % less 0.2 of a figure: the GLM-4.7 GB200 table's 4-32-user TPOT and output rate read
+    # 1.46-1.75 fast and its 256-user first token 0.22); vLLM MoE on AMD 57 of 67 -> 61 of 77 (79 %)
+    "speed/tensorrt-llm/nvidia/moe": (39, 49),
+    "speed/vllm/amd/moe": (61, 77),
     # (the P/D first token and time per token were short here, 98 of 125 and 82 of 106, after the
     # blind P/D round's vLLM Router runs; the second blind P/D round (docs/evidence/serving.md, its
     # section; tests/core/data/disagg-blind2.json) added Mooncake's 19 A10 runs as first
