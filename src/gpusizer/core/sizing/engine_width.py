@@ -185,9 +185,10 @@ def _against(option: SizingOption, fitting: Sequence[tuple[int, Entry]], mine: i
     ``rl_time_per_step_seconds``; nothing is re-estimated."""
     step = option.rl_time_per_step_seconds
     theirs = next((e[0][0] for w, e in fitting if w == mine), None)
-    if step is None or theirs is None or theirs.gpus != option.gpus or theirs.rl_time_per_step_seconds is None:
+    other = theirs.rl_time_per_step_seconds if theirs is not None and theirs.gpus == option.gpus else None
+    if step is None or other is None:
         return ""
-    return f": {step:,.1f} s a step, against {theirs.rl_time_per_step_seconds:,.1f} s at TP {mine}"
+    return f": {step:,.1f} s a step, against {other:,.1f} s at TP {mine}"
 
 
 def _why_width(option: SizingOption, fewest: tuple[int, int] | None) -> str:

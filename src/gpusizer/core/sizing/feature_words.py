@@ -51,8 +51,8 @@ def offload_part(est: Estimate) -> str | None:
     """ "KV offload (cpu, 200 GB): each hit loads its cached KV in 25.4 ms, added to the first
     token; the tier holds the shared prefix". The Why said the prefix cache's tokens and nothing of the
     tier a buyer sized (``serving.kv_offload``): the 200 GB of host memory bought for a Qwen3 32B
-    service with a 22K shared prompt, and the wait each hit adds to the first token (core/serving/kv_offload.py),
-    were the estimate's alone."""
+    service with a 22K shared prompt, and the wait each hit adds to the first token
+    (core/serving/kv_offload.py), were the estimate's alone."""
     sv, spec = est.serving, est.scenario.serving.kv_offload
     if sv is None or sv.kv_offload_holds_prefix is None or spec is None or spec.capacity_gb is None:
         return None  # no tier: the Why as before
