@@ -15,15 +15,22 @@ FP8 on AMD only).
 3. "rollout engine at TP 2 ...: the one that fits on the fewest GPUs, then steps fastest" where
    the width as set holds the work on the same GPUs read as memory's need: the note now gives the
    two widths' steps (core/sizing/engine_width.py).
-4. Each new case answers (their CPU time: the round-54 section, not a timed unit test).
+4. ``compare --vendor AMD case.gpusizer.json`` answered "give a scenario file": argparse read the
+   file as a vendor (``nargs="+"``); the file after a list flag is now the file (cli_compare.py).
+5. Each new case answers (their CPU time: the round-54 section, not a timed unit test).
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+
 import pytest
 
 import gpusizer
-from tests.cli.buyer_cases import case, rows
+from gpusizer.cli import main
+from gpusizer.cli_compare import file_from_lists
+from tests.cli.buyer_cases import DATA, case, rows
 
 NEW = (
     "full-ft-phi-4-14b-500m-3days",
@@ -118,13 +125,37 @@ def test_rollout_width_names_the_step_it_buys() -> None:
     assert theirs > step  # the width as set steps slower: why it was changed
 
 
-# --- 4. each new case answers -------------------------------------------------------------------
+# --- 4. a scenario file after a list flag ---------------------------------------------------------
+
+
+def test_file_after_vendor_is_the_file(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(DATA / "serve-qwen3-32b-fp8-22k-prefix-kv-offload-cpu.gpusizer.json")
+    # before: exit 2, "file: give a scenario file, - for stdin, or flags such as --model ..."
+    code = main(["compare", "--json", "--gpus", "h100-sxm-80gb", "mi300x-192gb", path])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert {o["gpu"] for o in json.loads(out)} == {"h100-sxm-80gb", "mi300x-192gb"}
+
+
+def test_file_from_lists_keeps_the_rest() -> None:
+    path = str(DATA / "serve-8b-multi-lora.gpusizer.json")
+    args = argparse.Namespace(file=None, gpus=None, vendor=["AMD", path], category=None)
+    file_from_lists(args)
+    assert (args.file, args.vendor) == (path, ["AMD"])
+    # a file already read, a value that is no file, a list of the file alone: left as they are
+    for before in ((path, ["AMD", path]), (None, ["AMD", "NVIDIA"]), (None, [path])):
+        args = argparse.Namespace(file=before[0], gpus=None, vendor=list(before[1]), category=None)
+        file_from_lists(args)
+        assert (args.file, args.vendor) == (before[0], before[1])
+
+
+# --- 5. each new case answers -------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("name", NEW)
 def test_new_case_answers(name: str) -> None:
     """Each new case has a row that fits and one that meets its targets. Its CPU time is in the
-    round-54 section (the PPO split case, 20 s of CPU; the GLM AMD case, 18 s)."""
+    round-54 section (wall time of compare, compare --json and plan together)."""
     options = gpusizer.compare_gpus(case(name))
     assert any(o["fits"] for o in options)
     assert any(o["unmet"] is None for o in options)
