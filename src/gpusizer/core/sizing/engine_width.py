@@ -177,7 +177,7 @@ def _narrower_need(option: SizingOption, fitting: Sequence[tuple[int, Entry]]) -
 
 
 def _against(option: SizingOption, fitting: Sequence[tuple[int, Entry]], mine: int) -> str:
-    """``: 23.0 s a step, against 23.9 s at TP 1`` where the width as set also holds the work on
+    """``: 23.0 s a step, against 31.0 s at TP 1`` where the width as set also holds the work on
     the GPUs this option buys, so the change buys speed alone: PPO of Qwen2.5 7B split over 8
     rollout GPUs read "rollout engine at TP 2 (..., 1 by default): ... the one that fits on the
     fewest GPUs, then steps fastest" on an MI325X, where TP 1 holds it on the same 8 GPUs; a
