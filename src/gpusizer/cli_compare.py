@@ -22,6 +22,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from .io.compare_table import compare_text
     from .io.export import strict_json
 
+    file_from_lists(args)
     s = parse_scenario(scenario_from_args(args))
     filters = (args.gpus, args.vendor, args.category, args.min_memory)
     ids = (
@@ -38,6 +39,22 @@ def cmd_compare(args: argparse.Namespace) -> int:
     text = with_left_out(text, s, left_out_gpus(s, ids))  # GPUs the framework does not run on
     emit(strict_json(options) if args.json else _with_default_target(text, s))
     return 0
+
+
+def file_from_lists(args: argparse.Namespace) -> None:
+    """The scenario file given after ``--gpus``, ``--vendor`` or ``--category``, which argparse
+    reads as the list's last value (``nargs="+"``): ``compare --vendor AMD case.gpusizer.json``
+    answered "give a scenario file", with the file on the line. A last value that names an
+    existing file (or ``-``, stdin) where no file was read becomes the file; the list keeps its
+    other values. A list of that one value is left as it is (the filter then refuses it)."""
+    from pathlib import Path
+
+    for dest in ("gpus", "vendor", "category"):
+        values = getattr(args, dest, None)
+        if getattr(args, "file", None) is None and values and len(values) > 1:
+            last = values[-1]
+            if last == "-" or Path(last).is_file():
+                args.file, values[:] = last, values[:-1]
 
 
 def with_left_out(text: str, s: Any, left: list[str]) -> str:

@@ -91,6 +91,7 @@ def grow(s: Scenario, filler: Filler, unit: Unit, least: int, max_gpus: int, kee
         if timed:
             done = unit.count(timed[0].layout.gpus)
             timed = _fastest_on(s, filler, done, timed, keep, days * DAY)
+            cut = cut if done > start else None  # no count below the fewest that hold it
             return Growth(timed, unit, least, done, why, True, (*notes, cut) if cut else notes)
         if cut:  # the budget ran out before this GPU: the count search's layouts, timed
             return _cut_deadline(s, filler, unit, least, (start, top), keep, notes)
@@ -122,7 +123,9 @@ def _cut_deadline(
     full-ft-mistral-small-24b-5days) spent the budget on the first GPUs of the catalog; 29 of
     46 rows then read the deadline missed, one MI325X platform "the 5-day deadline is missed;
     more GPUs do not meet it: 4,096 take 0.0 days" beside its own 0.8 days, 2 RTX 6000 Ada "more
-    GPUs do not meet it: 32 take 2.1 days"."""
+    GPUs do not meet it: 32 take 2.1 days". Where the fewest units that hold the work meet the
+    deadline, no search finds fewer and the row is the one compared alone: no work-limit note
+    (Phi-4 14B fully fine-tuned within 3 days read it on its #1 MI325X platform, 3.2 h)."""
     start, top = span
     limit = (s.targets.max_training_days or 0.0) * DAY
 
@@ -150,6 +153,8 @@ def _cut_deadline(
         mid = unit.count((lo + hi) // 2)
         mid = mid if lo < mid < hi else unit.count(lo + 1)
         hi, lo = (mid, lo) if met(mid) else (hi, mid)
+    if hi == start:  # the fewest whole units that hold the work: no search finds fewer
+        return Growth(filler.best(hi, keep), unit, least, hi, "deadline", True, notes)
     steps = filler.evaluator(0).work.deadline_limit
     cut = (
         f"the deadline's search stopped at its work limit ({steps:,} units of search work): the count is "

@@ -143,7 +143,7 @@ def _stated(
             fields["notes"] = (
                 *option.notes,
                 f"rollout engine at TP {width} ({field}, {said or f'{mine} as set'}): of the widths up "
-                f"to the node's {node}, {_why_width(option, fewest)}",
+                f"to the node's {node}, {_why_width(option, fewest)}{_against(option, fitting, mine)}",
             )
             fields |= _narrower_need(option, fitting)
         out.append((replace(option, **fields), c))
@@ -174,6 +174,21 @@ def _narrower_need(option: SizingOption, fitting: Sequence[tuple[int, Entry]]) -
     if theirs.endswith("would hold it)") and (head == "the fewest that hold it" or "would hold it)" in head):
         out["layout_reason"] = f"{theirs[:-1]} at rollout TP {w}){sep}{rest}"
     return out
+
+
+def _against(option: SizingOption, fitting: Sequence[tuple[int, Entry]], mine: int) -> str:
+    """``: 23.0 s a step, against 31.0 s at TP 1`` where the width as set also holds the work on
+    the GPUs this option buys, so the change buys speed alone: PPO of Qwen2.5 7B split over 8
+    rollout GPUs read "rollout engine at TP 2 (..., 1 by default): ... the one that fits on the
+    fewest GPUs, then steps fastest" on an MI325X, where TP 1 holds it on the same 8 GPUs; a
+    buyer read the width as memory's need. The figures are the two options' own
+    ``rl_time_per_step_seconds``; nothing is re-estimated."""
+    step = option.rl_time_per_step_seconds
+    theirs = next((e[0][0] for w, e in fitting if w == mine), None)
+    other = theirs.rl_time_per_step_seconds if theirs is not None and theirs.gpus == option.gpus else None
+    if step is None or other is None:
+        return ""
+    return f": {step:,.1f} s a step, against {other:,.1f} s at TP {mine}"
 
 
 def _why_width(option: SizingOption, fewest: tuple[int, int] | None) -> str:

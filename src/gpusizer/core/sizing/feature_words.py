@@ -1,5 +1,6 @@
 """What a served option's deployment features do, in the words of its Why (``layout_reason``,
-core/sizing/reason.py): speculative decoding, the prefix cache and served LoRA adapters.
+core/sizing/reason.py): speculative decoding, the prefix cache, served LoRA adapters and the KV
+offload tier.
 
 The features change the count and the speeds (core/serving/features.py prices them in the
 estimate), but the row and its Why read as for the plain model: Llama 3.1 70B with a 4K shared
@@ -40,4 +41,25 @@ def feature_part(est: Estimate | None) -> str | None:
             f"{sv.lora_adapters:,} LoRA adapters, {sv.lora_loaded:,} on the GPU at once "
             f"(rank {sv.lora_rank}, {sv.lora_weight_bytes / 2**20:,.0f} MiB a GPU)"
         )
+    tier = offload_part(est)
+    if tier:
+        parts.append(tier)
     return "; ".join(parts) or None
+
+
+def offload_part(est: Estimate) -> str | None:
+    """ "KV offload (cpu, 200 GB): each hit loads its cached KV in 20.2 ms, added to the first
+    token; the tier holds the shared prefix". The Why said the prefix cache's tokens and nothing of the
+    tier a buyer sized (``serving.kv_offload``): the 200 GB of host memory bought for a Qwen3 32B
+    service with a 22K shared prompt, and the wait each hit adds to the first token
+    (core/serving/kv_offload.py), were the estimate's alone."""
+    sv, spec = est.serving, est.scenario.serving.kv_offload
+    if sv is None or sv.kv_offload_holds_prefix is None or spec is None or spec.capacity_gb is None:
+        return None  # no tier: the Why as before
+    held = "holds" if sv.kv_offload_holds_prefix else "is too small for"
+    # in ms, as the estimate's own "KV offload" line (io/serving_text.py)
+    return (
+        f"KV offload ({spec.medium or 'cpu'}, {spec.capacity_gb:,.4g} GB): each hit loads its cached KV "
+        f"in {sv.kv_offload_load_seconds * 1e3:,.1f} ms, added to the first token; the tier {held} "
+        "the shared prefix"
+    )
