@@ -36,7 +36,11 @@ FRAMEWORK_ONLY: tuple[tuple[str, str, Takes], ...] = (
         lambda p, _serves: p.id in TRANSFORMERS_PEFT,
     ),
     # Unsloth's own release (core/registry/unsloth_releases.py)
-    ("workload.unsloth_version", "Unsloth release", lambda p, _serves: p.own_release_field == "workload.unsloth_version"),
+    (
+        "workload.unsloth_version",
+        "Unsloth release",
+        lambda p, _serves: p.own_release_field == "workload.unsloth_version",
+    ),
 )
 
 
