@@ -4,8 +4,8 @@ the section on these rows after the twelfth blind round).
 The rows are tests/core/data/training-peaks-blind12.json (QwenLM/Qwen@2df8e8ac README.md,
 "Profiling of Memory and Speed"; the scripts of e8e1596; transformers 4.32.0). Each term that
 the run's stack keeps on the GPU was read at its release and is bounded here against the
-rows. No term is modelled: together they leave the Q-LoRA count where it is and the rows'
-growth with the input has no single law (the asserts below). Byte counts are exact
+rows. No term is modelled: together they win one Q-LoRA row and lose one other DeepSpeed row
+of the round, and the rows' growth with the input has no single law (the asserts below). Byte counts are exact
 arithmetic on the sourced shapes and configs; ratios are estimate / published (bytes / bytes).
 """
 
