@@ -197,7 +197,8 @@ def _group_measured(
     s: Scenario, gpu: GPUSpec, kernel: str, experts: str, shape: tuple[int, int, int, int], alpha: float
 ) -> Points:
     """A group table's module (core/speed/moe_measured.py ``group_module``) where the step is as it
-    was measured: whole experts over the EP ranks (no tensor-parallel split of them), the
+    was measured: whole experts over the EP ranks (no tensor-parallel split of them; EP inside
+    TP read at the rank's own tokens, moe_measured_group_nearest.py ``group_layout``), the
     router's own power-law skew (no stated balance, no redundant replicas, no uniform routing
     simulation) and not block-scaled FP8 (DeepGEMM's path, core/speed/rates_trtllm_moe.py)."""
     lay = _as_grouped(s, alpha)
