@@ -189,7 +189,9 @@ SHORT = {
     # (speed-figures-blind7.json; docs/evidence/speed.md, its section) added TensorRT-LLM's GLM-4.7
     # FP8 recipe table on 4 GB200 (TP 4, EP 4, 4-512 users) as first replayed: 49 figures, the
     # fifths re-dealt, a fifth of 10 on the band 0.64-1.50 holds 7; outside, that table's 8- and
-    # 16-user output rate and TPOT (1.64, 1.67, 1.53: its small-batch step, fast)
+    # 16-user output rate and TPOT (1.64, 1.67, 1.53: its small-batch step, fast). Still 7 of 10
+    # with the CUTLASS MoE's nearest measured row (core/speed/moe_measured_group_nearest.py): the
+    # band 0.64-1.50 -> 0.64-1.37, those figures 1.45, 1.47, 1.39
     "speed/tensorrt-llm/nvidia/moe": (7, 10),
     # vLLM MoE on AMD: 12 of 14 until the seventh blind round of serving speeds
     # (speed-figures-blind7.json) added ATOM's vLLM-plugin DeepSeek-R1 FP8 rows on 8 MI355X (0.79-1.32)

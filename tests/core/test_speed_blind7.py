@@ -44,18 +44,20 @@ _ATOM = "vllm-atom-2026-03-mi355x-dsr1-0528-fp8-tp8-1k1k-c4-64"
 # Each figure's speed ratio (estimate / published, a time inverted) as first replayed, with its
 # source beside it; tolerance 0.02 on the ratio (a later change that moves one shows here).
 PINNED = {
-    # NVIDIA/TensorRT-LLM#11691, '4xGB200 - ISL=1024, OSL=1024' (TP 4, EP 4; ADP at 128 users)
+    # NVIDIA/TensorRT-LLM#11691, '4xGB200 - ISL=1024, OSL=1024' (TP 4, EP 4; ADP at 128 users);
+    # since first replayed (1.75, 1.42, 1.75 at 4 users ... 1.14, 0.64, 1.18 at 512) moved by the
+    # CUTLASS MoE's nearest measured row (core/speed/moe_measured_group_nearest.py)
     **{
         (_GLM, f"{m} (c={c})"): v
         for c, vals in {
-            4: (1.75, 1.42, 1.75),
-            8: (1.64, 0.97, 1.67),
-            16: (1.50, 0.78, 1.53),
-            32: (1.46, 0.59, 1.50),
-            64: (1.23, 0.52, 1.26),
-            128: (1.02, 0.90, 1.02),
-            256: (1.13, 0.22, 1.19),
-            512: (1.14, 0.64, 1.18),
+            4: (1.50, 1.42, 1.50),
+            8: (1.45, 0.97, 1.47),
+            16: (1.37, 0.78, 1.39),
+            32: (1.30, 0.59, 1.34),
+            64: (1.18, 0.52, 1.21),
+            128: (1.00, 0.96, 1.00),
+            256: (1.14, 0.22, 1.20),
+            512: (1.13, 0.64, 1.18),
         }.items()
         for m, v in zip(("output tokens/s", "TTFT", "TPOT"), vals, strict=True)
     },
@@ -96,7 +98,8 @@ def test_the_glm_large_batch_points_hold_where_the_small_batch_points_read_fast(
     (r,) = [r for r in RECORDS if r["id"] == _GLM]
     tpot = {e["label"]: SET.speed(r, e) for e in r["replay"] if e["metric"] == "tpot_seconds"}
     assert all(0.75 <= tpot[f"TPOT (c={c})"] <= 1.25 for c in (128, 256, 512))
-    assert all(tpot[f"TPOT (c={c})"] > 1.4 for c in (4, 8, 16, 32))
+    # > 1.4 as first replayed; 1.33-1.50 with the nearest measured CUTLASS MoE row
+    assert all(tpot[f"TPOT (c={c})"] > 1.3 for c in (4, 8, 16, 32))
 
 
 if __name__ == "__main__":

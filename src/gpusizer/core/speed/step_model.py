@@ -25,6 +25,7 @@ from .ggml_graph import ggml_extra
 from .layer_split import as_layer_split
 from .moe_measured import AITER_FP8_BLOCK, FORMATS, MODULE_TABLES, Points, group_module, measured_module
 from .moe_measured_aiter import aiter_points
+from .moe_measured_group_nearest import as_layout, group_layout, group_nearest_moe
 from .moe_measured_nearest import nearest_moe
 from .rates import gpu_family
 from .rates_gpu import gpu_rates
@@ -150,6 +151,7 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     # engine's own config tiles for the shape are read (sglang_moe_tiles.py): they price it
     if not measured and not costs.moe_w2_tiles:
         model.moe_points = nearest_moe(s, gpu, costs, experts, model, alpha)
+        model.moe_points = model.moe_points or _group_nearest(s, gpu, costs, experts, model)
     return model
 
 
@@ -195,15 +197,35 @@ def _group_measured(
     s: Scenario, gpu: GPUSpec, kernel: str, experts: str, shape: tuple[int, int, int, int], alpha: float
 ) -> Points:
     """A group table's module (core/speed/moe_measured.py ``group_module``) where the step is as it
-    was measured: whole experts over the EP ranks (no tensor-parallel split of them), the
+    was measured: whole experts over the EP ranks (no tensor-parallel split of them; EP inside
+    TP read at the rank's own tokens, moe_measured_group_nearest.py ``group_layout``), the
     router's own power-law skew (no stated balance, no redundant replicas, no uniform routing
     simulation) and not block-scaled FP8 (DeepGEMM's path, core/speed/rates_trtllm_moe.py)."""
+    lay = _as_grouped(s, alpha)
+    if lay is None:
+        return ()
+    return as_layout(group_module(kernel, gpu.id, shape, experts, lay[0], alpha), *lay)
+
+
+def _as_grouped(s: Scenario, alpha: float) -> tuple[int, int] | None:
+    """The group table's layout where the step is as it was measured (``_group_measured``;
+    core/speed/moe_measured_group_nearest.py ``group_layout``), else None."""
     p, sv = s.parallelism, s.serving
-    if p.expert < p.tensor or p.expert_in_tensor > 1 or alpha == UNIFORM_ROUTING_ALPHA:
+    lay = group_layout(p.tensor, p.expert, p.expert_in_tensor)
+    if lay is None or alpha == UNIFORM_ROUTING_ALPHA or sv.expert_balance is not None or redundant(s):
+        return None
+    return None if rule_id(s, s.precision.weights) == "fp8-block" else lay
+
+
+def _group_nearest(s: Scenario, gpu: GPUSpec, costs: EngineCosts, experts: str, model: StepModel) -> Points:
+    """A group table's nearest measured shape where its own is not measured
+    (core/speed/moe_measured_group_nearest.py), under ``_group_measured``'s conditions."""
+    moe = s.model.moe
+    lay = _as_grouped(s, model.routing_alpha)
+    if not costs.moe_module or moe is None or lay is None:
         return ()
-    if sv.expert_balance is not None or redundant(s) or rule_id(s, s.precision.weights) == "fp8-block":
-        return ()
-    return group_module(kernel, gpu.id, shape, experts, p.expert, alpha)
+    shape = (moe.experts, model.shape.hidden, moe.expert_ffn_hidden_size, moe.experts_per_token)
+    return group_nearest_moe(costs.moe_module, gpu.id, model, shape, experts, lay, moe.shared_ffn)
 
 
 _MODELS: Memo[StepModel] = Memo(256)
