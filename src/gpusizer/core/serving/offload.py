@@ -244,7 +244,7 @@ def offload_memory(
         peak_phase="serving",
         alive_at_peak=tuple(c for c in COMPONENTS if c not in ("gradients", "optimizer")),
     )
-    note = placement_note(s, arch, m, p, full)
+    note = placement_note(s, arch, (p.gpu_layers, full, p.output_on_gpu), m.embedding, p.experts_host)
     notes = (note,) if planned is None else (note, _planned_note(planned, full))
     ex = expert_fields(arch, m.blocks, m.experts, m.output, p.experts_host)
     return EngineMemory(
