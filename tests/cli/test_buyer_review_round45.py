@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -131,11 +130,9 @@ NEW = [
 
 @pytest.mark.parametrize("name", NEW)
 def test_a_new_buyer_case_ranks_a_priced_option_that_meets_it(name: str) -> None:
-    # each answers, within a few seconds of CPU, with a priced option meeting its targets among
-    # the GPUs a buyer of it weighs
-    start = time.process_time()
+    # each answers with a priced option meeting its targets among the GPUs a buyer of it weighs
+    # its CPU-time target: benchmarks/bench_buyer_cases.py
     got = gpusizer.compare_gpus(case(name), gpus=["h200-141gb", "b200-192gb", "rtx-pro-6000-blackwell-96gb"])
-    assert time.process_time() - start < 10.0
     assert any(
         o["targets_met"] and o["default_target_met"] is not False and o["cost_per_million_tokens"]
         for o in got

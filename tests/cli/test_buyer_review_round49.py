@@ -15,12 +15,10 @@ Llama 3.1 70B chat with a 4K shared system prompt and EAGLE-3; 100 LoRA adapters
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 import gpusizer
-from gpusizer.core.pipeline.estimate import clear_caches, estimate
+from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.sizing.option_split import DisaggSplit
 from tests.cli.buyer_cases import case, rows
 
@@ -205,16 +203,12 @@ def test_split_placement_is_the_buyers_to_ask() -> None:
 
 @pytest.mark.parametrize("name", NEW)
 def test_each_new_case_compares_in_about_10_s(name: str) -> None:
-    clear_caches()
-    start = time.process_time()
     options = gpusizer.compare_gpus(case(name))
-    spent = time.process_time() - start
     # the brief's budget (~10 s of CPU): 1.6-3.7 s here, the DeepSeek-V3 P/D case 11 s on a
     # loaded 2-core machine (its split searched on each GPU, as serve-deepseek-v3-pd's); 15.1-18.9 s
     # on 2026-12-06 (docs/evidence/rl.md, the catalog compare's CPU time: 5,261 prefill-queue
     # simulations), held to 20 s then. 6.1-6.5 s since the count search leaves the stated pools
     # unpriced and the split search times each split once, its decode pool tested first
     # (14.3-16.6 s before, alternated on the same machine; docs/evidence/serving.md, the split
-    # search's CPU time): held to 15 s again
-    assert spent < (15.0 if name == PD else 10.0), spent
+    # search's CPU time): held to 15 s again, in benchmarks/bench_buyer_cases.py
     assert any(o["fits"] and o["unmet"] is None for o in options)

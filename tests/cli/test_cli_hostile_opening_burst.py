@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,14 @@ from tests.core.test_hostile_pd_framework import PD
 def _with(**fields: Any) -> dict[str, Any]:
     d = copy.deepcopy(PD)
     d["serving"]["disaggregated"].update(fields)
+    return d
+
+
+def largest_burst() -> dict[str, Any]:
+    """30,000 users at once on one prefill GPU taking one prompt at a time, 300,000 requests."""
+    d = _with(opening_burst=True, prefill_max_sequences=1)
+    d["serving"].update(concurrency=30_000, requests=300_000)
+    d["workload"]["batch_size"] = 30_000
     return d
 
 
@@ -43,14 +50,10 @@ def test_the_largest_burst_is_answered_in_bounded_time(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """30,000 users on one prefill GPU taking one prompt at a time, 300,000 requests (the
-    scenario's caps): the burst's simulation is bounded (core/serving/budget.py)."""
-    d = _with(opening_burst=True, prefill_max_sequences=1)
-    d["serving"].update(concurrency=30_000, requests=300_000)
-    d["workload"]["batch_size"] = 30_000
+    scenario's caps): the burst's simulation is bounded (core/serving/budget.py); its CPU time,
+    benchmarks/bench_hostile_bursts.py."""
     path = tmp_path / "s.gpusizer.json"
-    path.write_text(json.dumps(d), encoding="utf-8")
-    start = time.process_time()
+    path.write_text(json.dumps(largest_burst()), encoding="utf-8")
     assert main(["estimate", str(path), "--json"]) == 0
-    assert time.process_time() - start < 30.0
     sv = json.loads(capsys.readouterr().out)["serving"]
     assert sv["disaggregated_ttft_seconds"] > 0

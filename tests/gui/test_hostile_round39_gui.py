@@ -8,7 +8,6 @@ extremes, answers in bounded time with the widgets matching the scenario. A docs
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import pytest
@@ -87,9 +86,8 @@ def test_every_dispatcher_with_and_without_overlap_answers_quickly(window) -> No
     for i in range(box.count()):
         for overlap in (False, True):
             box.setCurrentIndex(i)
-            start = time.process_time()
+            # each answers within 5 s of CPU: benchmarks/bench_gui_hostile_edits.py
             window.state.edit("parallelism.expert_overlap", overlap, immediate=True)
-            assert time.process_time() - start < 5.0
             assert window.state.error is None, (box.itemText(i), window.state.error)
     refused(window, "parallelism.expert_dispatcher", "flex", "combo_expert_dispatcher")
     assert mismatches(window.binder) == []
@@ -103,10 +101,9 @@ def test_the_opening_burst_at_one_user_and_a_million(window, users: int) -> None
     box = find(window, "combo_disaggregated_opening_burst")
     box.setCurrentIndex(box.findData(True))
     assert window.state.value("serving.disaggregated.opening_burst") is True
-    start = time.process_time()
+    # within 10 s of CPU: benchmarks/bench_gui_hostile_edits.py
     window.state.edit("serving.concurrency", users, immediate=True)
     window.state.edit("workload.batch_size", users, immediate=True)
-    assert time.process_time() - start < 10.0
     assert window.state.error is None, window.state.error
     assert mismatches(window.binder) == []
 
@@ -143,9 +140,7 @@ def test_extremes_typed_into_the_model_counts_keep_the_last_valid_value(window, 
     good = shown()
     bad = ("1e308", "-1", "nan", "inf", "1.5", "99999999999999999999", "x")
     for text in bad + (("7",) if groups else ()):  # 7 groups do not divide 256 experts
-        start = time.process_time()
-        _type(field, text)
-        assert time.process_time() - start < 5.0
+        _type(field, text)  # within 5 s of CPU: benchmarks/bench_gui_hostile_edits.py
         assert shown() == good, (name, text)  # the last valid scenario stays
     _type(field, "4" if groups else "2")
     assert window.state.error is None and shown() == (4 if groups else 2)

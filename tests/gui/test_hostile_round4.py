@@ -149,26 +149,21 @@ def test_every_window_estimate_is_off_the_gui_thread(qtbot, temp_settings, gui_t
 def test_a_heavy_last_scenario_does_not_delay_the_start(qtbot, temp_settings, gui_thread_estimates):
     """The window appears on the default, says the saved scenario follows, and shows it when
     its estimate comes; closing then does not wait for an estimate still running."""
-    import time
-
     prefs = Prefs()
     prefs.save_last_scenario(HEAVY)
     prefs.sync()
-    began = time.perf_counter()
     w = _start(qtbot)
     # Up before the estimate came (it shares the GIL with the window's construction: 1.5-2.7 s
-    # here against 0.5-1.0 s without it; before, two estimates on the GUI thread, 7 s and more).
+    # here against 0.5-1.0 s without it; before, two estimates on the GUI thread, 7 s and more;
+    # the 6 s target: benchmarks/bench_gui_heavy_start.py).
     assert w.state.estimating and "Estimating" in w.statusBar().currentMessage()
-    assert time.perf_counter() - began < 6.0
     assert w.state.scenario.serving.requests is None  # the default until it comes
     assert w.state.wait(300)
     assert w.state.scenario.serving.requests == 300_000 and w.state.estimate.scenario == w.state.scenario
     assert mismatches(w.binder) == []
     w.state.edit("serving.request_rate", 60, immediate=True)  # heavy again: off the GUI thread
     assert w.state.estimating
-    began = time.perf_counter()
-    w.close()
-    assert time.perf_counter() - began < 1.0
+    w.close()  # without waiting for it (within 1 s: benchmarks/bench_gui_heavy_start.py)
     assert gui_thread_estimates == []
 
 
@@ -218,18 +213,15 @@ def test_a_million_character_name_opens_without_freezing(qtbot, window, tmp_path
     """A valid file with a 1,040,000-character model name froze the window 100 s on open (the
     chart tabs alone: 19 s here, their label layout grows faster than the text)."""
     import json
-    import time
 
     from PySide6.QtWidgets import QLabel
 
     long_name = "m" * 1_040_000
     path = tmp_path / "long.gpusizer.json"
     path.write_text(json.dumps({"model": {"name": long_name, "preset": "llama-3.1-8b"}}))
-    began = time.perf_counter()
-    window.files.open_path(path)
+    window.files.open_path(path)  # 1.1 s here, held to 10 s: benchmarks/bench_gui_heavy_start.py
     assert window.state.wait()
     qtbot.wait(50)  # the layouts run
-    assert time.perf_counter() - began < 10.0  # 1.1 s here
     assert window.state.scenario.model.name == long_name  # kept whole, only shown short
     assert len(window.windowTitle()) < 400
     assert max(len(label.text()) for label in window.findChildren(QLabel)) < 4000

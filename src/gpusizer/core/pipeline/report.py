@@ -61,16 +61,10 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
     The top-level ``roofline`` block comes with inference scenarios (what they are about);
     ``roofline=True`` adds it to training reports too, ``False`` leaves it out
     (:func:`roofline_points` gives the same block for any scenario)."""
-    mem, c, gpu = est.memory, est.compute, est.gpu
+    mem, gpu = est.memory, est.gpu
     report = {
         "scenario": scenario_dict(est.scenario),
-        "parameters": {
-            "total": est.parameters_total,
-            "active": est.parameters_active,
-            "embedding": est.parameters_embedding,
-            "trainable": est.parameters_trainable,
-            "vision": est.parameters_vision,
-        },
+        "parameters": _parameters(est),
         "per_gpu": mem.as_dict(),
         "peak_phase": mem.peak_phase,
         "alive_at_peak": list(mem.alive_at_peak),
@@ -82,28 +76,54 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
         # serving: the stated default service level where the scenario sets no speed of its own
         "default_target": default_target_dict(est.scenario),
         "headroom_bytes": stated_headroom(est),  # the engine's shortfall where it does not start
-        "compute": {
-            "flops_per_token": c.flops_per_token,
-            "total_flops": c.total_flops,
-            "time_seconds": c.time_seconds,
-            "mfu": c.mfu,
-            "prefill_seconds": c.prefill_seconds,
-            "decode_seconds_per_token": c.decode_seconds_per_token,
-            "tokens_per_second": c.tokens_per_second,
-            "gpu_hours": c.gpu_hours,
-            "cost": c.cost,
-            "model_flops": c.model_flops,
-            "model_flops_utilization": c.model_flops_utilization,
-            "attention_flops_per_token": c.attention_flops_per_token,
-            "peak_flops_per_s": c.peak_flops_per_s,
-            "tokens_per_second_per_gpu": c.tokens_per_second_per_gpu,
-            "decode_tokens_per_second": c.decode_tokens_per_second,
-            **_goodput(est),
-        },
+        "compute": _compute(est),
         "assumptions": list(est.assumptions),
         "host_memory_bytes": mem.host_memory,
         "host_memory": host_block(est.scenario, mem),
     }
+    _add_blocks(report, est, roofline)
+    add_ranges(report, est)
+    return report
+
+
+def _parameters(est: Estimate) -> dict[str, int]:
+    """The model's parameter counts (total, active, embedding, trainable, vision)."""
+    return {
+        "total": est.parameters_total,
+        "active": est.parameters_active,
+        "embedding": est.parameters_embedding,
+        "trainable": est.parameters_trainable,
+        "vision": est.parameters_vision,
+    }
+
+
+def _compute(est: Estimate) -> dict[str, Any]:
+    """The compute block: FLOPs, time, MFU, speed, GPU hours and cost, the goodput share."""
+    c = est.compute
+    return {
+        "flops_per_token": c.flops_per_token,
+        "total_flops": c.total_flops,
+        "time_seconds": c.time_seconds,
+        "mfu": c.mfu,
+        "prefill_seconds": c.prefill_seconds,
+        "decode_seconds_per_token": c.decode_seconds_per_token,
+        "tokens_per_second": c.tokens_per_second,
+        "gpu_hours": c.gpu_hours,
+        "cost": c.cost,
+        "model_flops": c.model_flops,
+        "model_flops_utilization": c.model_flops_utilization,
+        "attention_flops_per_token": c.attention_flops_per_token,
+        "peak_flops_per_s": c.peak_flops_per_s,
+        "tokens_per_second_per_gpu": c.tokens_per_second_per_gpu,
+        "decode_tokens_per_second": c.decode_tokens_per_second,
+        **_goodput(est),
+    }
+
+
+def _add_blocks(report: dict[str, Any], est: Estimate, roofline: bool | None) -> None:
+    """The blocks a scenario has only where they apply: the training step, the served cache,
+    serving, RL, preference and the roofline."""
+    c = est.compute
     if c.training_step is not None:
         report["training_step"] = c.training_step
     served = est.served_scenario
@@ -118,8 +138,6 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
         report["preference"] = preference
     if roofline or (roofline is None and est.scenario.workload.serves):
         report["roofline"] = _roofline(est)
-    add_ranges(report, est)
-    return report
 
 
 SERVING_FIELDS = tuple(f.name for f in fields(Serving))

@@ -44,6 +44,7 @@ from ..registry.engines import MiB
 from .cpu_moe import cpu_layers, expert_blocks, expert_fields
 from .engine_settings import EngineSettings
 from .llama_swa import mean_cells
+from .offload_notes import placement_note
 from .ollama_estimate import OllamaEstimate, full_offload_free, ollama_estimate, projector
 
 MIN_FIT_CONTEXT = 4096  # llama.cpp common.h fit_params_min_ctx
@@ -228,24 +229,7 @@ def offload_memory(
     ctx = st.max_context or _fit_context(s, arch, m, st, cap)
     cells = kv_cells(st, ctx)
     full = arch.layers + 1
-    rel = st.release
-    planned = None
-    if st.gpu_layers is None and rel is not None and rel.ollama is not None:
-        # Ollama starts llama.cpp with the layer count its own estimate gives
-        proj = projector(s, counts)
-        planned = ollama_estimate(s, arch, m.blocks, m.output, gpu, rel, ctx, proj, st.max_sequences)
-    n = planned.layers if planned is not None else st.gpu_layers
-    if n is not None:
-        p = _place(s, arch, m, st, min(n, full), cells)
-    else:  # the most layers that fit (monotone in N: binary search)
-        lo, hi = 0, full
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if _place(s, arch, m, st, mid, cells).gpu <= cap:
-                lo = mid
-            else:
-                hi = mid - 1
-        p = _place(s, arch, m, st, lo, cells)
+    p, planned = _layers(s, arch, counts, m, gpu, st, ctx, cells)
     # unified memory: the CPU layers and host buffers share the GPU's RAM (pool_note)
     reason = (
         f"-ngl {p.gpu_layers} needs {p.gpu / 2**30:.2f} GiB on the GPU, more than its "
@@ -260,13 +244,7 @@ def offload_memory(
         peak_phase="serving",
         alive_at_peak=tuple(c for c in COMPONENTS if c not in ("gradients", "optimizer")),
     )
-    note = (
-        f"llama.cpp: {p.gpu_layers}/{full} layers on the GPU (output "
-        f"{'on the GPU' if p.output_on_gpu else 'in RAM'}), token embedding in RAM "
-        f"({m.embedding / MiB:,.0f} MiB)"
-    )
-    if p.experts_host:
-        note += f"; routed experts of {cpu_layers(s, arch)} layers in RAM ({p.experts_host / 2**30:,.2f} GiB)"
+    note = placement_note(s, arch, (p.gpu_layers, full, p.output_on_gpu), m.embedding, p.experts_host)
     notes = (note,) if planned is None else (note, _planned_note(planned, full))
     ex = expert_fields(arch, m.blocks, m.experts, m.output, p.experts_host)
     return EngineMemory(
@@ -288,6 +266,37 @@ def offload_memory(
         expert_pick=ex[1],
         expert_active=ex[2],
     )
+
+
+def _layers(
+    s: Scenario,
+    arch: Arch,
+    counts: ParamCounts,
+    m: LayerBytes,
+    gpu: GPUSpec,
+    st: EngineSettings,
+    ctx: int,
+    cells: int,
+) -> tuple[_Placement, OllamaEstimate | None]:
+    """The placement of the -ngl value set, Ollama's planned one, or the most layers that fit."""
+    full = arch.layers + 1
+    rel = st.release
+    planned = None
+    if st.gpu_layers is None and rel is not None and rel.ollama is not None:
+        # Ollama starts llama.cpp with the layer count its own estimate gives
+        proj = projector(s, counts)
+        planned = ollama_estimate(s, arch, m.blocks, m.output, gpu, rel, ctx, proj, st.max_sequences)
+    n = planned.layers if planned is not None else st.gpu_layers
+    if n is not None:
+        return _place(s, arch, m, st, min(n, full), cells), planned
+    lo, hi = 0, full  # monotone in N: binary search
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _place(s, arch, m, st, mid, cells).gpu <= gpu.capacity_bytes:
+            lo = mid
+        else:
+            hi = mid - 1
+    return _place(s, arch, m, st, lo, cells), planned
 
 
 def _planned_note(e: OllamaEstimate, full: int) -> str:

@@ -232,6 +232,46 @@ def _place(
         alloc[with_space[0]] += zero
     else:
         overflow += zero
+    n = len(blocks)
+    placed, overflow = _place_blocks(
+        rel, blocks, kv, graph, free, num_gpu, with_space, alloc, counts, overflow
+    )
+    if rel.ollama_knobs.layers_forward:
+        overflow += (n - min(placed, n)) * (blocks[-1] + kv[-1])
+    loaded = placed >= n
+    if num_gpu is None or placed < num_gpu:
+        for j in range(len(with_space), 0, -1):
+            g = with_space[placed % j]
+            if free > alloc[g] + graph + output + last:
+                alloc[g] += output + last
+                counts[g] += 1
+                placed += 1
+                break
+    if placed < n + 1:
+        loaded = False
+        overflow += output + last
+    for g in range(gpus):
+        if counts[g]:
+            alloc[g] += full if loaded else partial
+    return placed, tuple(alloc), overflow
+
+
+def _place_blocks(
+    rel: EngineRelease,
+    blocks: tuple[float, ...],
+    kv: list[float],
+    graph: float,
+    free: float,
+    num_gpu: int | None,
+    with_space: list[int],
+    alloc: list[float],
+    counts: list[int],
+    overflow: float,
+) -> tuple[int, float]:
+    """estimateGPULayers' loop over the repeating blocks (bytes: weights plus KV): each to the
+    next GPU with room, a GPU without room dropped from ``with_space``; ``alloc`` and ``counts``
+    grow in place. Returns (blocks placed, ``overflow`` plus the bytes the backward order left in
+    system RAM)."""
     placed = 0
     n = len(blocks)
     order = range(n) if rel.ollama_knobs.layers_forward else range(n - 1, -1, -1)
@@ -251,21 +291,4 @@ def _place(
             with_space.pop(i % j)
         if placed == before and not rel.ollama_knobs.layers_forward:
             overflow += size
-    if rel.ollama_knobs.layers_forward:
-        overflow += (n - min(placed, n)) * (blocks[-1] + kv[-1])
-    loaded = placed >= n
-    if num_gpu is None or placed < num_gpu:
-        for j in range(len(with_space), 0, -1):
-            g = with_space[placed % j]
-            if free > alloc[g] + graph + output + last:
-                alloc[g] += output + last
-                counts[g] += 1
-                placed += 1
-                break
-    if placed < n + 1:
-        loaded = False
-        overflow += output + last
-    for g in range(gpus):
-        if counts[g]:
-            alloc[g] += full if loaded else partial
-    return placed, tuple(alloc), overflow
+    return placed, overflow

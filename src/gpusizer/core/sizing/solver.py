@@ -116,6 +116,29 @@ def plan_text(
         if searched is None:
             return "No GPU in the catalog fits this scenario with any layout within the search limit."
         return f"No layout on {', '.join(searched)} fits this scenario within the search limit."
+    rows = _plan_rows(options, extra)
+    head = rows[0]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    lines = [
+        "  ".join(
+            c.ljust(w) if i in (0, 3) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        ).rstrip()
+        for r in rows
+    ]
+    lines.insert(1, "-" * len(lines[0]))
+    lines += [f"Why ({o['gpu']}): {o['layout_reason']}" for o in options if o["rank"] == 1]
+    # a row that misses only the default level: by how much, and the count that meets it
+    # (core/sizing/level_count.py), as compare's "short of a target" line says it
+    lines += [f"Default target ({o['gpu']}): {o['unmet_reason']}" for o in options if o.get("level_count")]
+    asked = set(gpu_presets()) if searched is None else set(searched)
+    missing = sorted(asked - {o["gpu"] for o in options} - set(left_out))
+    if missing:
+        lines.append(f"Not listed (no layout fits within the search limit): {', '.join(missing)}")
+    return "\n".join(lines + sorted({f"Note ({o['gpu']}): {n}" for o in options for n in o["notes"]}))
+
+
+def _plan_rows(options: Sequence[dict[str, Any]], extra: Sequence[PlanColumn]) -> list[tuple[str, ...]]:
+    """The plan table's header and one row of cells an option (sizes in GiB, price in USD/hour)."""
     inference = "max_batch_size" in options[0]
     head = (
         "GPU",
@@ -130,7 +153,7 @@ def plan_text(
         "$/hour",
         "How sure (memory/speed)",
     )
-    rows = [head] + [
+    return [head] + [
         (
             o["gpu_name"] + ("" if o["rank"] == 1 else f" (alt {o['rank'] - 1})"),
             str(o["gpus"]),
@@ -150,20 +173,3 @@ def plan_text(
         )
         for o in options
     ]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = [
-        "  ".join(
-            c.ljust(w) if i in (0, 3) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
-        ).rstrip()
-        for r in rows
-    ]
-    lines.insert(1, "-" * len(lines[0]))
-    lines += [f"Why ({o['gpu']}): {o['layout_reason']}" for o in options if o["rank"] == 1]
-    # a row that misses only the default level: by how much, and the count that meets it
-    # (core/sizing/level_count.py), as compare's "short of a target" line says it
-    lines += [f"Default target ({o['gpu']}): {o['unmet_reason']}" for o in options if o.get("level_count")]
-    asked = set(gpu_presets()) if searched is None else set(searched)
-    missing = sorted(asked - {o["gpu"] for o in options} - set(left_out))
-    if missing:
-        lines.append(f"Not listed (no layout fits within the search limit): {', '.join(missing)}")
-    return "\n".join(lines + sorted({f"Note ({o['gpu']}): {n}" for o in options for n in o["notes"]}))

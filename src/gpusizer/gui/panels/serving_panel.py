@@ -125,6 +125,17 @@ class ServingPanel(Panel):
             self.spins[path] = spin
             if path == "serving.max_context":  # the engine's switch for a longer one
                 f.add("", QCheckBox("Past the model's length"), LONG, name="check_serving_long_context")
+        self._engine_rows(f)
+        self._features(f)
+        self._tips(binder)
+        self._versions_of = ""
+        self.state.changed.connect(self.refresh)
+        self.state.estimateChanged.connect(self.show_defaults)
+        self.refresh()
+        self.show_defaults(self.state.estimate)
+
+    def _engine_rows(self, f: Any) -> None:
+        """The load, the layers on the GPU, CUDA graphs, the engine's rows, step latency, KV cap."""
         f.add(
             "Load",
             combo(
@@ -162,7 +173,9 @@ class ServingPanel(Panel):
             "context", "serving.max_kv_size", step=256, unit="tokens", none_text="whole context"
         )
         f.add("Max KV size", kv_cap, "serving.max_kv_size", name="spin_serving_max_kv_size")
-        self._features(f)
+
+    def _tips(self, binder: Binder) -> None:
+        """The captions' and the fields' tooltips."""
         for path, tip in {
             **TIPS,
             **ENGINE_TIPS,
@@ -174,11 +187,6 @@ class ServingPanel(Panel):
             for b in binder.bindings:
                 if b.path == path:
                     b.widget.setToolTip(tip)
-        self._versions_of = ""
-        self.state.changed.connect(self.refresh)
-        self.state.estimateChanged.connect(self.show_defaults)
-        self.refresh()
-        self.show_defaults(self.state.estimate)
 
     def _features(self, f: Any) -> None:
         """Prefix caching, speculative decoding, LoRA, KV offload and the disaggregated pools

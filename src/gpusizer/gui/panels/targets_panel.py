@@ -29,6 +29,13 @@ class TargetsPanel(Panel):
     def __init__(self, binder: Binder) -> None:
         super().__init__(binder)
         self.box.setObjectName("panel_targets")
+        self._serving_rows()
+        self._training_rows()
+        self.state.changed.connect(self.refresh)
+        self.refresh()
+
+    def _serving_rows(self) -> None:
+        """The users, the speed each must see, the first-token wait and the default's switch."""
         f = self.form
         f.add(
             "Users to serve",
@@ -83,7 +90,10 @@ class TargetsPanel(Panel):
             "targets.default_service_level",
             name="check_target_default",
         )
-        f.add(
+
+    def _training_rows(self) -> None:
+        """The training deadline."""
+        self.form.add(
             "Deadline",
             _tip(
                 QuantityField("number", "targets.max_training_days", unit="days", none_text=NOT_SET),
@@ -93,8 +103,6 @@ class TargetsPanel(Panel):
             "targets.max_training_days",
             name="spin_target_deadline",
         )
-        self.state.changed.connect(self.refresh)
-        self.refresh()
 
     def refresh(self) -> None:
         kind = self.kind()
