@@ -88,6 +88,8 @@ ALLOWED_INTERNALS = {
     ("offload_medium_row", "gpusizer.core.serving.kv_offload", "DISK_GB_PER_S"),
     # the frameworks that load with transformers and PEFT: the switch clears the release elsewhere
     ("framework_fields", "gpusizer.core.memory.lora_experts", "TRANSFORMERS_PEFT"),
+    # the families whose routed experts are 3-D parameters: where the expert-parameter row applies
+    ("workload_panel", "gpusizer.core.memory.lora_expert_params", "NATIVE_3D"),
 }
 
 
