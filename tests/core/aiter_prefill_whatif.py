@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 from gpusizer.core.memo import clear_all
 from gpusizer.core.speed.step_terms import StepTerms
@@ -83,12 +84,10 @@ def repriced(on: bool = True) -> Iterator[None]:
         return out
 
     clear_all()
-    if on:
-        StepTerms._token_terms = terms
     try:
-        yield
+        with patch.object(StepTerms, "_token_terms", terms if on else orig):
+            yield
     finally:
-        StepTerms._token_terms = orig
         clear_all()
 
 
