@@ -25,8 +25,9 @@ elementwise chains), against the 10 of its attention block (core/speed/step_kern
 ``MLX_LAYER``: q, k, v, 2 rope, 2 cache writes, sdpa, the heads' transpose copy, o):
 
 - Gated DeltaNet, 19 at one sequence: mlx_lm/models/qwen3_5.py ``GatedDeltaNet.__call__``
-  (ml-explore/mlx-lm @ 012facae; qwen3_next.py @ 02de46c5 the same chain with two fused input
-  projections, 2 copies for its q/k/v concatenation more): 4 quantized projections
+  (ml-explore/mlx-lm @ 012facae; qwen3_next.py @ 02de46c5 runs more: two fused projections,
+  then copies regrouping q, k, v, z, b, a and a three-way concatenation, so 19 is its lower
+  bound): 4 quantized projections
   (``in_proj_qkv``, ``in_proj_z``, ``in_proj_b``, ``in_proj_a``), 2 copies for
   ``mx.concatenate([conv_state, qkv])`` (Metal ``concatenate_gpu``: one ``copy_gpu_inplace``
   per input), the depthwise ``conv1d`` (1, at least), ``silu``, q and k each an
@@ -37,7 +38,8 @@ elementwise chains), against the 10 of its attention block (core/speed/step_kern
   rows) and the q/k/v splits are views. Rapid-MLX PR #3383 (2026-09-13, M3 Ultra,
   Qwen3.6-35B-A3B 4-bit) measured the chain's dispatches: fusing the conv, the q/k norms, the
   update and the gated norm into one launch took decode from 114.65 to 128.00 tok/s, 0.91 ms a
-  token over 30 layers.
+  token over 30 layers. Each dispatch is priced at ``Rates.kernel_floor`` (seconds; 5.2 us on an
+  M3 Ultra, core/speed/rates_mlx.py).
 - Mamba-2: not read for mlx-lm; counted as the attention block.
 
 Chunked prefill: fla's ``chunk_gated_delta_rule`` (vLLM vllm/model_executor/layers/fla/ops/
