@@ -25,8 +25,9 @@ from tests.core.blind_speeds import BlindSpeeds, blind_tests
 SET = BlindSpeeds("speed-figures-blind7.json")
 RECORDS, FIGURES, RATIOS = SET.records, SET.figures, SET.ratios
 # per vendor: (figures, within 25 %) as first replayed (docs/evidence/speed.md, the section on the
-# seventh blind round of serving speeds)
-HELD = {"nvidia": (25, 10), "amd": (10, 9), "apple": (5, 1)}
+# seventh blind round of serving speeds); Apple's 1 -> 5 since mlx-lm's Gated DeltaNet block is
+# counted at its own dispatches (the section on hybrid Gated DeltaNet models reading fast)
+HELD = {"nvidia": (25, 10), "amd": (10, 9), "apple": (5, 5)}
 
 (
     test_every_record_is_replayed_or_says_why_not_and_names_its_source,
@@ -61,10 +62,12 @@ PINNED = {
         }.items()
         for m, v in zip(("output tokens/s", "TTFT", "TPOT"), vals, strict=True)
     },
-    # raullenchai/Rapid-MLX#472, M3 Ultra 512 GB, Qwen3.6-35B-A3B-8bit, the Baseline column
+    # raullenchai/Rapid-MLX#472, M3 Ultra 512 GB, Qwen3.6-35B-A3B-8bit, the Baseline column; first
+    # replayed 1.24 / 1.26 / 1.27 / 1.27 / 1.29, these since mlx-lm's Gated DeltaNet block is
+    # counted at its own dispatches (core/model/mixer_kinds.py)
     **{
         (_MLX, f"baseline decode ({n} tokens)"): v
-        for n, v in {256: 1.24, 512: 1.26, 1024: 1.27, 2048: 1.27, 4096: 1.29}.items()
+        for n, v in {256: 1.10, 512: 1.11, 1024: 1.13, 2048: 1.13, 4096: 1.14}.items()
     },
     # sgl-project/sglang#18195, 2 x H100, Qwen3-Coder-Next-FP8 TP 2, 8 users, the Before run
     (_CN, "output tokens/s (c=8, Before)"): 2.54,

@@ -20,6 +20,28 @@ core/speed/step_kernels.py ``VENDOR_LAYER``; the block's norm is the layer's eit
   ``in_proj``, ``causal_conv1d_update``, ``selective_state_update``, the gated RMSNorm
   (``Mixer2RMSNormGated``) and ``out_proj``: 1 more.
 
+mlx-lm runs the block op by op, one Metal dispatch each (no graph; mx.compile fuses only its
+elementwise chains), against the 10 of its attention block (core/speed/step_kernels.py
+``MLX_LAYER``: q, k, v, 2 rope, 2 cache writes, sdpa, the heads' transpose copy, o):
+
+- Gated DeltaNet, 19 at one sequence: mlx_lm/models/qwen3_5.py ``GatedDeltaNet.__call__``
+  (ml-explore/mlx-lm @ 012facae; qwen3_next.py @ 02de46c5 runs more: two fused projections,
+  then copies regrouping q, k, v, z, b, a and a three-way concatenation, so 19 is its lower
+  bound): 4 quantized projections
+  (``in_proj_qkv``, ``in_proj_z``, ``in_proj_b``, ``in_proj_a``), 2 copies for
+  ``mx.concatenate([conv_state, qkv])`` (Metal ``concatenate_gpu``: one ``copy_gpu_inplace``
+  per input), the depthwise ``conv1d`` (1, at least), ``silu``, q and k each an
+  ``mx.fast.rms_norm`` and a scalar multiply (4), ``gated_delta_update``'s compiled ``compute_g``,
+  ``sigmoid(b)`` and its Metal kernel (3; mlx_lm/models/gated_delta.py), the gated norm's
+  ``rms_norm``, ``silu(z)`` and multiply (3; ``Qwen3NextRMSNormGated``) and ``out_proj``: 9 more
+  than attention. The conv state kept for the next step (a slice of one sequence's contiguous
+  rows) and the q/k/v splits are views. Rapid-MLX PR #3383 (2026-09-13, M3 Ultra,
+  Qwen3.6-35B-A3B 4-bit) measured the chain's dispatches: fusing the conv, the q/k norms, the
+  update and the gated norm into one launch took decode from 114.65 to 128.00 tok/s, 0.91 ms a
+  token over 30 layers. Each dispatch is priced at ``Rates.kernel_floor`` (seconds; 5.2 us on an
+  M3 Ultra, core/speed/rates_mlx.py).
+- Mamba-2: not read for mlx-lm; counted as the attention block.
+
 Chunked prefill: fla's ``chunk_gated_delta_rule`` (vLLM vllm/model_executor/layers/fla/ops/
 chunk.py, SGLang python/sglang/srt/layers/attention/fla/chunk.py; Yang et al. 2024, arXiv
 2412.06464 §3) splits the prompt into chunks of C = 64 tokens and, per value head and chunk,
@@ -42,6 +64,7 @@ from dataclasses import dataclass
 from .specs import ModelSpec
 
 ATTENTION_BLOCK_KERNELS = 4  # qkv GEMM, rope + cache write, attention, o GEMM
+MLX_ATTENTION_KERNELS = 10  # mlx-lm's attention block (module docstring)
 FLA_CHUNK = 64  # fla chunk_gated_delta_rule's chunk (BT = 64 in chunk_delta_h.py, chunk_o.py)
 
 
@@ -73,9 +96,10 @@ class MixerKind:
     name: str
     decode_kernels: int  # kernels of its block in a decode step, projections included
     prefill_flops: Callable[[ModelSpec], float]  # one layer's, per prompt token, every head
+    mlx_decode_kernels: int = MLX_ATTENTION_KERNELS  # mlx-lm's dispatches of the block, one sequence
 
 
-GATED_DELTANET = MixerKind("gated_deltanet", 7, _gdn_prefill)
+GATED_DELTANET = MixerKind("gated_deltanet", 7, _gdn_prefill, 19)
 MAMBA2 = MixerKind("mamba2", 5, _mamba2_prefill)
 
 
@@ -93,6 +117,12 @@ def mixer_extra_kernels(spec: ModelSpec) -> int:
     """Kernels a decode step launches for the recurrent layers beyond the attention block each
     layer is counted with (0 for a transformer)."""
     return sum(layers * (kind.decode_kernels - ATTENTION_BLOCK_KERNELS) for kind, layers in _kinds(spec))
+
+
+def mixer_extra_kernels_mlx(spec: ModelSpec) -> int:
+    """Metal dispatches mlx-lm's decode step runs for the recurrent layers beyond the attention
+    block each layer is counted with (0 for a transformer; module docstring)."""
+    return sum(layers * (kind.mlx_decode_kernels - MLX_ATTENTION_KERNELS) for kind, layers in _kinds(spec))
 
 
 def chunk_flops_per_token(spec: ModelSpec) -> float:

@@ -10,7 +10,7 @@ from typing import Any
 from ..memory.inference import kv_bytes_per_token_layer
 from ..model.architecture import Arch, ceil_div, resolve
 from ..model.flops import local_layers
-from ..model.mixer_kinds import chunk_flops_per_token, mixer_extra_kernels
+from ..model.mixer_kinds import chunk_flops_per_token, mixer_extra_kernels, mixer_extra_kernels_mlx
 from ..model.mixers import mixer_widths
 from ..model.module_bytes import compute_group_bytes
 from ..model.params import count_parameters
@@ -79,6 +79,9 @@ class Shape:
     # whole-expert shards of the routed experts inside each TP group (vLLM --enable-expert-parallel
     # with TP; core/serving/expert_in_tensor.py): the EP ranks are ``ep x ep_tp``; 1: none
     ep_tp: int = 1
+    # the Metal dispatches mlx-lm's recurrent decode blocks run beyond an attention block's
+    # (core/model/mixer_kinds.py)
+    mixer_kernels_mlx: int = 0
 
 
 def _mixer_shape(
@@ -96,6 +99,7 @@ def _mixer_shape(
         "state_flops": state_flops_per_token(arch) / tp,
         "state_chunk_flops": chunk_flops_per_token(arch.spec) / tp,
         "mixer_kernels": mixer_extra_kernels(arch.spec),
+        "mixer_kernels_mlx": mixer_extra_kernels_mlx(arch.spec),
     }
 
 

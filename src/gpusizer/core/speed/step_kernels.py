@@ -83,7 +83,8 @@ def kernels_per_step(
     RMS_NORM + MUL + ADD", 2025-07-09); ``ggml``: what the family's llama.cpp graph builder adds,
     core/speed/ggml_graph.py). A vendor engine's recurrent layers launch their mixer kind's
     kernels beyond the attention block each layer is counted with (``Shape.mixer_kernels``,
-    core/model/mixer_kinds.py: Gated DeltaNet 3 more, Mamba-2 1)."""
+    core/model/mixer_kinds.py: Gated DeltaNet 3 more, Mamba-2 1); mlx-lm's its own dispatches
+    (``Shape.mixer_kernels_mlx``: Gated DeltaNet 9 more)."""
     layers, moe = sh.layers, sh.moe_layers
     if library == "ggml":
         per = GGML_LAYER_FA if flash_attention else GGML_LAYER
@@ -96,7 +97,8 @@ def kernels_per_step(
         return layers * per + moe * moe_extra + HEAD_KERNELS
     if library == "mlx":
         shared = 4 if shared_experts else 0
-        return layers * MLX_LAYER + moe * (MLX_MOE + shared - MLX_MLP) + HEAD_KERNELS
+        mixers = sh.mixer_kernels_mlx  # mlx-lm's recurrent blocks (core/model/mixer_kinds.py)
+        return layers * MLX_LAYER + moe * (MLX_MOE + shared - MLX_MLP) + mixers + HEAD_KERNELS
     moe_extra = VENDOR_MOE + (3 if shared_experts else 0) - VENDOR_MLP
     base = EAGER_LAYER if library == "eager" else VENDOR_LAYER
     quants = block_fp8_quants(layers, moe, mla, shared_experts) if block_fp8 else 0
