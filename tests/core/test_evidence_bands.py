@@ -358,8 +358,10 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # TTFT and TPOT moved 1.00 -> 1.11 and 1.11 -> 1.17, so four fifths of six left too few
     # ratios above 1.1 for the FP8 TPOT and output rate to fall inside the band without them;
     # 4 of 6 until SGLang's Qwen3.5-27B cookbook cells at 1,024 and 4,096 users
-    # (speed-sglang-regimes-blind.json, 36 figures, 7 within 25 %) gave it 42 figures and a band
-    # of its own, 0.39-2.43: 35 of 42 (83 %), off this list)
+    # (speed-sglang-regimes-blind.json, 36 figures, 7 within 25 % as first replayed, 14 since the
+    # split) gave it 42 figures and a band
+    # of its own, 0.71-2.23 once SGLang's Mamba-pool split is modelled (0.39-2.43 before): 35 of 42
+    # (83 %), off this list)
     # (vLLM MoE on AMD: 4 figures and no band until section 79's two Qwen3-235B-FP8 rows on 4
     # MI300X (ROCm's Triton fused MoE, AITER off: 2.41 and 2.14 fast) gave it 6 and the band of
     # all speed (0.90-1.36), which held the 4 before and neither of them; since Anyscale's 52
