@@ -88,7 +88,9 @@ def test_a_fit_that_flips_inside_the_band_says_so(capsys: pytest.CaptureFixture[
     rep = json.loads(capsys.readouterr().out)
     assert rep["fits"] and rep["fits_at_band_low"] and rep["fits_at_band_high"] is False
     high = rep["per_gpu"]["total_range"][1] / 2**30
-    assert 79.65 < high < 90.0  # above the H100's usable 79.65 GiB, inside the pool's band
+    # above the H100's usable 79.65 GiB; the Megatron full-training band is 0.71-0.99 since the
+    # functional-test goldens' fused cross-entropy run (training.md §57): 77.1 / 0.71 = 108.5 GiB
+    assert 79.65 < high < 110.0
     assert main(["estimate", str(path)]) == 0
     assert f"it would not fit at the band's high end, {high:,.2f} GiB" in capsys.readouterr().out
 

@@ -125,9 +125,10 @@ def test_the_shipped_nvidia_band_is_still_wide() -> None:
 
 def test_narrow_band_keeps_its_range(qwen: list[dict]) -> None:
     mi = next(o for o in qwen if o["gpu"] == "mi325x-256gb")
-    # speed/vllm/amd/moe's 1.07-3.28 (1.07-2.76 at round 50, before the sixth blind round of
-    # serving speeds added vLLM's GLM-4.6 on 8 MI300X): 1 / 1.07 - 1 / 3.28 = 0.63 of the speed
-    assert spread(mi) == pytest.approx(1 / 1.0739 - 1 / 3.2751, rel=1e-3) and not is_wide(mi)
+    # speed/vllm/amd/moe's 0.93-2.45 (1.07-2.76 at round 50; 1.07-3.28 after the sixth blind round
+    # of serving speeds added vLLM's GLM-4.6 on 8 MI300X; 0.93-2.45 after the seventh's ATOM
+    # MI355X rows, speed.md §115): 1 / 0.93 - 1 / 2.45 = 0.67 of the speed
+    assert spread(mi) == pytest.approx(1 / 0.9265 - 1 / 2.4543, rel=1e-3) and not is_wide(mi)
     assert not wide_cell(mi, "tokens_per_second_per_user_range")
     assert not wide_cell(mi, "per_gpu_total_range")
 

@@ -38,6 +38,8 @@ NEW = (
 QLORA = "qlora-llama-3.3-70b-consumer-vs-h100"
 QWEN = "serve-qwen3-235b-fp8-sglang-ttft-tpot"
 QWEN_VLLM = "serve-qwen3-235b-fp8-500"  # an earlier round's case: vLLM, 500 users at 30 tokens/s
+RL_MOE = "rl-qwen3-30b-a3b-colocated"  # an earlier round's case: GRPO, 500 steps within 4 days
+DAY = 86_400.0  # seconds
 
 
 # --- 1. Unsloth runs data parallel only -----------------------------------------------------------
@@ -96,22 +98,35 @@ def qwen() -> dict[str, dict]:
 
 
 @pytest.fixture(scope="module")
+def rl_day() -> dict[str, dict]:
+    return rows(case(RL_MOE) | {"targets": {"max_training_days": 1}}, "mi325x-256gb", "b200-192gb")
+
+
+@pytest.fixture(scope="module")
 def vllm_qwen() -> dict[str, dict]:
     return rows(case(QWEN_VLLM), "mi325x-256gb", "b200-192gb")
 
 
-def test_a_band_past_the_target_is_flagged(vllm_qwen: dict[str, dict]) -> None:
-    mi = vllm_qwen["mi325x-256gb"]
-    # vLLM on the MI325X: 37.3 tokens/s per user at the estimate for the 30 asked, first token
-    # 1.30 s for 2 s; vLLM MoE on AMD's band is wholly slower (runs like it decoded 11.4-34.7
-    # tokens/s, first token 1.40-4.26 s). targets_met stays the estimate's. (The SGLang case this
-    # test first read, 1.41 s for 1.5 s on the MI325X, holds its band's fast edge since SGLang MoE
-    # on AMD has a band of its own, 0.57-3.38: docs/evidence/speed.md, the sixth blind round.)
-    assert mi["targets_met"] is True and mi["ttft_seconds"] <= 2.0
-    lo, hi = mi["tokens_per_second_per_user_range"]
-    assert lo < 30 < mi["tokens_per_second_per_user"] and hi < mi["tokens_per_second_per_user"]
+def test_a_band_past_the_target_is_flagged(rl_day: dict[str, dict]) -> None:
+    mi = rl_day["mi325x-256gb"]
+    # GRPO of Qwen3 30B-A3B colocated, 500 steps, asked within 1 day: 22.9 h at the estimate on
+    # one MI325X platform, but colocated MoE RL's band is wholly slower (1.14-2.46 of published:
+    # docs/evidence/rl.md), so runs like it took 1.1-2.4 days. targets_met stays the estimate's.
+    # (The vLLM Qwen3 235B case this test read until the seventh blind speed round, speed.md
+    # §115, now holds its estimate inside vLLM MoE on AMD's band, 0.93-2.45: see below.)
+    assert mi["targets_met"] is True and mi["rl_run_seconds"] < DAY
+    assert min(mi["rl_run_seconds_range"]) > DAY
     assert mi["targets_met_at_estimate_only"] is True
-    assert any(n.startswith("meets the targets at the estimate, but its speed band") for n in mi["notes"])
+    assert any(n.startswith("meets the 1-day deadline at the estimate") for n in mi["notes"])
+
+
+def test_a_serving_band_holding_the_estimate_is_not_flagged(vllm_qwen: dict[str, dict]) -> None:
+    mi = vllm_qwen["mi325x-256gb"]
+    # 37.3 tokens/s per user for the 30 asked; vLLM MoE on AMD's band (0.93-2.45, speed.md §115)
+    # puts runs like it at 15.2-40.2: the band holds the estimate, so the row keeps "yes"
+    lo, hi = mi["tokens_per_second_per_user_range"]
+    assert mi["targets_met"] is True and lo < 30 < mi["tokens_per_second_per_user"] <= hi
+    assert mi["targets_met_at_estimate_only"] is None
 
 
 def test_a_band_holding_the_estimate_keeps_yes(qwen: dict[str, dict]) -> None:
@@ -123,11 +138,16 @@ def test_a_band_holding_the_estimate_keeps_yes(qwen: dict[str, dict]) -> None:
         assert o["targets_met_at_estimate_only"] is None
 
 
-def test_targets_cell_reads_at_estimate(vllm_qwen: dict[str, dict]) -> None:
-    text = compare_text(list(vllm_qwen.values()), False, True, s=parse_scenario(case(QWEN_VLLM)))
+def test_targets_cell_reads_at_estimate(rl_day: dict[str, dict]) -> None:
+    day = case(RL_MOE) | {"targets": {"max_training_days": 1}}
+    text = compare_text(list(rl_day.values()), False, True, s=parse_scenario(day))
     mi = next(line for line in text.splitlines() if "Instinct MI325X" in line)
-    b200 = next(line for line in text.splitlines() if "B200 192GB" in line)
-    assert f" {AT_ESTIMATE} " in mi and f" {AT_ESTIMATE} " not in b200, (mi, b200)
+    assert f" {AT_ESTIMATE} " in mi, mi
+    # the case as filed, 4 days: 22.9 h and its band (1.1-2.4 days) both meet it
+    four = rows(case(RL_MOE), "mi325x-256gb")
+    text = compare_text(list(four.values()), False, True, s=parse_scenario(case(RL_MOE)))
+    mi = next(line for line in text.splitlines() if "Instinct MI325X" in line)
+    assert f" {AT_ESTIMATE} " not in mi, mi
 
 
 def test_no_targets_no_flag() -> None:

@@ -42,12 +42,12 @@ SHORT = {
     # the band 0.97-1.63; outside, the H200 c=16 output rate (0.936), SGLang's DeepSeek-R1 TPOT on
     # 16 H100 at one user (1.90) and SGLang 0.4.6's Qwen3-235B output rate on H20 (1.74)
     "speed/sglang/nvidia/moe": (5, 8),
-    # SGLang MoE on AMD: 9 figures on the pooled AMD MoE band until the sixth blind round of
+    # (SGLang MoE on AMD: 9 figures on the pooled AMD MoE band until the sixth blind round of
     # serving speeds (docs/evidence/speed.md, its section; speed-figures-blind6.json) added
     # SGLang's MiniMax-M2.7 cookbook cells on MI300X (18 figures, none within 25 %): 27 figures,
-    # a band of its own, 0.57-3.38, whose held-out fifth of 6 holds 3; outside, that run's TTFT at
-    # 16 users (0.371) and at 4,096 (0.537), slow, and its TPOT at 1,024 (3.72), fast
-    "speed/sglang/amd/moe": (3, 6),
+    # a band of its own, 0.57-3.38, whose held-out fifth of 6 held 3; since InferenceX's
+    # Qwen3.5-397B FP8 MI300X baseline (speed-sglang-regimes-blind.json, 15 figures, none within
+    # 25 %) joined, 42 figures on 0.54-4.95 whose held-out fifth of 9 holds 9: off this list)
     # (the P/D time per token was short here, 15 of 22 on the band 0.93-2.23, after the blind P/D
     # round's vLLM Router runs, all slower in ours; the second blind P/D round (docs/evidence/
     # serving.md, its section; tests/core/data/disagg-blind2.json) added Mooncake's 19 A10 runs,
@@ -354,12 +354,16 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # docs/evidence/speed.md, the AMD training section) added Mixtral 8x22B on 64 MI355X at micro
     # 2 and 1 (0.715, 0.840, both outside their folds' bands): 62 figures re-dealt, 50 inside
     # (80.6 %): off this list)
-    # SGLang large-batch on NVIDIA: GPUStack's six Qwen3-8B figures on one H100 at 4 users (BF16
+    # (SGLang large-batch on NVIDIA: GPUStack's six Qwen3-8B figures on one H100 at 4 users (BF16
     # and the block-scaled FP8 checkpoint), all within 25 %; 5 of 6 held until block FP8 counted
     # 4 quant kernels a dense Qwen3 layer (its four linears), not DeepSeek's 6: the FP8 rows'
-    # TTFT and TPOT moved 1.00 -> 1.11 and 1.11 -> 1.17, so four fifths of six leave too few
-    # ratios above 1.1 for the FP8 TPOT and output rate to fall inside the band without them
-    "speed/sglang/nvidia/large-batch": (4, 6),
+    # TTFT and TPOT moved 1.00 -> 1.11 and 1.11 -> 1.17, so four fifths of six left too few
+    # ratios above 1.1 for the FP8 TPOT and output rate to fall inside the band without them;
+    # 4 of 6 until SGLang's Qwen3.5-27B cookbook cells at 1,024 and 4,096 users
+    # (speed-sglang-regimes-blind.json, 36 figures, 7 within 25 % as first replayed, 14 since the
+    # split) gave it 42 figures and a band
+    # of its own, 0.71-2.23 once SGLang's Mamba-pool split is modelled (0.39-2.43 before): 35 of 42
+    # (83 %), off this list)
     # (vLLM MoE on AMD: 4 figures and no band until section 79's two Qwen3-235B-FP8 rows on 4
     # MI300X (ROCm's Triton fused MoE, AITER off: 2.41 and 2.14 fast) gave it 6 and the band of
     # all speed (0.90-1.36), which held the 4 before and neither of them; since Anyscale's 52
@@ -413,12 +417,12 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # (32 of 39, 82 %, since the sixth blind round of serving speeds, speed-figures-blind6.json,
     # added GPUStack's GLM-4.6-FP8 TP 4 bursts on H200 under SGLang 0.5.3 and the GLM-4.5-Air
     # TP 4 EP 4 bursts on the lab's H100 host: still off this list)
-    # SGLang MoE on AMD: 27 figures since the sixth blind round of serving speeds
+    # (SGLang MoE on AMD: 27 figures since the sixth blind round of serving speeds
     # (speed-figures-blind6.json) added SGLang's MiniMax-M2.7 cookbook cells on MI300X, a band of
-    # its own: 21 of 27 (77 %). Outside their folds' bands, all that run's: its TTFTs at 16, 256
-    # and 4,096 users (0.14-0.54, slow: equal lengths refill in waves, the record's miss_reason)
-    # and its TPOT and output rate at 1,024 / 4,096 users (3.15-3.81, fast)
-    "speed/sglang/amd/moe": (21, 27),
+    # its own: 21 of 27 (77 %), outside their folds' bands all that run's TTFTs at 16, 256 and
+    # 4,096 users (0.14-0.54, slow) and its TPOT and output rate at 1,024 / 4,096 users
+    # (3.15-3.81, fast); 34 of 42 (81 %) since InferenceX's Qwen3.5-397B FP8 MI300X baseline
+    # (speed-sglang-regimes-blind.json, 1.85-5.84 fast) widened the folds' bands: off this list)
     # (vLLM MoE on NVIDIA: 23 of 29, 79 %, while the sixth blind round of serving speeds,
     # speed-figures-blind6.json, held GPUStack's GLM-4.6 BF16 bursts on 8 H200 under vLLM 0.11.0
     # (1.50-2.04 fast) alone; 31 of 35, 89 %, once the same round's GLM-4.5-Air bursts on the

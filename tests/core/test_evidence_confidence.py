@@ -113,16 +113,16 @@ def test_a_release_older_than_its_regimes_figures_is_extrapolated() -> None:
 
 
 def test_a_small_regime_states_the_parent_band_it_takes() -> None:
-    # SGLang at large batch on NVIDIA has 6 published figures, too few for a split-conformal band
-    # of its own: it takes the large-batch band of all engines on NVIDIA and says so (TensorRT-LLM
-    # at batch one, the example here before, has its own band since its 39 figures)
+    # vLLM at large batch on NVIDIA has 11 published figures, too few for a split-conformal band
+    # of its own: it takes the large-batch band of all engines on NVIDIA and says so (SGLang's,
+    # the example here before, has its own band since its 42 figures, docs/evidence/speed.md, the
+    # section on SGLang's two regimes; TensorRT-LLM at batch one before that, since its 39)
     sp = _report(
-        framework="sglang",
         hardware={"gpu": "h100-sxm-80gb"},
         serving={"concurrency": 32, "load": "steady"},
     )["evidence"]["speed"]
     b = band(sp["regime"])
-    assert sp["regime"] == "speed/sglang/nvidia/large-batch" and sp["figures"] == b.figures < 12
+    assert sp["regime"] == "speed/vllm/nvidia/large-batch" and sp["figures"] == b.figures < 12
     assert sp["pooled_from"] == {
         "regime": "speed/*/nvidia/large-batch",
         "label": "all engines' speed on NVIDIA, large batch",
@@ -131,7 +131,7 @@ def test_a_small_regime_states_the_parent_band_it_takes() -> None:
     assert sp["band"] == [b.p10, b.p90] and b.pooled_figures >= 12
     assert sp["reason"].startswith(
         f"band of all engines' speed on NVIDIA, large batch: {b.pooled_figures} figures; "
-        f"SGLang speed on NVIDIA, large batch has {b.figures}"
+        f"vLLM speed on NVIDIA, large batch has {b.figures}"
     )
     trt = _report(framework="tensorrt-llm", hardware={"gpu": "h100-sxm-80gb"})["evidence"]["speed"]
     assert trt["regime"] == "speed/tensorrt-llm/nvidia/batch-one" and trt["pooled_from"] is None

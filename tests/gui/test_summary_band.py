@@ -36,11 +36,11 @@ def test_how_sure_line_speed_band_and_whisker(qtbot) -> None:
 def test_how_sure_names_the_band_it_borrows(qtbot) -> None:
     head = SummaryHeader()
     qtbot.addWidget(head)
-    sglang = {**VLLM, "framework": "sglang", "serving": {"concurrency": 32, "load": "steady"}}
-    head.set_estimate(estimate(sglang))
-    # SGLang at large batch: under 12 figures of its own, so it takes the band of all engines at
-    # large batch on NVIDIA and says so (scripts/evidence_bands.py, pooling; TensorRT-LLM at
-    # batch one, the example here before, has its own band since its 39 figures)
+    vllm = {**VLLM, "serving": {"concurrency": 32, "load": "steady"}}
+    head.set_estimate(estimate(vllm))
+    # vLLM at large batch: under 12 figures of its own, so it takes the band of all engines at
+    # large batch on NVIDIA and says so (scripts/evidence_bands.py, pooling; SGLang's, the example
+    # here before, has its own band since its 42 figures; TensorRT-LLM at batch one before that)
     assert "band of" in head._how_sure_text
     assert "band of all engines' speed on NVIDIA, large batch:" in html.unescape(head.how_sure.toolTip())
 

@@ -8,10 +8,10 @@ estimate and passes a stated target, runs like it have missed what the row says 
 serving note of core/sizing/serving_band_note.py (a Tok/s/user band wholly below the estimate and
 reaching under ``min_tokens_per_second_per_user``, or a first-token band wholly above it and
 reaching past ``max_ttft_seconds``), or an RL run whose whole run band, fast edge too, ends past
-``max_training_days`` (core/sizing/rl_notes.py ``deadline_band_note``'s first sentence). Qwen3
-235B-A22B FP8 on vLLM for 500 users at 30 tokens/s each
-(tests/cli/data/buyer/serve-qwen3-235b-fp8-500.gpusizer.json) meets them on the MI325X at 37.3
-tokens/s per user, beside a band of 11.4-34.7: runs like it decoded slower than the 30 asked.
+``max_training_days`` (core/sizing/rl_notes.py ``deadline_band_note``'s first sentence). GRPO
+of Qwen3 30B-A3B colocated, 500 steps (tests/cli/data/buyer/rl-qwen3-30b-a3b-colocated.gpusizer.json)
+asked within 1 day runs 22.9 h on one MI325X platform at the estimate, beside a run band of
+1.1-2.4 days: runs like it took longer than the day asked.
 A band that holds the estimate passes a target met at its edge on
 nearly every row the count search sized to it, which its band column shows; it keeps "yes".
 Wording only: ``targets_met`` and the ranking are unchanged.

@@ -27,9 +27,11 @@ from ...registry.engine_knobs import SGLangReserve
 from ...registry.engines import BatchTier, MiB, cuda_total_bytes
 from ...registry.sglang_reserve import ReserveStep, reserve_step
 from ..aiter import aiter_note, fraction_cut, request_slots, runs_aiter, workspace_bytes
+from ..engine_result import Load
 from ..engine_settings import EngineSettings
 from ..kv_pool import EngineView, PoolBudget, Stage, pool_parts
-from ..kv_request import request_kv
+from ..kv_request import RequestKV, request_kv
+from ..sglang_mamba import mamba_split
 from ..trt_buffers import buffers_note, cpp_runtime_buffers
 from .base import register_rule
 from .pool import PoolRule
@@ -71,6 +73,13 @@ class StaticPool(PoolRule):
         if st.memory_fraction is None:
             notes += reserve_notes(v.s, st, rel.tier(v.gpu))
         return PoolBudget(fraction * cut, stage.weights, outside + after, pool, memory, notes)
+
+    def _stage_memory(
+        self, v: EngineView, stage: Stage, b: PoolBudget, kv: RequestKV, load: Load
+    ) -> EngineMemory:
+        """The pool's memory, a hybrid model's pool split between its states and its KV cache
+        (core/serving/sglang_mamba.py)."""
+        return mamba_split(v.s, resolve(v.s.model), super()._stage_memory(v, stage, b, kv, load))
 
     def pool_total(self, v: EngineView, stage: Stage, b: PoolBudget, kv: float) -> float:
         f = b.fraction

@@ -1,0 +1,73 @@
+"""SGLang's pool for a hybrid model (recurrent Mamba / Gated DeltaNet layers beside attention):
+the pool is split between the requests' recurrent states and the full-attention KV cache, and
+the state pool caps the requests run at once.
+
+Source: sgl-project/sglang python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py
+(read at 001ccef0) ``handle_max_mamba_cache``: unless ``--max-mamba-cache-size`` is set, the
+rest memory (the pool) is solved as ``mamba_state_memory / full_kv_cache_memory =
+mamba_full_memory_ratio``, ``max_mamba_cache_size = mamba_state_memory // mamba_cache_per_req``,
+and only the rest of the pool holds KV tokens (``profile_max_num_token``); ``init_memory``:
+``max_num_reqs = min(max_num_reqs, max_mamba_cache_size // ratio)`` with ratio
+``MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO`` = 3 (radix cache on, no extra buffer).
+The Mamba pool came with Qwen3-Next (sgl-project/sglang#10233, 2025-09-09, in 0.5.2);
+``mamba_full_memory_ratio`` defaulted to 0.2 until sgl-project/sglang#11679 (2025-10-15) made
+it 0.9 (server_args.py), first in 0.5.4. A request's state: core/model/state.py (SGLang keeps the
+recurrent state in fp32, ``mamba_ssm_dtype``). Units: bytes, tokens, requests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..model.architecture import Arch
+from ..model.result import EngineMemory
+from ..model.specs import Scenario
+from ..model.state import state_bytes
+from ..registry.engines import version_key
+
+POOL_FROM = (0, 5, 2)  # the first release with the Mamba pool (sglang#10233)
+RATIO_09_FROM = (0, 5, 4)  # the first release after sglang#11679 (0.2 -> 0.9)
+SLOTS_PER_REQUEST = 3  # MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO (radix cache on)
+
+
+def _numbers(s: Scenario) -> tuple[int, ...] | None:
+    """The stated SGLang release's numbers (None: unstated, the current one)."""
+    key = version_key(s.serving.engine_version) if s.serving.engine_version else None
+    return key[1] if key else None
+
+
+def mamba_ratio(s: Scenario) -> float:
+    """``mamba_full_memory_ratio`` of the stated release (0: no Mamba pool before 0.5.2)."""
+    n = _numbers(s)
+    if n is None or n >= RATIO_09_FROM:
+        return 0.9
+    return 0.2 if n >= POOL_FROM else 0.0
+
+
+def mamba_split(s: Scenario, arch: Arch, em: EngineMemory) -> EngineMemory:
+    """The engine memory with SGLang's split (module docstring): the KV tokens of the pool's
+    KV share and the running cap of its state share; ``em`` unchanged for a model without
+    recurrent layers or a release before the Mamba pool."""
+    r = mamba_ratio(s)
+    if not arch.mixer_layers or r <= 0 or em.kv_pool_bytes <= 0:
+        return em
+    p = s.parallelism
+    state = state_bytes(arch, s.profile, s.precision.activations, p.tensor, p.pipeline)
+    if state <= 0:
+        return em
+    kv_share = 1.0 / (1.0 + r)
+    slots = int(em.kv_pool_bytes * r * kv_share // state) // SLOTS_PER_REQUEST
+    cap = min(em.max_sequences, slots) if em.max_sequences else slots
+    note = (
+        f"SGLang splits the pool of a hybrid model: recurrent states {r / (1 + r):.0%}, "
+        f"KV cache {kv_share:.0%} (mamba_full_memory_ratio {r}); the state pool holds "
+        f"{slots * SLOTS_PER_REQUEST:,} states of {state / 2**20:,.0f} MiB, "
+        f"{slots:,} requests at once"
+    )
+    return replace(
+        em,
+        kv_capacity_tokens=int(em.kv_capacity_tokens * kv_share),
+        max_concurrency=em.max_concurrency * kv_share,
+        max_sequences=max(1, cap),
+        notes=(*em.notes, note),
+    )
