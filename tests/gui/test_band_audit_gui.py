@@ -21,8 +21,9 @@ DATA = Path(__file__).parents[1] / "cli" / "data" / "buyer"
 # reaches past the card's 79.65 GiB)
 # the 3B pre-training at 6,144 tokens fits (77.13 GiB) and would not at the Megatron band's high
 # end; at 7,168 it flipped the other way until Megatron's in-place loss backward was read (the
-# band, 0.96-0.99, lies wholly above the estimate since: tests/cli/test_band_audit_cli.py)
-FLIP = "headroom (it would not fit at the band's high end, 80.61 GiB)"
+# band lies wholly above the estimate since: tests/cli/test_band_audit_cli.py); the band is
+# 0.71-0.99 since the functional-test goldens' fused cross-entropy run (training.md §57): 108.55
+FLIP = "headroom (it would not fit at the band's high end, 108.55 GiB)"
 
 
 def _flipping() -> dict[str, Any]:
