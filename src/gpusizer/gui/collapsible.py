@@ -47,6 +47,9 @@ class Section:
             self.button.setChecked(opened)  # comes back here through toggled
             return
         self.button.setArrowType(Qt.ArrowType.DownArrow if opened else Qt.ArrowType.RightArrow)
+        # the header was the one control of the RL panel without a tooltip
+        verb = "Hide" if opened else "Show"
+        self.button.setToolTip(f"{verb} the {self.title.lower()} (a refused field opens its group)")
         self.form.box.setVisible(opened)
 
     @property

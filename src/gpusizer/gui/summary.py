@@ -4,6 +4,7 @@ assumptions it rests on. Marked stale (with the reason) while the input is inval
 from __future__ import annotations
 
 import html
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
@@ -29,15 +30,20 @@ from ..io.evidence_text import EVIDENCE_TIP, how_sure, how_sure_short
 from ..io.serving_text import feature_lines, speed_line, users_line
 from ..io.units import fmt_bytes
 from ..io.wording import count, fit_of, gpus_needed_spans, verdict_line
+from .binding import as_rich
 from .colors import component_qcolor, verdict_color
 from .style import set_role, set_text_color
 
 
-def verdict(est: Estimate, unit: str) -> str:
+def verdict(est: Estimate, unit: str, short: bool = False) -> str:
     """``62.10 GiB of 79.65 GiB per GPU — fits, 17.55 GiB headroom`` (io/wording.py: the CLI
-    and the report word it the same)."""
+    and the report word it the same). ``short``: without the engine's reason for not starting,
+    which the serving line under the headline gives in full (:func:`serving_text`)."""
     flip = fit_band_of(est, unit)  # the verdict flips inside the peak's band (io/band_text.py)
-    return with_flip(verdict_line(fit_of(est), unit), flip)
+    fit = fit_of(est)
+    if short and fit.engine_reason:
+        fit = replace(fit, engine_reason="")
+    return with_flip(verdict_line(fit, unit), flip)
 
 
 def context_line(est: Estimate) -> str:
@@ -223,7 +229,11 @@ class SummaryHeader(QFrame):
     def set_estimate(self, est: Estimate) -> None:
         self._est = est
         color = verdict_color(est)
-        self.verdict.setText(verdict(est, self.unit))
+        # The headline without the engine's reason: said twice, the headline took four lines at
+        # 1366 x 768 and the Hardware tab's filters needed a scroll bar; the whole in its tooltip
+        short, whole = verdict(est, self.unit, short=True), verdict(est, self.unit)
+        self.verdict.setText(short)
+        self.verdict.setToolTip(as_rich(whole) if whole != short else "")
         self._hold_height()
         set_text_color(self.verdict, color)
         self.bar.set_estimate(est)

@@ -181,8 +181,11 @@ class ChartView:
             return ""
         if self.phased_only:
             other = next((k for k in WORKLOAD_KINDS.values() if k.phased), None)
-            choose = f"Choose {other.label} as the workload kind to see it." if other else ""
-            return f"{self.caption}: a question about a step of phases. {choose}".strip()
+            if other is None:
+                return f"{self.caption}: a question about a step of phases."
+            # "a question about a step of phases" after a caption about phases said nothing new
+            choose = "Choose it as the workload kind to see it."
+            return f"{self.caption}: a question about {other.label}. {choose}"
         if self.serving_only:
             other = serving_kind()
             choose = f"Choose {other.label} as the workload kind to see it." if other else ""

@@ -20,6 +20,7 @@ from ...io.wording import count
 from ..elide import labelled
 from .background import WorkerChart
 from .base import ChartBase
+from .palette import LABEL_PX
 from .sweep import log2_ticks
 from .ticks import group_thousands, thinned
 
@@ -40,6 +41,8 @@ class FeaturesChart(WorkerChart, ChartBase):
         self.with_curve = self.plot.plot([], [], symbol="o", symbolSize=6)
         self.without_curve = self.plot.plot([], [], symbol="o", symbolSize=5)
         self.split_curve = self.plot.plot([], [], symbol="s", symbolSize=6)
+        self.note = self.text_item((0.5, 0.5), pixels=LABEL_PX + 1)  # why no curve rises
+        self.note.setVisible(False)
         self.plot.setMouseEnabled(x=False, y=False)
         group_thousands(self.plot.getAxis("left"))
         self.engine = ""
@@ -119,6 +122,25 @@ class FeaturesChart(WorkerChart, ChartBase):
         if c.split:
             entries.append((self.split_curve, self._pools()))
         self.set_legend(entries)
+        self._show_note(top == 1.0 and not any((*c.with_features, *c.without, *c.split)))
+
+    def _show_note(self, none_start: bool) -> None:
+        """Where the engine starts at no user count every curve lies flat on 0 and the chart
+        read as empty (seen at 1366 x 768): the plot says so, and where to read why."""
+        self.note.setVisible(none_start)
+        c = self.data
+        if not none_start or c is None:
+            return
+        self.note.setTextWidth(-1)
+        self.note.setHtml(
+            f"<div style='color:{self.theme.bad}'><b>{html.escape(self.engine)} starts at none of "
+            f"these user counts: no tokens/s to draw</b></div><div style='color:"
+            f"{self.theme.foreground}'>the verdict above says why; GPUs needed, how many it takes</div>"
+        )
+        width = max(self.plot.vb.sceneBoundingRect().width() * 0.85, 200.0)
+        self.note.setTextWidth(min(width, self.note.textItem.document().idealWidth()))
+        mid = (math.log10(c.users[0]) + math.log10(c.users[-1])) / 2  # the x axis is log10
+        self.note.setPos(mid, 0.55)
 
     def _thin_ticks(self) -> None:
         """The users' ticks that fit the plot's width (charts/ticks.py)."""
@@ -147,6 +169,8 @@ class FeaturesChart(WorkerChart, ChartBase):
         if self.x_ticks:
             self._x_range()  # the right margin follows the plot's width
             self._thin_ticks()
+        if self.note.isVisible():  # its wrapping width follows the plot's
+            self._show_note(True)
 
     def _restyle_items(self) -> None:
         t = self.theme

@@ -53,6 +53,10 @@ class SweepChart(SweepLabels, ChartBase):
         super().__init__(parent, background=background)
         self.selector = QComboBox(self)
         self.selector.setObjectName("combo_sweep_axis")
+        self.selector.setToolTip(
+            "The setting swept: memory per GPU at each of its values, the rest of the scenario "
+            "as set; the dashed line marks this scenario's value"
+        )
         for key in SWEEP_AXES:
             self.selector.addItem(f"memory vs {AXIS_NAMES[key]}", key)
         self.selector.currentIndexChanged.connect(lambda i: self.set_axis(self.selector.itemData(i)))

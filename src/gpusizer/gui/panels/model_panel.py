@@ -93,6 +93,9 @@ class ModelPanel(Panel):
         self.search.setObjectName("edit_model_search")
         self.search.setPlaceholderText("Search presets (name, family, size)…")
         self.search.setClearButtonEnabled(True)
+        self.search.setToolTip(
+            "Show only the presets whose name, id or family holds every word typed; Enter loads the first"
+        )
         f.add_widget(self.search, "search")
         self.tree = PresetTree()
         self.tree.setObjectName("tree_model_preset")
