@@ -90,3 +90,15 @@ def test_assumption_line() -> None:
     """The report states the pattern, its mean prompt and where the histories were found."""
     notes = estimate_report(_chat())["assumptions"]
     assert any(n.startswith("multi-turn chats: 5 turns a conversation, mean prompt 3,200") for n in notes)
+
+
+@pytest.mark.parametrize("bad", [0, 2.5])
+def test_cli_refuses_in_one_line(bad: Any, tmp_path: Any, capsys: Any) -> None:
+    """gpusizer-cli: one line naming serving.prefix.turns, exit code 2."""
+    from gpusizer.cli import main
+
+    path = tmp_path / "chat.gpusizer.json"
+    path.write_text(json.dumps(_chat(turns=bad)))
+    assert main(["estimate", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "serving.prefix.turns" in err

@@ -15,6 +15,12 @@ def _users(n: int) -> str:
     return f"{n:,} user{'s' if n != 1 else ''}"
 
 
+def user_tokens(sv: Mapping[str, Any], prompt: int, generated: int) -> int:
+    """A request's tokens: prompt + output, the prompt the turns' mean for multi-turn chats
+    (the report's ``prefix_mean_prompt_tokens``, core/serving/multi_turn.py)."""
+    return (sv.get("prefix_mean_prompt_tokens") or prompt) + generated
+
+
 def users_line(sv: Mapping[str, Any], tokens_per_user: int) -> str:
     """The headline: how many users the engine holds at ``tokens_per_user`` tokens each."""
     if not sv["starts"]:
