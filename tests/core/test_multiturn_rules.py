@@ -23,7 +23,12 @@ def _chat(turns: Any = 5, users: int = 32, offload: float | None = None) -> dict
         "model": {"preset": "llama-3.1-8b"},
         "hardware": {"gpu": "h100-sxm-80gb"},
         "framework": "vllm",
-        "workload": {"kind": "inference", "prompt_tokens": 1000, "generated_tokens": 100, "batch_size": users},
+        "workload": {
+            "kind": "inference",
+            "prompt_tokens": 1000,
+            "generated_tokens": 100,
+            "batch_size": users,
+        },
         "serving": serving,
     }
 

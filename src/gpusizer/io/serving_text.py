@@ -126,8 +126,9 @@ def feature_lines(sv: Mapping[str, Any], split: Mapping[str, Any] | None = None)
     ``serving.disaggregated`` block, whose prefill pool's own layout the split's line names."""
     out = []
     if sv.get("prefix_turns"):  # multi-turn chats: each conversation's own history
+        mean = sv.get("prefix_mean_prompt_tokens", 0)
         out.append(
-            f"  multi-turn   {sv['prefix_turns']} turns, mean prompt {sv.get('prefix_mean_prompt_tokens', 0):,} "
+            f"  multi-turn   {sv['prefix_turns']} turns, mean prompt {mean:,} "
             f"tokens, {sv.get('prefix_cached_tokens', 0):,} of them cached per request (prefill skipped); "
             f"{sv.get('prefix_hit_rate') or 0:.0%} of later turns find their history"
         )

@@ -92,7 +92,9 @@ def turns_view(s: Scenario) -> Scenario:
         if prefix is not None:
             prefix._new_tokens = new_tokens(s)
         work = s.workload.model_copy(update={"prompt_tokens": mean_prompt(s)})
-        return s.model_copy(update={"workload": work, "serving": s.serving.model_copy(update={"prefix": prefix})})
+        return s.model_copy(
+            update={"workload": work, "serving": s.serving.model_copy(update={"prefix": prefix})}
+        )
 
     return _VIEWS.get(id(s), view, (s,))
 
@@ -124,7 +126,9 @@ def turn_cached(s: Scenario, k: int, block: int, pool_tokens: float, tier_tokens
     return history(s, k) // b * b if source(s, k, pool_tokens, tier_tokens, users) else 0
 
 
-def hits(s: Scenario, pool_tokens: float, users: int, kv_bytes: float, block: int) -> tuple[float, float, float]:
+def hits(
+    s: Scenario, pool_tokens: float, users: int, kv_bytes: float, block: int
+) -> tuple[float, float, float]:
     """(share of turns after the first that find their history, mean cached tokens a request,
     of them the mean loaded from the offload tier); a stated ``hit_rate`` replaces the share
     and scales the tokens (module docstring)."""
@@ -179,7 +183,9 @@ def with_turns(
     return PrefixStep(step, hit), eng, replace(wl, prompt=left)
 
 
-def turn_fields(s: Scenario, gpu: GPUSpec, pool_tokens: float, users: int, kv_bytes: float, block: int) -> dict[str, object]:
+def turn_fields(
+    s: Scenario, gpu: GPUSpec, pool_tokens: float, users: int, kv_bytes: float, block: int
+) -> dict[str, object]:
     """The report's fields of the pattern (empty without it)."""
     if turns_of(s) is None:
         return {}
@@ -201,9 +207,14 @@ def turn_note(s: Scenario, pool_tokens: float, users: int, kv_bytes: float, bloc
     if t is None:
         return None
     hit, _, loaded = hits(s, pool_tokens, users, kv_bytes, block)
-    origin = "as set" if s.serving.prefix and s.serving.prefix.hit_rate is not None else "LRU over the live histories"
+    origin = (
+        "as set"
+        if s.serving.prefix and s.serving.prefix.hit_rate is not None
+        else "LRU over the live histories"
+    )
+    skipped = cached(s, pool_tokens, users, kv_bytes, block)
     return (
         f"multi-turn chats: {t} turns a conversation, mean prompt {mean_prompt(s):,} tokens (history + "
         f"{new_tokens(s):,} new); turns that find their history {hit:.0%} ({origin}; "
-        f"{loaded:,.0f} tokens a request loaded from the offload tier), {cached(s, pool_tokens, users, kv_bytes, block):,} tokens a request skipped"
+        f"{loaded:,.0f} tokens a request loaded from the offload tier), {skipped:,} tokens a request skipped"
     )

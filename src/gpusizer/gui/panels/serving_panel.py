@@ -190,7 +190,9 @@ class ServingPanel(Panel):
             "context", "serving.prefix.shared_tokens", step=256, unit="tokens", none_text="off"
         )
         f.add("Shared prefix", prefix, "serving.prefix.shared_tokens", name="spin_serving_prefix_tokens")
-        hit = QuantityField("number", "serving.prefix.hit_rate", step=0.05, none_text="default: 1 (turns: by capacity)")
+        hit = QuantityField(
+            "number", "serving.prefix.hit_rate", step=0.05, none_text="default: 1 (turns: by capacity)"
+        )
         f.add("Prefix hit rate", hit, "serving.prefix.hit_rate", name="spin_serving_prefix_hit_rate")
         turns = QuantityField("count", "serving.prefix.turns", none_text="off")
         f.add("Turns per conversation", turns, "serving.prefix.turns", name="spin_serving_prefix_turns")
