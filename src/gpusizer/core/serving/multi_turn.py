@@ -16,12 +16,15 @@ turns' mean; TTFT and throughput are the mean turn's, not the mean of each turn'
 - Held: a finished request's blocks go back to the free queue still hashed, and are evicted
   least recently used first (vLLM ``v1/core/kv_cache_utils.py`` ``FreeKVCacheBlockQueue``:
   "the least recently used block is at the front"; SGLang ``mem_cache/radix_cache.py``
-  ``evict``: leaves by ``last_access_time``). Closed-loop users take turns in rotation (each
+  ``evict``: leaves by ``last_access_time``). Closed-loop users take turns (each
   sends its next turn when its reply ends: vLLM's multi-turn clients, LMCache's users, SGLang's
-  ``bench_multiturn``), so between two turns of one conversation the other ``users`` - 1 touch
-  their own histories: under LRU turn k finds its history if ``users`` x its history fit the
-  capacity, and none of it if not (LRU on a loop larger than the cache misses every
-  reference; Belady, Nelson and Shedler 1969, CACM 12(6)). Tokens, per GPU's pool.
+  ``bench_multiturn``); between two turns of one conversation the others touch their own
+  histories, and turn k finds its history while they and it fit the capacity (LRU over a loop
+  larger than the cache misses every reference; Belady, Nelson and Shedler 1969, CACM 12(6)).
+  The users' order changes from round to round (``held``), so the others in between vary
+  about ``users``: the share held is 1 while ``users`` x the history is at most half the
+  capacity, 1/2 where they are equal, and (capacity / need)^2 / 2 beyond. Tokens, per GPU's
+  pool.
 - Offload: vLLM's CPU offloading connector stores every finished block to host memory
   (``v1/kv_offload``: ``OffloadingConnectorScheduler`` stores new full blocks), LMCache the
   same (``store`` on every request): the tier holds a superset of the GPU's cache, so the
@@ -106,24 +109,29 @@ def cacheable(s: Scenario, block: int) -> int:
     return round(sum(history(s, k) // b * b for k in range(1, t + 1)) / t)
 
 
-def source(s: Scenario, k: int, pool_tokens: float, tier_tokens: float, users: int) -> str:
-    """Where turn ``k`` finds its history: "gpu", "tier" or "" (recomputed). Closed-loop users
-    take turns in rotation, so between two turns of one conversation every other live
-    conversation touches its own history: under LRU the history survives if the ``users``
-    histories fit (module docstring); the tier, holding a superset, extends that to the larger
-    of the two capacities."""
-    need = max(1, users) * history(s, k)
-    if need <= 0:
-        return ""
-    if need <= pool_tokens:
-        return "gpu"
-    return "tier" if need <= max(pool_tokens, tier_tokens) else ""
+def held(s: Scenario, k: int, capacity: float, users: int) -> float:
+    """Probability that turn ``k`` finds its history in ``capacity`` tokens (module docstring):
+    the other turns between two of one conversation's number ``n``, each touching a history of
+    about this turn's; LRU keeps it while ``n`` x history fit. Users take turns in random order
+    each round (SGLang ``bench_multiturn``'s ready queue pops a random ready request by default;
+    a user's place in one round is independent of the last), so ``n`` is the users after it in
+    one round plus those before it in the next: triangular on 0-2 x ``users``, mean ``users``."""
+    h = history(s, k)
+    if h <= 0:
+        return 0.0
+    if users <= 1:
+        return 1.0 if h <= capacity else 0.0
+    x = capacity / (h * users)  # the histories that fit, in units of one round's
+    if x >= 2.0:
+        return 1.0
+    return x * x / 2 if x <= 1.0 else 1.0 - (2.0 - x) ** 2 / 2
 
 
-def turn_cached(s: Scenario, k: int, block: int, pool_tokens: float, tier_tokens: float, users: int) -> int:
-    """Prompt tokens turn ``k`` finds cached: its history in whole blocks, where held."""
+def turn_cached(s: Scenario, k: int, block: int, pool_tokens: float, tier_tokens: float, users: int) -> float:
+    """Prompt tokens turn ``k`` finds cached, expected: its history in whole blocks times the
+    chance the GPU pool or the tier (a superset of the pool's) still holds it."""
     b = max(1, block)
-    return history(s, k) // b * b if source(s, k, pool_tokens, tier_tokens, users) else 0
+    return history(s, k) // b * b * held(s, k, max(pool_tokens, tier_tokens), users)
 
 
 def hits(
@@ -134,11 +142,11 @@ def hits(
     and scales the tokens (module docstring)."""
     t = turns_of(s) or 1
     tier = capacity_tokens(s, kv_bytes, block) if offload_of(s) is not None else 0
-    where = [source(s, k, pool_tokens, tier, users) for k in range(1, t + 1)]
-    cached = [turn_cached(s, k, block, pool_tokens, tier, users) for k in range(1, t + 1)]
-    total = sum(cached) / t
-    loaded = sum(c for c, w in zip(cached, where, strict=True) if w == "tier") / t
-    share = sum(1 for w in where if w) / (t - 1) if t > 1 else 0.0
+    turns = range(1, t + 1)
+    total = sum(turn_cached(s, k, block, pool_tokens, tier, users) for k in turns) / t
+    on_gpu = sum(turn_cached(s, k, block, pool_tokens, 0, users) for k in turns) / t
+    share = sum(held(s, k, max(pool_tokens, tier), users) for k in turns) / (t - 1) if t > 1 else 0.0
+    loaded = total - on_gpu
     p = s.serving.prefix
     if p is None or p.hit_rate is None:
         return share, total, loaded
