@@ -107,3 +107,13 @@ def test_cli_refuses_in_one_line(bad: Any, tmp_path: Any, capsys: Any) -> None:
     assert main(["estimate", str(path)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "serving.prefix.turns" in err
+
+
+def test_features_chart_compares_the_same_chats_uncached() -> None:
+    """The features chart's "without" curve keeps the chats (the mean turn's prompt) and drops
+    only the cache: at the scenario's users, caching is the faster."""
+    from gpusizer.core.views.features import feature_curve
+
+    curve = feature_curve(parse_scenario(_chat(users=8)))
+    at = curve.users.index(8)
+    assert curve.with_features[at] > curve.without[at] > 0
