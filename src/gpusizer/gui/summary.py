@@ -27,7 +27,7 @@ from ..core.sizing.option import SizingOption
 from ..io.band_text import fit_band_of, with_flip
 from ..io.calibration import calibration_lines, estimate_calibration
 from ..io.evidence_text import EVIDENCE_TIP, how_sure, how_sure_short
-from ..io.serving_text import feature_lines, speed_line, users_line
+from ..io.serving_text import feature_lines, speed_line, user_tokens, users_line
 from ..io.units import fmt_bytes
 from ..io.wording import count, fit_of, gpus_needed_spans, verdict_line
 from .binding import as_rich
@@ -128,7 +128,7 @@ def serving_text(est: Estimate) -> str:
             f"<b>{html.escape(est.scenario.profile.label)} does not start</b>: {html.escape(sv.reason or '')}"
         )
     w = est.scenario.workload
-    users = users_line(block, w.prompt_tokens + w.generated_tokens)
+    users = users_line(block, user_tokens(block, w.prompt_tokens, w.generated_tokens))
     head, _, rest = users.partition(" (")
     extra = "".join(
         f"<br>{html.escape(line.strip())}" for line in feature_lines(block, _split_block(est))

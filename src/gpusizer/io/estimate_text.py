@@ -9,7 +9,7 @@ from .band_text import fit_band_line
 from .evidence_text import how_sure, peak_band
 from .preference_text import preference_line
 from .rl_text import rl_lines
-from .serving_text import serving_lines, training_line
+from .serving_text import serving_lines, training_line, user_tokens
 from .units import to_unit
 from .wording import fit_of_report, verdict_phrase
 
@@ -46,7 +46,7 @@ def text_report(rep: dict[str, Any]) -> str:
     if sv is not None:
         w = s["workload"]
         split = (s.get("serving") or {}).get("disaggregated")
-        lines += ["", *serving_lines(sv, w["prompt_tokens"] + w["generated_tokens"], split)]
+        lines += ["", *serving_lines(sv, user_tokens(sv, w["prompt_tokens"], w["generated_tokens"]), split)]
     train = None if sv is not None else training_line(rep["compute"], rep["cluster"]["gpus"])
     if train:
         lines += ["", train]

@@ -12,7 +12,7 @@ from ..core.model.result import Estimate
 from ..core.registry.workloads import WORKLOAD_KINDS
 from ..core.sizing.option import SizingOption
 from .evidence_text import banded
-from .serving_text import cost_per_million, feature_lines, users_line
+from .serving_text import cost_per_million, feature_lines, user_tokens, users_line
 from .wording import count, duration, gpus_needed_spans, per_gpu_phrase, plain
 
 
@@ -118,7 +118,7 @@ def speed_lines(report: Mapping[str, Any], pace: Mapping[str, float | None]) -> 
     out = []
     if sv is not None:
         w = report["scenario"]["workload"]
-        out.append(users_line(sv, w["prompt_tokens"] + w["generated_tokens"]))
+        out.append(users_line(sv, user_tokens(sv, w["prompt_tokens"], w["generated_tokens"])))
         at = f" ({count(sv['concurrency'], 'user')})"
         out += [
             f"{label}{at}: {banded(fmt(v), sv.get(key + '_range'), fmt, v)}"

@@ -15,6 +15,12 @@ def _users(n: int) -> str:
     return f"{n:,} user{'s' if n != 1 else ''}"
 
 
+def user_tokens(sv: Mapping[str, Any], prompt: int, generated: int) -> int:
+    """A request's tokens: prompt + output, the prompt the turns' mean for multi-turn chats
+    (the report's ``prefix_mean_prompt_tokens``, core/serving/multi_turn.py)."""
+    return (sv.get("prefix_mean_prompt_tokens") or prompt) + generated
+
+
 def users_line(sv: Mapping[str, Any], tokens_per_user: int) -> str:
     """The headline: how many users the engine holds at ``tokens_per_user`` tokens each."""
     if not sv["starts"]:
@@ -119,7 +125,14 @@ def feature_lines(sv: Mapping[str, Any], split: Mapping[str, Any] | None = None)
     (``moe_a2a_buffer_bytes``); ``split``: the scenario's
     ``serving.disaggregated`` block, whose prefill pool's own layout the split's line names."""
     out = []
-    if sv.get("prefix_shared_tokens") or sv.get("prefix_users_held") is not None:
+    if sv.get("prefix_turns"):  # multi-turn chats: each conversation's own history
+        mean = sv.get("prefix_mean_prompt_tokens", 0)
+        out.append(
+            f"  multi-turn   {sv['prefix_turns']} turns, mean prompt {mean:,} "
+            f"tokens, {sv.get('prefix_cached_tokens', 0):,} of them cached per request (prefill skipped); "
+            f"{sv.get('prefix_hit_rate') or 0:.0%} of later turns find their history"
+        )
+    elif sv.get("prefix_shared_tokens") or sv.get("prefix_users_held") is not None:
         out.append(
             f"  prefix cache {sv.get('prefix_cached_tokens', 0):,} prompt tokens cached per request "
             f"(prefill skipped); the {sv.get('prefix_shared_tokens', 0):,}-token prefix held once: "
@@ -146,7 +159,8 @@ def feature_lines(sv: Mapping[str, Any], split: Mapping[str, Any] | None = None)
         cap = sv.get("kv_offload_capacity_tokens") or 0
         out.append(
             f"  KV offload   each hit loads its cached KV in {wait:,.1f} ms "
-            f"(added to the first token); the tier ({cap:,} tokens) {held} the shared prefix"
+            f"(added to the first token); the tier ({cap:,} tokens) {held} "
+            f"{'the histories' if sv.get('prefix_turns') else 'the shared prefix'}"
         )
     if sv.get("disaggregated_prefill_gpus"):
         out.append(_split_line(sv, split))

@@ -51,6 +51,11 @@ class Serving:
     prefix_cached_tokens: int = 0  # prompt tokens the mean request finds cached (prefill skipped)
     prefix_shared_tokens: int = 0  # KV tokens of the shared prefix, held once per replica
     prefix_users_held: int | None = None  # requests of prompt + output the pool holds, prefix shared
+    # serving.prefix.turns (core/serving/multi_turn.py): None/0 without it
+    prefix_turns: int | None = None  # turns per conversation
+    prefix_mean_prompt_tokens: int = 0  # the turns' mean prompt: history + new user tokens
+    prefix_hit_rate: float | None = None  # share of turns after the first that find their history
+    prefix_offload_tokens: int = 0  # of the cached tokens, the mean request's loaded from the tier
     speculative_method: str | None = None
     speculative_tokens: int = 0  # draft tokens proposed per step
     speculative_acceptance_rate: float | None = None  # per draft token (Leviathan's alpha)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import Field, field_validator
+from pydantic import Field, PrivateAttr, field_validator
 
 from ..errors import check_id, excerpt
 from ..limits import GpuCount, Rate, Strict, Tokens, Whole
@@ -19,16 +19,24 @@ SpecMethod = Literal["draft_model", "eagle", "eagle3", "mtp", "ngram"]
 MAX_SPEC_TOKENS = 16  # vLLM num_speculative_tokens; EAGLE-3's deepest published chain is 8
 MAX_SPEC_TOPK = 16  # SGLang --speculative-eagle-topk; the published trees branch 8 (EAGLE PR 173)
 MAX_SPEC_VERIFY = 1024  # SGLang --speculative-num-draft-tokens; the published trees verify 64
+MAX_TURNS = 1000  # turns per conversation; ShareGPT's longest chats run to a few hundred
 
 
 class PrefixSpec(Strict):
     """Automatic prefix caching (vLLM ``--enable-prefix-caching``, SGLang RadixAttention): the
     first ``shared_tokens`` of every prompt are the same (a system prompt, a conversation so
     far); a request finds them cached with probability ``hit_rate`` (null: 1, every request
-    after the first). ``shared_tokens`` null: no shared prefix (the block is off)."""
+    after the first). ``shared_tokens`` null: no shared prefix (the block is off).
+    ``turns``: multi-turn chats instead, each conversation's own history the prefix its next
+    turn reuses (core/serving/multi_turn.py; null: off); ``hit_rate`` null then: priced from
+    the capacity the live conversations' histories need."""
 
     shared_tokens: Tokens | None = None
     hit_rate: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
+    turns: Annotated[int, Whole, Field(ge=1, le=MAX_TURNS)] | None = None
+    # the new user tokens a turn adds, kept by the mean turn's view (multi_turn.py
+    # ``turns_view``), whose workload.prompt_tokens is the mean prompt; not part of the contract
+    _new_tokens: int | None = PrivateAttr(None)
 
 
 class SpeculativeSpec(Strict):

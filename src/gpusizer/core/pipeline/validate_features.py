@@ -28,6 +28,8 @@ def asked(s: Scenario) -> list[tuple[str, str, str]]:
         out.append(("speculative", "serving.speculative.method", sv.speculative.method))
     if sv.prefix is not None and sv.prefix.shared_tokens is not None:
         out.append(("prefix", "serving.prefix.shared_tokens", "on"))
+    elif sv.prefix is not None and sv.prefix.turns is not None:  # each history is a prefix
+        out.append(("prefix", "serving.prefix.turns", "on"))
     if sv.lora is not None and sv.lora.adapters is not None:
         out.append(("lora", "serving.lora.adapters", "one" if sv.lora.adapters == 1 else "many"))
     if sv.kv_offload is not None and sv.kv_offload.capacity_gb is not None:

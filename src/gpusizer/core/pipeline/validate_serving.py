@@ -18,6 +18,7 @@ from ..serving.cpu_moe import check_cpu_moe
 from ..serving.disaggregated import check_disaggregated
 from ..serving.kv_offload import check_offload
 from ..serving.lora_serving import check_lora
+from ..serving.multi_turn import check_turns
 from ..serving.prefix import check_prefix
 from ..serving.speculative import check_speculative
 from ..speed.rates_era import GGML_BACKENDS, backend_runs_on
@@ -48,6 +49,7 @@ def check_serving(s: Scenario) -> None:
     check_features(s)
     check_context_limit(s)
     check_prefix(s)
+    check_turns(s)
     check_speculative(s)
     check_lora(s)
     check_offload(s)

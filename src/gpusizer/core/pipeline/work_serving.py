@@ -40,8 +40,9 @@ def _rank_engine_memory(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSp
     never run by a training estimate, the window's first (start-up time)."""
     from ..serving.attention_dp import rank_view
     from ..serving.engine_memory import engine_memory as of_engine
+    from ..serving.multi_turn import turns_view
 
-    return of_engine(rank_view(s), arch, counts, gpu)
+    return of_engine(rank_view(turns_view(s)), arch, counts, gpu)
 
 
 @register_work
@@ -60,8 +61,11 @@ class ServingWork(WorkBuilder):
 
         def compute() -> Served:
             from ..serving.attention_dp import rank_view
+            from ..serving.multi_turn import turns_view
 
-            r = rank_view(s)  # one attention-DP rank's share of the engine (itself without)
+            # one attention-DP rank's share of the engine (itself without), at the mean turn
+            # of a multi-turn chat (core/serving/multi_turn.py; itself without)
+            r = rank_view(turns_view(s))
             em, st = _rank_engine_memory(s, arch, counts, gpu)
             served = serving_result(r, gpu, em, st, s)
             return Served(em, served, serving_notes(r, arch, em, st, gpu), engine_pool_line(r, gpu, em))

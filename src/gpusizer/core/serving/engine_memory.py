@@ -169,7 +169,7 @@ def serving_notes(
     each."""
     rel = st.release
     if rel is None:
-        return (load_note(s, gpu, em, st), *feature_notes(s, st))
+        return (load_note(s, gpu, em, st), *feature_notes(s, st, em))
     asked = s.serving.engine_version
     if asked is not None and asked != rel.version:  # a version between two documented ones
         out = [
@@ -196,7 +196,7 @@ def serving_notes(
             f"{fixed * 1e3:.3f} ms + {per_seq * 1e3:.3f} ms a sequence for the last one's outputs"
         )
     out.append(load_note(s, gpu, em, st))
-    return (*out, *em.notes, *feature_notes(s, st))
+    return (*out, *em.notes, *feature_notes(s, st, em))
 
 
 def sampler_note(rel: EngineRelease, flashinfer: bool | None) -> str:

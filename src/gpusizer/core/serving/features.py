@@ -22,6 +22,7 @@ from .kv_offload import load_seconds, offload_fields
 from .lora_serving import lora_bytes, lora_fields, with_lora
 from .mtp import mtp_note
 from .mtp_depth import chain_tokens, depth_note, reused
+from .multi_turn import turn_fields, turn_note, with_turns
 from .prefix import cached_tokens, prefix_memory, prefix_of, shared_tokens, users_held, with_prefix
 from .rules import memory_rule
 from .rules.pool import is_request_refusal, request_refusal
@@ -169,6 +170,7 @@ def featured_run(
     if wait:
         eng = replace(eng, front_end=eng.front_end + wait)
     step = with_lora(s, step)  # under the verify: the target's tokens pass the adapters
+    step, eng, wl = with_turns(s, gpu, step, eng, wl, kv_bytes_per_token)  # multi-turn (null: as is)
     return with_prefix(s, with_speculative(s, gpu, costs, step), eng, wl)
 
 
@@ -216,11 +218,13 @@ def feature_fields(s: Scenario, em: EngineMemory, st: EngineSettings, gpu: GPUSp
             speculative_tokens_per_step=tokens_per_step(s, spec),
             draft_weight_bytes=int(draft_memory(s, resolve(s.model), count_parameters(s.model)).weight_bytes),
         )
-    return {**out, **lora_fields(s), **offload_fields(s, gpu, em.kv_bytes_per_token, block)}
+    out.update(lora_fields(s), **offload_fields(s, gpu, em.kv_bytes_per_token, block))
+    return {**out, **turn_fields(s, gpu, em.kv_capacity_tokens, st.concurrency, em.kv_bytes_per_token, block)}
 
 
-def feature_notes(s: Scenario, st: EngineSettings) -> tuple[str, ...]:
-    """The assumptions the features add: the acceptance rate's origin and the cached prefix."""
+def feature_notes(s: Scenario, st: EngineSettings, em: EngineMemory | None = None) -> tuple[str, ...]:
+    """The assumptions the features add: the acceptance rate's origin and the cached prefix
+    (the multi-turn histories' where ``serving.prefix.turns`` is set, priced on ``em``'s pool)."""
     out = []
     spec = speculative_of(s)
     if spec is not None:
@@ -234,8 +238,11 @@ def feature_notes(s: Scenario, st: EngineSettings) -> tuple[str, ...]:
         engine = table.engine if table is not None else "SGLang"
         notes = [mtp_note(s, spec.method), depth_note(s.model, spec, k), tree_note(spec, k, engine)]
         out += filter(None, notes)
-    if prefix_of(s) is not None:
-        block = max(1, st.kv_block_tokens)
+    block = max(1, st.kv_block_tokens)
+    turns = em and turn_note(s, em.kv_capacity_tokens, st.concurrency, em.kv_bytes_per_token, block)
+    if turns:
+        out.append(turns)
+    elif prefix_of(s) is not None:
         out.append(
             f"prefix caching: {cached_tokens(s, block):,} prompt tokens a request found cached (whole "
             f"{block}-token blocks, the last prompt token recomputed), the shared blocks held once"

@@ -28,9 +28,10 @@ from .scheduler_types import Engine, Workload
 
 
 def prefix_of(s: Scenario) -> PrefixSpec | None:
-    """The scenario's prefix caching when it is on (a serving scenario with shared tokens)."""
+    """The scenario's prefix caching when it is on (a serving scenario with shared tokens, or
+    multi-turn chats: core/serving/multi_turn.py, where nothing is shared across requests)."""
     p = s.serving.prefix
-    if p is None or p.shared_tokens is None or s.workload.trains:
+    if p is None or (p.shared_tokens is None and p.turns is None) or s.workload.trains:
         return None
     return p
 

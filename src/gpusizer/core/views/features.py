@@ -3,7 +3,8 @@ speculative decoding, LoRA slots, KV offload) and without them: what each buys, 
 gain shrinks (speculative decoding at large batches: core/serving/speculative.py).
 
 Each point is the scenario's own estimate at ``users`` steady users per replica (core/serving
-/engine_memory.py); "without" is the same scenario with every feature block null. A scenario
+/engine_memory.py); "without" is the same scenario with every feature block null (multi-turn
+chats kept, their histories found at hit rate 0: core/serving/multi_turn.py). A scenario
 without features draws one curve. With ``serving.disaggregated`` the same estimates also give the
 split's output tokens/s (core/serving/disaggregated.py: the decode pool's, its users' prompts
 run on the prefill pool), drawn beside the aggregated curve with both pools' GPUs named.
@@ -67,7 +68,11 @@ def _served(s: Scenario, users: int) -> tuple[float, float, tuple[int, int]]:
 def feature_curve(s: Scenario) -> FeatureCurve:
     """The curves of an inference scenario (module docstring)."""
     active = active_features(s)
-    plain = s.model_copy(update={"serving": s.serving.model_copy(update=dict.fromkeys(FEATURES))})
+    off: dict[str, object] = dict.fromkeys(FEATURES)
+    chats = s.serving.prefix
+    if chats is not None and chats.turns is not None:  # the same chats, each history recomputed
+        off["prefix"] = chats.model_copy(update={"hit_rate": 0.0})
+    plain = s.model_copy(update={"serving": s.serving.model_copy(update=off)})
     conc = max(1, s.serving.concurrency or s.workload.batch_size)
     grid = user_grid(conc)
     bare = [_served(plain, u) for u in grid]

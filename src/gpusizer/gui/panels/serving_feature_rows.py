@@ -40,7 +40,7 @@ SPEC_METHODS: tuple[tuple[str, Any], ...] = (
 _LABELS = {**{m: label for label, m in SPEC_METHODS if m}, "draft_model": "draft model (from the file)"}
 # each feature's rows that turn it on (null: off)
 ROWS = {
-    "prefix": ("serving.prefix.shared_tokens",),
+    "prefix": ("serving.prefix.shared_tokens", "serving.prefix.turns"),
     "lora": ("serving.lora.adapters",),
     "kv_offload": ("serving.kv_offload.capacity_gb",),
     "disaggregated": ("serving.disaggregated.prefill_gpus", "serving.disaggregated.decode_gpus"),

@@ -79,6 +79,9 @@ TIPS = {
     "RadixAttention): the first tokens every prompt shares (a system prompt, the conversation so "
     "far). Cached blocks skip prefill and are held once for all requests.",
     "serving.prefix.hit_rate": "Share of requests that find the shared prefix cached (default 1).",
+    "serving.prefix.turns": "Multi-turn chats: turns per conversation, each sending the "
+    "conversation so far plus the prompt's new tokens; each conversation's own history is its "
+    "prefix, found while the users' histories fit the KV cache (or the KV offload tier).",
     "serving.speculative.method": "Speculative decoding: a proposer drafts tokens the model "
     "verifies in one pass (EAGLE heads, DeepSeek's MTP module, n-gram prompt lookup; a draft "
     "model is set in the scenario file). Fewer decode steps at small batches; the gain shrinks "
@@ -195,8 +198,12 @@ class ServingPanel(Panel):
             "context", "serving.prefix.shared_tokens", step=256, unit="tokens", none_text="off"
         )
         f.add("Shared prefix", prefix, "serving.prefix.shared_tokens", name="spin_serving_prefix_tokens")
-        hit = QuantityField("number", "serving.prefix.hit_rate", step=0.05, none_text="default: 1")
+        hit = QuantityField(
+            "number", "serving.prefix.hit_rate", step=0.05, none_text="default: 1 (turns: by capacity)"
+        )
         f.add("Prefix hit rate", hit, "serving.prefix.hit_rate", name="spin_serving_prefix_hit_rate")
+        turns = QuantityField("count", "serving.prefix.turns", none_text="off")
+        f.add("Turns per conversation", turns, "serving.prefix.turns", name="spin_serving_prefix_turns")
         self.methods = add_speculative_rows(  # the engine's methods (serving_feature_rows.py)
             f,
             "serving.speculative",
@@ -245,9 +252,8 @@ class ServingPanel(Panel):
         # some memory rules also count the graphs' memory
         self.form.show("serving.cuda_graphs", True)
         self.form.show("serving.request_rate", self.state.value("serving.load") == "rate")
-        self.form.show(
-            "serving.prefix.hit_rate", self.state.value("serving.prefix.shared_tokens") is not None
-        )
+        on = any(self.state.value(f"serving.prefix.{k}") is not None for k in ("shared_tokens", "turns"))
+        self.form.show("serving.prefix.hit_rate", on)
         refresh_split_rows(self.form, self.state, profile, self.connectors)
         lora = self.state.value("serving.lora.adapters") is not None
         self.form.show("serving.lora.max_loaded", lora)
