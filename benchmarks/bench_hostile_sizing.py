@@ -10,7 +10,8 @@ stated them, CPU seconds on the shared 2-core machine:
 - ``plan`` on one GPU to a deadline: Kimi K2 to 30 days 1.6-1.75 s (3.4 s before the bound),
   held to 2 s; ``compare_gpus`` over the catalog under the rate-300k load 2.1-6.2 s, held to the
   ~10 s the buyer reviews give a catalog compare;
-- ``plan`` of DeepSeek-V3 to a 3,650-day deadline: 15 s before, 1.8-2.5 s since, held to 3 s;
+- ``plan`` of DeepSeek-V3 to a 3,650-day deadline: 15 s before, 1.8-2.5 s since, 2.8-3.0 s with
+  each GPU's own deadline budget (buyer round 55), held to 4 s;
 - ``compare`` of Llama 3.1 8B under a 300,000-request rate load: 23 s before, 1.6-1.8 s since,
   held to 3 s.
 """
@@ -30,6 +31,7 @@ from gpusizer.core.pipeline.estimate import clear_caches
 
 HEAVY_ESTIMATE_CPU_SECONDS = 1.0
 BOUNDED_CPU_SECONDS = 3.0
+DEADLINE_PLAN_CPU_SECONDS = 4.0
 # every one of the heaviest, and a fixed sample of the rest (the unit test drew one at random)
 SIZING = HEAVIEST + random.Random(0).sample(CALLS, min(4, len(CALLS)))
 
@@ -72,7 +74,8 @@ def test_long_deadline_plan_deepseek_v3(benchmark: Any) -> None:
         "workload": {"kind": "pretraining", "training_tokens": 1.5e13},
         "targets": {"max_training_days": 3650},
     }
-    assert _cold(benchmark, lambda: gpusizer.plan(s), BOUNDED_CPU_SECONDS)
+    # each GPU's deadline search has its own budget since buyer round 55: 2.8-3.0 s read
+    assert _cold(benchmark, lambda: gpusizer.plan(s), DEADLINE_PLAN_CPU_SECONDS)
 
 
 def test_compare_under_rate_300k(benchmark: Any) -> None:

@@ -318,9 +318,14 @@ def test_no_sizing_call_over_its_cpu_limit(i: int) -> None:
 
 def test_a_long_deadline_on_deepseek_v3_is_bounded_and_says_so() -> None:
     """``plan`` of DeepSeek-V3 to a 365-day deadline took 15 s of CPU (0.7 s without the
-    target); now within 3 s, and an option the budget cut short says so. (2 s was the edge: the
+    target); now within 4 s, and an option the budget cut short says so. (2 s was the edge: the
     same call read 1.8-2.5 s of CPU on the 2-core machine on 2026-12-06, alike before and after
-    that session's merges, and a CI run failed it.)"""
+    that session's merges, and a CI run failed it. Since round 55 each GPU's deadline search has
+    its own budget (core/sizing/work.py DeadlineLedger): 838,259 units over 33 GPUs, none above
+    66,632 of its 620,000, read 2.8-3.0 s on the 2-core machine on 2026-12-07, against 1.97 s
+    when the call's one budget cut 16 options short; 3 s became the edge.) No GPU's own search
+    reaches its budget, so no option says so; a budget this search does reach says so
+    (tests/cli/test_buyer_review_round55.py)."""
     from gpusizer.core.pipeline.estimate import clear_caches
 
     s = {
@@ -329,8 +334,8 @@ def test_a_long_deadline_on_deepseek_v3_is_bounded_and_says_so() -> None:
         "targets": {"max_training_days": 3650},
     }
     clear_caches()
-    options = gpusizer.plan(s)  # within 3 s of CPU: benchmarks/bench_hostile_sizing.py
-    assert any("deadline's search stopped at its work limit" in n for o in options for n in o["notes"])
+    options = gpusizer.plan(s)  # within 4 s of CPU: benchmarks/bench_hostile_sizing.py
+    assert not any("deadline's search stopped at its work limit" in n for o in options for n in o["notes"])
 
 
 def test_a_sizing_call_under_a_heavy_load_is_bounded_and_says_so() -> None:

@@ -67,7 +67,9 @@ def test_compare_uses_and_marks_the_users_prices() -> None:
     assert h100["price_per_hour_provider"] == "RunPod Secure Cloud (on-demand)"  # catalog's rent
     assert l40s["user_prices"] and l40s["price_per_hour"] == 0.5
     assert l40s["cloud_cost_per_hour"] == pytest.approx(0.5 * l40s["gpus"])
-    assert not b200["user_prices"] and b200["price_per_hour_date"] == "2026-10"
+    assert (
+        not b200["user_prices"] and b200["price_per_hour_date"] == "2026-09"
+    )  # silybench row dated 2026-09-25
 
 
 def test_marketplace_is_a_basis_of_its_own() -> None:

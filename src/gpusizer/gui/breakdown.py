@@ -244,6 +244,9 @@ class FiguresView(QWidget):
     def _rows(self, est: Estimate) -> list[tuple[str, str]]:
         c, s, u = est.compute, est.scenario, self.unit
         rows = [
+            # these figures are the file's own layout, not a Hardware row's (a PPO split case read
+            # 3.4 min a step here beside the table's 8-GPU H100 row at 32.8 s)
+            ("Figures for", f"the file as set: {count(est.gpus, 'GPU')} x {est.gpu.name}"),
             ("Parameters", f"{_count(est.parameters_total)} total, {_count(est.parameters_active)} active"),
             (
                 "Cluster memory",
@@ -252,7 +255,7 @@ class FiguresView(QWidget):
             ("FLOPs per token", _count(c.flops_per_token)),
         ]
         if s.workload.trains:
-            rows.insert(1, ("Trainable", _count(est.parameters_trainable)))
+            rows.insert(2, ("Trainable", _count(est.parameters_trainable)))
             if est.rl is not None:  # a step of phases: the policy's training is one of them
                 rows += _rl_rows(est.rl, estimate_evidence(est)[1].band)
             elif c.time_seconds:

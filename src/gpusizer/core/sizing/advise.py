@@ -59,6 +59,7 @@ from .savings import Variant
 from .served import idle_slots, load_users, queue_clause
 from .spare_words import spare_words
 from .stated import SEARCH_COVERS, own_gpu, stated_fits
+from .stated_stage import replaced_stage_note
 from .units import Unit, layer_box, pool_beside, with_pool
 from .unmet import capped_speed_clause, context_reason, fill_refusal, practical_reason, unreachable_reason
 
@@ -276,6 +277,7 @@ class GpuAdvice:
             notes.append(idle_note(self.s, lay, bought, units))
         variant = self.variants[c.variant]
         notes += pools_note(changes, self.s)
+        notes += replaced_stage_note(self.s, s)  # a stated ZeRO stage not kept says so
         if variant.names:
             notes.append(
                 f"turned on {variant.phrase[5:]} (scenario_changes): without, {lay.gpus:,} "

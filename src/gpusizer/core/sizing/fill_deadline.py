@@ -5,8 +5,8 @@ fastest; with the lightest rung of techniques that needs no more units than any 
 
 Each shape is first queued at its fewest units by its speed ceiling
 (pace.TrainingClock.ceiling: never slower than the step), priced by the step only when it
-reaches the head of the queue; the work is charged to the call's deadline budget
-(core/sizing/work.py).
+reaches the head of the queue; the work is charged to the GPU's deadline budget
+(core/sizing/work.py DeadlineLedger).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from .pace import TrainingClock
 from .savings import Variant
 from .units import Unit
 from .widest import with_dp
-from .work import CEILING, MEMORY, PACE
+from .work import CEILING, MEMORY, PACE, DeadlineLedger
 
 # a shape's first DP fast enough by a time function, charged to the work budget at a cost
 Fast = Callable[[Layout, Sequence[int], Callable[[Layout], float], int], "int | None"]
@@ -43,13 +43,19 @@ class _Queue:
     preference), and the bisection for a shape's first DP fast enough."""
 
     def __init__(
-        self, clock: TrainingClock, ev: Evaluator, cap: float, base: Scenario, seconds: float, unit: Unit
+        self,
+        clock: TrainingClock,
+        ev: Evaluator,
+        cap: float,
+        base: Scenario,
+        span: tuple[float, Unit],
+        ledger: DeadlineLedger,
     ) -> None:
         self.clock, self.ev, self.cap, self.base = clock, ev, cap, base
-        self.seconds, self.unit = seconds, unit
+        self.seconds, self.unit = span
         self.tokens = base.workload.training_tokens or 0.0
         self.heap: list[tuple[int, float, tuple[int, ...], int, Layout, Sequence[int], bool]] = []
-        self.work = ev.work
+        self.work = ledger  # this GPU's deadline budget (core/sizing/work.py DeadlineLedger)
 
     def push(self, lay: Layout, vals: Sequence[int], exact: bool = True) -> None:
         """An entry by (whole units, -tokens/s, preference): a layout priced (``exact``)
@@ -97,6 +103,7 @@ class DeadlineFill:
     base: Scenario
     variants: list[Variant]
     evaluator: Callable[[int], Evaluator]
+    _ledger: DeadlineLedger | None = None
 
     def _check(self) -> None:
         raise NotImplementedError
@@ -131,9 +138,15 @@ class DeadlineFill:
                 break  # speed, not memory, set the count: a technique only slows it
         return best
 
+    def ledger(self) -> DeadlineLedger:
+        """This GPU's deadline budget, opened at its first deadline search."""
+        if self._ledger is None:
+            self._ledger = DeadlineLedger(self.evaluator(0).work)
+        return self._ledger
+
     def deadline_cut(self) -> str | None:
-        """The note when the call's deadline search ran out of its work budget (else None)."""
-        work = self.evaluator(0).work
+        """The note when this GPU's deadline search ran out of its work budget (else None)."""
+        work = self.ledger()
         return work.deadline_note() if work.deadline_over else None
 
     def _timed(self, v: int, seconds: float, unit: Unit, most: int, keep: int) -> tuple[list[Choice], bool]:
@@ -141,7 +154,9 @@ class DeadlineFill:
         smallest DP fast enough (time falls as DP grows) and, if that does not fit, the
         smallest that fits (memory falls as DP grows); and whether a layout of fewer units
         was turned away for memory."""
-        q = _Queue(self.clock(v), self.evaluator(v), self.g.capacity, self.base, seconds, unit)
+        q = _Queue(
+            self.clock(v), self.evaluator(v), self.g.capacity, self.base, (seconds, unit), self.ledger()
+        )
         shapes = self._shapes(v, most)
         held = self._queue_shapes(q, shapes)
         out, least = self._drain(v, q, keep, len(shapes))

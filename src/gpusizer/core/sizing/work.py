@@ -43,6 +43,11 @@ PACE = 16
 MEMORY = 40
 LAYOUT_IN_CEILINGS = 20
 MAX_DEADLINE_WORK = 620_000
+# Each GPU's deadline search has MAX_DEADLINE_WORK of its own (DeadlineLedger); the call's
+# together stop here, so a catalog stays bounded (about 4 s): the most a catalog's deadline
+# searches took in round 55's cases is 1,903,855 (Mistral Small 24B fully fine-tuned within 5
+# days, 55 GPUs; no one GPU above 174,151), DeepSeek-V3 to 3,650 days 838,259 over 33 GPUs.
+MAX_CALL_DEADLINE_WORK = 4 * MAX_DEADLINE_WORK
 
 
 class Work:
@@ -74,6 +79,44 @@ class Work:
             f"the search stopped at its work limit ({self.limit:,} layouts' worth): "
             "a layout not looked at may need fewer GPUs"
         )
+
+
+class DeadlineLedger:
+    """One GPU's deadline search (core/sizing/fill_deadline.py): its own ceilings' worth against
+    MAX_DEADLINE_WORK less what the call's count search spent (as :class:`Work`), and the call's
+    deadline searches together against MAX_CALL_DEADLINE_WORK. A catalog shared one deadline
+    budget: 21 Phi-4 and 30 Mistral Small 24B rows (tests/cli/data/buyer/) read "the deadline's
+    search stopped at its work limit" because the GPUs searched first spent it (Phi-4: 554,479 of
+    620,000 by the L40S; no GPU above 91,125 of its own), while each GPU compared alone had no
+    such note. Each GPU now gets the budget it gets alone."""
+
+    __slots__ = ("call", "deadline_limit", "own")
+
+    def __init__(self, call: Work) -> None:
+        self.call, self.own, self.deadline_limit = call, 0, call.deadline_limit
+
+    @property
+    def deadline_spent(self) -> int:
+        return self.own
+
+    @deadline_spent.setter
+    def deadline_spent(self, value: int) -> None:
+        self.call.deadline_spent += value - self.own  # the call's total, for its own stop
+        self.own = value
+
+    @property
+    def deadline_over(self) -> bool:
+        mine = self.own + LAYOUT_IN_CEILINGS * self.call.spent > self.deadline_limit
+        return mine or self.call.deadline_spent > MAX_CALL_DEADLINE_WORK
+
+    def deadline_note(self) -> str:
+        if self.call.deadline_spent > MAX_CALL_DEADLINE_WORK:  # the call's stop, not this GPU's
+            return (
+                "the deadline's search stopped at the call's work limit "
+                f"({MAX_CALL_DEADLINE_WORK:,} units of search work over all GPUs): "
+                "fewer whole units may meet the deadline"
+            )
+        return self.call.deadline_note()
 
 
 class Counting(Protocol):
