@@ -46,12 +46,13 @@ def test_training_time_prints_its_band() -> None:
 
 
 def test_a_pooled_band_names_its_parent_in_the_cli_and_the_reports() -> None:
-    # SGLang at large batch on NVIDIA: too few figures for a band of its own (scenario-format.md
+    # vLLM at large batch on NVIDIA: too few figures for a band of its own (scenario-format.md
     # "Evidence and bands", pooled_from; TensorRT-LLM at batch one, the example here before, has
-    # its own since its 39 figures)
+    # its own since its 39 figures, and SGLang at large batch since the SGLang regimes' blind
+    # figures, speed.md §118)
     sc = {
         **VLLM,
-        "framework": "sglang",
+        "framework": "vllm",
         "hardware": {"gpu": "h100-sxm-80gb"},
         "serving": {"concurrency": 32, "load": "steady"},
     }

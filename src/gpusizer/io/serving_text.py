@@ -189,8 +189,11 @@ def training_line(compute: Mapping[str, Any], gpus: int) -> str | None:
     share, wall = compute.get("effective_time_share"), compute.get("wall_time_seconds")
     if share is None or wall is None:
         return line
-    wall_text = with_band(compute, "wall_time_seconds", duration, True)
-    return line + f"; {wall_text} of wall time at {share:.2%} effective (restarts, lost work)"
+    # the wall time's band in the training time's words ("1,051.8 to 1,553.3 days"), one range
+    # style in one line
+    wall_rng = compute.get("wall_time_seconds_range")
+    wall_band = f" ({band_words(wall_rng, duration, wall, TOOK, ' to ')})" if wall_rng else ""
+    return line + f"; {duration(wall)}{wall_band} of wall time at {share:.2%} effective (restarts, lost work)"
 
 
 def _hours(hours: float) -> str:
