@@ -17,7 +17,9 @@ from gpusizer.core.sizing.feature_words import feature_part
 from gpusizer.core.views.capacity import capacity_curve
 
 
-def _chat(turns: int | None = 5, hit_rate: float | None = None, offload: float | None = None) -> dict[str, Any]:
+def _chat(
+    turns: int | None = 5, hit_rate: float | None = None, offload: float | None = None
+) -> dict[str, Any]:
     """5 turns of 1,000 new user tokens and 100 of reply: turn k sends (k-1) x 1,100 of
     history, the mean turn's prompt 1,000 + 2,200 = 3,200 tokens."""
     prefix: dict[str, Any] = {"turns": turns}
