@@ -1,6 +1,6 @@
 """What a served option's deployment features do, in the words of its Why (``layout_reason``,
 core/sizing/reason.py): speculative decoding, the prefix cache, served LoRA adapters and the KV
-offload tier.
+offload tier, and multi-turn chats (each conversation's history the prefix of its next turn).
 
 The features change the count and the speeds (core/serving/features.py prices them in the
 estimate), but the row and its Why read as for the plain model: Llama 3.1 70B with a 4K shared
@@ -36,6 +36,9 @@ def feature_part(est: Estimate | None) -> str | None:
         prompt = est.scenario.workload.prompt_tokens
         cached = sv.prefix_cached_tokens
         parts.append(f"prefix cache: {cached:,} of {prompt:,} prompt tokens a request found cached")
+    chats = turns_part(est)
+    if chats:
+        parts.append(chats)
     if sv.lora_adapters:
         parts.append(
             f"{sv.lora_adapters:,} LoRA adapters, {sv.lora_loaded:,} on the GPU at once "
@@ -57,9 +60,34 @@ def offload_part(est: Estimate) -> str | None:
     if sv is None or sv.kv_offload_holds_prefix is None or spec is None or spec.capacity_gb is None:
         return None  # no tier: the Why as before
     held = "holds" if sv.kv_offload_holds_prefix else "is too small for"
+    what = "every live history" if sv.prefix_turns else "the shared prefix"
     # in ms, as the estimate's own "KV offload" line (io/serving_text.py)
     return (
         f"KV offload ({spec.medium or 'cpu'}, {spec.capacity_gb:,.4g} GB): each hit loads its cached KV "
         f"in {sv.kv_offload_load_seconds * 1e3:,.1f} ms, added to the first token; the tier {held} "
-        "the shared prefix"
+        f"{what}"
+    )
+
+
+def turns_part(est: Estimate) -> str | None:
+    """ "multi-turn chats: 20 turns a conversation, mean prompt 11,250 tokens; 100% of turns
+    after the first found their history (10,444 tokens a request cached, 4,163 of them loaded
+    from the offload tier)" (Llama 3.1 8B on H100s, 800 + 300 tokens a turn, 500 GB of host KV).
+    With ``serving.prefix.turns`` the row was sized for the mean turn's prompt, not the stated
+    ``prompt_tokens``, and its prefill skips the history the cache still holds
+    (core/serving/multi_turn.py); the Why read as for single prompts of the stated length. The
+    figures are the estimate's report fields (``prefix_turns``, ``prefix_mean_prompt_tokens``,
+    ``prefix_hit_rate``, ``prefix_cached_tokens``, ``prefix_offload_tokens``; tokens a request)."""
+    sv = est.serving
+    if sv is None or not sv.prefix_turns:
+        return None  # no multi-turn chats: the Why as before
+    tier = (
+        f", {sv.prefix_offload_tokens:,} of them loaded from the offload tier"
+        if est.scenario.serving.kv_offload is not None
+        else ", none from an offload tier"
+    )
+    return (
+        f"multi-turn chats: {sv.prefix_turns:,} turns a conversation, mean prompt "
+        f"{sv.prefix_mean_prompt_tokens:,} tokens; {sv.prefix_hit_rate or 0:.0%} of turns after the "
+        f"first found their history ({sv.prefix_cached_tokens:,} tokens a request cached{tier})"
     )

@@ -15,6 +15,11 @@ rank holds its own requests in its own KV cache (SGLang ``--enable-dp-attention`
 per DP engine core), so the memory rule runs on the rank's layout and the users set are the
 rank's share of the engine's (rounded up). The scenario is still checked as set, as the
 estimate checks it.
+
+With multi-turn chats (``serving.prefix.turns``) the scenario's request is the mean turn's: its
+history plus the new user tokens, and the reply (core/serving/multi_turn.py ``turns_view``, the
+request the estimate sizes); a history the cache holds is skipped in the prefill, not in the KV
+a running request holds, so the users at a context are those of any request of that length.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from ..pipeline.work_roles import serving_role
 from ..registry.frameworks import frameworks_for
 from ..serving.attention_dp import rank_view
 from ..serving.engine_memory import engine_memory
+from ..serving.multi_turn import turns_view
 from ..serving.rules import memory_rule
 from .settings import serving_kind
 
@@ -106,9 +112,10 @@ def _users(s: Scenario, context: int) -> int:
 def capacity_curve(scenario: Scenario | dict, contexts: list[int] | None = None) -> CapacityCurve:
     """The engine's capacity curve for a scenario (see the module docstring)."""
     s = served(parse_scenario(scenario))
-    grid = contexts or context_grid(s)
+    # multi-turn chats: a request is the mean turn's, history included (core/serving/multi_turn.py)
+    w, a = turns_view(s).workload, s.parallelism.attention_data
+    grid = contexts or context_grid(turns_view(s))
     users = tuple(_users(s, c) for c in grid)
-    w, a = s.workload, s.parallelism.attention_data
     sv = rank_view(s).serving  # the users set, one rank's share under attention DP
     return CapacityCurve(
         s.profile.label if a == 1 else f"{s.profile.label} (one of {a} attention-DP ranks)",
