@@ -128,6 +128,9 @@ class EngineMemory:
     # check); ``required_bytes`` is the larger (core/serving/inverse.py)
     pool_need_bytes: int = 0
     floor_bytes: int = 0
+    # requests the engine runs at once whatever ``max_sequences`` is set to (SGLang's Mamba state
+    # pool of a hybrid model, core/serving/sglang_mamba.py; 0: no such cap)
+    state_cap: int = 0
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ What comes from where:
   host's bandwidth (core/serving/offload.py);
 - the scheduler: the release's ``Scheduling``; the token budget is ``prefill_chunk_tokens``
   (vLLM ``max_num_batched_tokens``, SGLang ``chunked_prefill_size``, TensorRT-LLM
-  ``max_num_tokens``, llama.cpp ``n_ubatch``); the running limit ``max_sequences``; the pool
+  ``max_num_tokens``, llama.cpp ``n_ubatch``); the running limit ``max_sequences``, within a
+  hybrid model's state slots on SGLang (``EngineMemory.state_cap``); the pool
   the engine's KV capacity; transformers (no release) serves static batches;
 - the load: ``serving.load``, ``concurrency``, ``request_rate``, ``requests``.
 
@@ -109,6 +110,8 @@ def _engine(s: Scenario, em: EngineMemory, st: EngineSettings) -> Engine:
     stages = s.parallelism.pipeline
     if rel.scheduling.per_micro_batch and stages > 1:  # limits of each micro-batch in flight
         budget, running = budget * stages, running * stages
+    if em.state_cap:  # SGLang's Mamba state pool caps the engine's requests (sglang_mamba.py)
+        running = min(running, em.state_cap)
     if not chunked:  # an unsplit prompt needs a budget of one prompt beside the decodes
         spread = 1 + (s.serving.length_spread or 0.0)  # (TRT: max_num_tokens >= max_input_len)
         budget = max(budget, int(s.workload.prompt_tokens * spread) + running)

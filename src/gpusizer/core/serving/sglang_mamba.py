@@ -9,6 +9,9 @@ mamba_full_memory_ratio``, ``max_mamba_cache_size = mamba_state_memory // mamba_
 and only the rest of the pool holds KV tokens (``profile_max_num_token``); ``init_memory``:
 ``max_num_reqs = min(max_num_reqs, max_mamba_cache_size // ratio)`` with ratio
 ``MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO`` = 3 (radix cache on, no extra buffer).
+The cap binds whatever ``--max-running-requests`` is set to (``max_num_reqs`` is the setting
+before the ``min``): it is ``EngineMemory.state_cap``, the simulated run's running limit
+(core/serving/load.py ``_engine``) as well as the reported ``max_sequences``.
 The Mamba pool came with Qwen3-Next (sgl-project/sglang#10233, 2025-09-09, in 0.5.2);
 ``mamba_full_memory_ratio`` defaulted to 0.2 until sgl-project/sglang#11679 (2025-10-15) made
 it 0.9 (server_args.py), first in 0.5.4. A request's state: core/model/state.py (SGLang keeps the
@@ -69,5 +72,6 @@ def mamba_split(s: Scenario, arch: Arch, em: EngineMemory) -> EngineMemory:
         kv_capacity_tokens=int(em.kv_capacity_tokens * kv_share),
         max_concurrency=em.max_concurrency * kv_share,
         max_sequences=max(1, cap),
+        state_cap=max(1, slots),  # binds a set --max-running-requests too (init_memory)
         notes=(*em.notes, note),
     )
