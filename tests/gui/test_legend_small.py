@@ -41,8 +41,12 @@ def test_the_rl_step_legend_leaves_its_plot_room_at_1024x700(qtbot) -> None:
 
 
 def test_the_rl_step_legend_is_unchanged_at_1400x900(qtbot) -> None:
+    # its font is unchanged; its place moved under the time line, which beside it kept about
+    # 420 px (rl_timeline.MIN_PLOT_BESIDE_LEGEND_PX; before: at the right); at 1920 x 1080
+    # it stays at the right
     chart = _rl_chart(qtbot, (1400, 900))
-    assert not chart.slot.below and chart.legend.px == LABEL_PX
+    assert chart.slot.below and chart.legend.px == LABEL_PX
+    assert not _rl_chart(qtbot, (1920, 1080)).slot.below
 
 
 @pytest.mark.parametrize(("height", "expected"), [(180.0, (False, 11)), (600.0, (False, LABEL_PX))])

@@ -37,13 +37,14 @@ from ...core.views.settings import DEFAULT_HIDDEN_COLUMNS
 from ...io.calibration import mark_options
 from ...io.compare_table import columns_for, is_pd, is_rl
 from ..hardware.controls import HardwareControls
+from ..hardware.narrow import NARROW_TABLE_PX, narrow_hidden
 from ..hardware.runner import compare_worker, search_key
 from ..hardware.strip import ControlsStrip
 from ..hardware.table import OptionsModel, OptionsTable
 from ..my_calibration import MINE
 from .cost_speed import FRONT_PX, MAX_LABELS, OTHER_PX, RL_SPEED, CostSpeedChart, band_segments, speed_axis
 from .hardware_edits import HardwareEdits
-from .hardware_split import NAME_PX, SplitFit
+from .hardware_split import NAME_PX, TABLE_SHARE_MAX, SplitFit
 
 # names of the chart's drawing, importable from here as before it moved to charts/cost_speed.py
 __all__ = [
@@ -71,6 +72,7 @@ class HardwareChart(SplitFit, HardwareEdits, CostSpeedChart):
         self.sized: list[dict[str, Any]] = []  # the search's options (unpriced)
         self.options: list[dict[str, Any]] = []  # shown: filtered, priced, ranked
         self._sized_for: list[str] = []  # the columns the widths were fitted to
+        self._narrow = False  # the table's room under NARROW_TABLE_PX (hardware/narrow.py)
         self.model = OptionsModel(self)
         self.table = OptionsTable(self.model)
         self.controls = HardwareControls(self.view)
@@ -200,11 +202,26 @@ class HardwareChart(SplitFit, HardwareEdits, CostSpeedChart):
     def _hidden(self, s: Scenario) -> tuple[str, ...]:
         """The columns hidden: the user's; where they never chose, the default set, less the
         first token where every row misses and one misses a first-token target (the misses
-        rank by it: the Macs' order read 48.7, 46.0, 43.7, 35.5, 53.1 tokens/s, no reason shown)."""
+        rank by it: the Macs' order read 48.7, 46.0, 43.7, 35.5, 53.1 tokens/s, no reason shown);
+        in a narrow table, an RL or P/D scenario's compact set too (hardware/narrow.py)."""
         hidden = self.view.hidden_columns
-        if hidden == DEFAULT_HIDDEN_COLUMNS and first_token_missed(self.options, Goals.of(s)):
-            return tuple(k for k in hidden if k != "ttft_seconds")
-        return hidden
+        if hidden != DEFAULT_HIDDEN_COLUMNS:
+            return hidden
+        if first_token_missed(self.options, Goals.of(s)):
+            hidden = tuple(k for k in hidden if k != "ttft_seconds")
+        return narrow_hidden(hidden, self._table_room(), is_rl(self.options), is_pd(self.options))
+
+    def _table_room(self) -> int:
+        """px the table may take at first (hardware_split.py); not the table's own width, which
+        is fitted to the columns shown, so it would stay narrow once they were hidden."""
+        return int(self.split.width() * TABLE_SHARE_MAX)
+
+    def _rehide(self) -> None:
+        """The table's room crossed NARROW_TABLE_PX: the default columns for its new room."""
+        narrow = self._table_room() < NARROW_TABLE_PX
+        if narrow != self._narrow and self.scenario is not None and self.options:
+            self.table.show_columns(self._hidden(self.scenario))
+        self._narrow = narrow
 
     def _hide_columns(self, hidden: tuple[str, ...]) -> None:
         """The user hid or showed columns of the table (kept with the view: remembered)."""
@@ -253,5 +270,6 @@ class HardwareChart(SplitFit, HardwareEdits, CostSpeedChart):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self.strip.fit_to(self.height())  # a short tab: the settings scroll (hardware/strip.py)
+        self._rehide()  # before the split fits the columns shown
         self._fit_split()
         self._fit_title()

@@ -36,6 +36,10 @@ LANE_LABELS = {"shared": "shared GPUs", "rollout": "rollout pool", "training": "
 HEIGHT = 0.6  # of a lane
 MIN_LABEL_SHARE = 0.07  # a segment this share of the step or longer carries its name
 ON_BAR = "#ffffff"  # names on the saturated bar colours, in either theme
+# px the time line keeps beside its legend, else the legend goes under it (items.LegendSlot):
+# at 1366 x 768 the 870 px chart kept a 390 px plot beside its 370 px legend, the segments'
+# names cut, with room under the plot for the legend's two rows (docs/evidence/surfaces.md)
+MIN_PLOT_BESIDE_LEGEND_PX = 600.0
 
 
 class RLTimelineChart(WorkerChart, ChartBase):
@@ -56,6 +60,7 @@ class RLTimelineChart(WorkerChart, ChartBase):
         self._named: list[tuple[pg.TextItem, float]] = []  # (label, its segment's seconds)
         self._end = 1.0  # seconds: the time axis's span
         self.plot.setMouseEnabled(x=False, y=False)
+        self.slot.MIN_PLOT_WIDTH = MIN_PLOT_BESIDE_LEGEND_PX
 
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
         self.data = rl_timeline(scenario)
