@@ -13,7 +13,9 @@ difference gives (scripts/gb200_b200_cutlass_agreement.py; docs/evidence/speed.m
 the GB200 prefill the B200's DeepSeek rows made slow). Each row times the busiest EP rank under
 expert loads drawn afresh on each collection (collector/helper.py ``sample_power_law``:
 ``torch.rand``, unseeded; collect_moe.py seeds only Python's ``random``), so two collections of
-one key need not agree. Where they do not, the B200's row is no reading of the GB200's call, and
+one key need not agree (one possible cause, not established: the balanced rows of DeepSeek's
+shape at EP 4 differ too at 16,384 tokens). Where they do not, the B200's row is no reading of
+the GB200's call, and
 the GPU's own measured call is read instead: its rows at those 12 keys, copied with their source
 into presets/trtllm-cutlass-moe-gb200.json (ms a call at the EP group's tokens, as
 moe-module-times.json). Section 49 of speed.md set GB200's table aside from one of these keys
