@@ -105,8 +105,11 @@ def test_every_row_of_the_gb200_columns_moves_towards_the_page() -> None:
     # estimate / published 1.49 (Qwen3-30B-A3B) and 1.27 (Scout) on an x86 host, 1.08 and 1.06 on
     # Grace; the 128/128 rows stay fast (1.38, 1.61: not this mechanism). With TensorRT-LLM's
     # CUTLASS MoE at its measured rates (section 49) Grace's means are 1.05 and 0.87; since a
-    # GB200 reads the B200's measured CUTLASS rows at the nearest shape (speed.md §116), 0.96
+    # GB200 reads the B200's measured CUTLASS rows at the nearest shape (speed.md §116), 0.96;
+    # since it reads its own measured rows where the B200's disagree with them beyond the die's
+    # difference (core/speed/moe_stand_in_agreement.py: both columns' keys, 1 x GPU at EP 1),
+    # 0.99 and 1.08 (within 25 %: Qwen3-30B 9 -> 8 of 10 rows, Scout 7 -> 8)
     cols = {rid: overview.OTHER_COLUMNS[rid] for rid in (Q30_GB200, SCOUT_GB200)}
     means = {rid: mean for rid, (_, mean, _) in overview.by_column(overview.replay(cols)).items()}
-    assert means[Q30_GB200] == pytest.approx(0.96, abs=0.03)
-    assert means[SCOUT_GB200] == pytest.approx(0.87, abs=0.03)
+    assert means[Q30_GB200] == pytest.approx(0.99, abs=0.03)
+    assert means[SCOUT_GB200] == pytest.approx(1.08, abs=0.03)

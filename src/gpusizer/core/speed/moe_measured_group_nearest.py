@@ -36,6 +36,9 @@ compute capability 10.0, NVIDIA's CUDA GPUs list), so both run the same kernels;
 8 TB/s of HBM3e, and the GB200's GPU runs under a higher power cap (NVIDIA's DGX B200 and
 GB200 NVL72 data sheets: 4.5 against 5 dense FP8 PFLOPS a GPU), so a compute-bound call may run
 up to a tenth faster than read here; a small-batch call, bound by launches and HBM, reads alike.
+Only at the keys where aiconfigurator's own GB200 table agrees with the B200's within that
+tenth; at the 12 where it does not, the GB200's own measured row
+(core/speed/moe_stand_in_agreement.py).
 
 Read only where the exact shape is not measured and the step is as the table was measured
 (step_model.py ``_group_measured``'s conditions: whole experts over the EP ranks, the router's
@@ -48,6 +51,7 @@ import math
 from dataclasses import replace
 
 from .moe_measured import MODULE_KERNELS, MODULE_TABLES, Points, measured_tables
+from .moe_stand_in_agreement import stand_in_points
 from .step_moe import BALANCED_ROUTING_ALPHA, ROUTING_ALPHA, ExpertTerms
 
 # catalog GPU -> the GPU whose rows it reads (module docstring)
@@ -95,6 +99,8 @@ def group_nearest(
     for key, pts in sorted(measured_tables().items(), key=lambda kv: str(kv[0])):
         if key[0] != kernel or key[1] != rows_of or key[6] != ep or key[8] != dtype:
             continue
+        if rows_of != gpu:  # the GPU's own row where the stand-in's disagrees with it
+            pts = stand_in_points(key, pts)
         routing = str(key[7])
         if routing not in ROUTINGS:
             continue
