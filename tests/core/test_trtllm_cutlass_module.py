@@ -88,7 +88,7 @@ def test_other_engines_and_gpus_keep_their_rates() -> None:
     assert step_of(vllm).costs.moe_module != TRTLLM_CUTLASS_MOE_MODULE
     gb200 = copy.deepcopy(sc)
     gb200["hardware"]["gpu"] = "gb200-186gb"
-    # GB200's own table is read only where the B200's rows disagree with it (speed.md 120: not
+    # GB200's own table is read only where the B200's rows disagree with it (speed.md 121: not
     # this key); its steps read the B200's rows (moe_measured_group_nearest.py ``STAND_IN``)
     assert step_of(gb200).moe_points == step_of(sc).moe_points
 
