@@ -40,7 +40,7 @@ def test_the_rl_step_legend_leaves_its_plot_room_at_1024x700(qtbot) -> None:
     assert (chart.slot.below, chart.legend.px) == before
 
 
-def test_the_rl_step_legend_is_unchanged_at_1400x900(qtbot) -> None:
+def test_the_rl_step_legend_sits_under_the_plot_at_1400x900(qtbot) -> None:
     # its font is unchanged; its place moved under the time line, which beside it kept about
     # 420 px (rl_timeline.MIN_PLOT_BESIDE_LEGEND_PX; before: at the right); at 1920 x 1080
     # it stays at the right
