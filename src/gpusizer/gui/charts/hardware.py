@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QSplitter, QWidget
 from ...core.errors import ScenarioError
 from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
+from ...core.registry.workloads import WORKLOAD_KINDS
 from ...core.sizing.compare import left_out_line, select_gpus, size_gpus
 from ...core.sizing.compare_options import PROVENANCE_FIELDS
 from ...core.sizing.compare_rank import price_options, sort_options
@@ -203,13 +204,15 @@ class HardwareChart(SplitFit, HardwareEdits, CostSpeedChart):
         """The columns hidden: the user's; where they never chose, the default set, less the
         first token where every row misses and one misses a first-token target (the misses
         rank by it: the Macs' order read 48.7, 46.0, 43.7, 35.5, 53.1 tokens/s, no reason shown);
-        in a narrow table, an RL or P/D scenario's compact set too (hardware/narrow.py)."""
+        in a narrow table, an RL, P/D or training scenario's compact set too (hardware/narrow.py)."""
         hidden = self.view.hidden_columns
         if hidden != DEFAULT_HIDDEN_COLUMNS:
             return hidden
         if first_token_missed(self.options, Goals.of(s)):
             hidden = tuple(k for k in hidden if k != "ttft_seconds")
-        return narrow_hidden(hidden, self._table_room(), is_rl(self.options), is_pd(self.options))
+        kind = WORKLOAD_KINDS.get(s.workload.kind)
+        training = kind is not None and kind.trains
+        return narrow_hidden(hidden, self._table_room(), is_rl(self.options), is_pd(self.options), training)
 
     def _table_room(self) -> int:
         """px the table may take at first (hardware_split.py); not the table's own width, which

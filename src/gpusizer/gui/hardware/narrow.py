@@ -25,12 +25,21 @@ NARROW_HIDDEN_RL = (
 )
 # P/D: the other answer and its cost stay beside the ranked one; the purchase price goes.
 NARROW_HIDDEN_PD = ("purchase_cost",)
+# Training (pre-training, fine-tuning): the run's cost and time stay; the per-token cost goes
+# (at 1280 x 720 the eight default columns took 589 px of a 587 px view)
+NARROW_HIDDEN_TRAINING = ("cost_per_million_tokens",)
 
 
-def narrow_hidden(hidden: tuple[str, ...], width: int, rl: bool, pd: bool) -> tuple[str, ...]:
+def narrow_hidden(
+    hidden: tuple[str, ...], width: int, rl: bool, pd: bool, training: bool = False
+) -> tuple[str, ...]:
     """``hidden`` plus the kind's compact set where the table's room is ``width`` px, under
-    NARROW_TABLE_PX, for an RL or a P/D scenario; ``hidden`` unchanged otherwise."""
-    if width >= NARROW_TABLE_PX or not (rl or pd):
+    NARROW_TABLE_PX, for an RL, a P/D or a training scenario; ``hidden`` unchanged otherwise."""
+    if width >= NARROW_TABLE_PX or not (rl or pd or training):
         return hidden
-    extra = (NARROW_HIDDEN_RL if rl else ()) + (NARROW_HIDDEN_PD if pd else ())
+    extra = (
+        (NARROW_HIDDEN_RL if rl else ())
+        + (NARROW_HIDDEN_PD if pd else ())
+        + (NARROW_HIDDEN_TRAINING if training and not rl else ())
+    )
     return hidden + tuple(k for k in extra if k not in hidden)
