@@ -34,15 +34,21 @@ class Served(NamedTuple):
 _SERVED: Memo[Served] = Memo(512)
 
 
-def _rank_engine_memory(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec) -> Any:
+def _rank_engine_memory(
+    s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, view: Scenario | None = None
+) -> Any:
     """serving/engine_memory.py's, of one attention-DP rank's share of the engine (itself
-    without): imported on the first serving estimate, as the serving engine's ~40 modules are
-    never run by a training estimate, the window's first (start-up time)."""
-    from ..serving.attention_dp import rank_view
+    without) at a multi-turn chat's mean turn (``view``, where the caller has it: the walk
+    enters each module once): imported on the first serving estimate, as the serving engine's
+    ~40 modules are never run by a training estimate, the window's first (start-up time)."""
     from ..serving.engine_memory import engine_memory as of_engine
-    from ..serving.multi_turn import turns_view
 
-    return of_engine(rank_view(turns_view(s)), arch, counts, gpu)
+    if view is None:
+        from ..serving.attention_dp import rank_view
+        from ..serving.multi_turn import turns_view
+
+        view = rank_view(turns_view(s))
+    return of_engine(view, arch, counts, gpu)
 
 
 @register_work
@@ -66,7 +72,7 @@ class ServingWork(WorkBuilder):
             # one attention-DP rank's share of the engine (itself without), at the mean turn
             # of a multi-turn chat (core/serving/multi_turn.py; itself without)
             r = rank_view(turns_view(s))
-            em, st = _rank_engine_memory(s, arch, counts, gpu)
+            em, st = _rank_engine_memory(s, arch, counts, gpu, r)
             served = serving_result(r, gpu, em, st, s)
             return Served(em, served, serving_notes(r, arch, em, st, gpu), engine_pool_line(r, gpu, em))
 
