@@ -84,7 +84,8 @@ def test_vllm_refusing_to_start_is_worded_alike(qapp: Any) -> None:
         assert said in surface and "No available memory for the cache blocks" in surface
         assert "the engine does not start, 146.99 GiB" in surface  # the CLI adds (157.83 GB)
         assert "does not fit" not in surface and "does NOT" not in surface
-    assert window == "18.41 GiB of 79.65 GiB per GPU — the engine does not start, 146.99 GiB more per GPU would start it"
+    head = "18.41 GiB of 79.65 GiB per GPU — the engine does not start, 146.99 GiB"
+    assert window == head + " more per GPU would start it"
     assert whole.startswith(window + ": no memory is left")
     assert html.escape(whole) in report  # the report's verdict is the window's, word for word
     assert rows["Serving"] == "the engine does not start"
