@@ -10,8 +10,9 @@ Qwen3 235B-A22B FP8 for 500 users on MI325X
 (tests/cli/data/buyer/serve-qwen3-235b-fp8-500.gpusizer.json) meets 30 tokens/s per user at
 37.3 and ranks first; its band was 9.5-34.5 when this note was written, wholly below the
 estimate and far below the 30 asked: a buyer signing that row should know the target is met at
-the estimate only (since the seventh blind speed round the band, 15.2-40.2, holds the estimate). The note is given where the band lies wholly on the slow side of the estimate (80 % of
-the published runs like it slower than estimated) and passes a target the estimate meets; a band
+the estimate only (since the seventh blind speed round the band, 15.2-40.2, holds the
+estimate). The note is given where the band lies wholly on the slow side of the estimate (80 %
+of the published runs like it slower than estimated) and passes a target the estimate meets; a band
 that holds the estimate passes a target met at its edge on nearly every row the count search
 sized to it (Llama 3.3 70B for 200 users: first token 0.95 s for 1 s asked, band 0.67-1.22 s),
 which says no more than the band column beside it.
