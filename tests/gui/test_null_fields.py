@@ -123,6 +123,7 @@ SERVING = (
     Case("hardware.host_cpu", VLLM, "grace"),
     Case("serving.prefix.shared_tokens", VLLM, 1024),
     Case("serving.prefix.hit_rate", PREFIX, 0.5),
+    Case("serving.prefix.turns", VLLM, 5),  # a multi-turn chat: each history its own prefix
     Case("serving.speculative.method", VLLM, "ngram"),
     Case("serving.speculative.num_tokens", SPEC, 3),
     Case("serving.speculative.acceptance_rate", SPEC, 0.6),
