@@ -22,11 +22,10 @@ Each compare starts cold (the estimator's memos cleared), as a fresh ``gpusizer-
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
+from cold_compare import time_cold
 from tests.cli.buyer_cases import case
 from tests.cli.test_buyer_review_round45 import NEW as R45
 from tests.cli.test_buyer_review_round46 import NEW as R46
@@ -39,7 +38,6 @@ from tests.cli.test_buyer_review_round51 import NEW as R51
 from tests.cli.test_buyer_review_round52 import NEW as R52
 
 import gpusizer
-from gpusizer.core.pipeline.estimate import clear_caches
 
 R45_GPUS = ["h200-141gb", "b200-192gb", "rtx-pro-6000-blackwell-96gb"]
 R46_GPUS = ["h100-sxm-80gb", "rtx-4090-24gb"]
@@ -55,24 +53,6 @@ CASES: list[tuple[int, str, list[str] | None, float]] = [
     *((51, n, None, 25.0) for n in R51),
     *((52, n, None, 30.0) for n in R52),
 ]
-
-
-def time_cold(benchmark: Any, run: Callable[[], Any], target_cpu_seconds: float) -> Any:
-    """``run`` once with the memos cleared; with benchmarks enabled, its CPU seconds must stay
-    under ``target_cpu_seconds``."""
-    spent: list[float] = []
-
-    def cold() -> Any:
-        clear_caches()
-        start = time.process_time()
-        got = run()
-        spent.append(time.process_time() - start)
-        return got
-
-    got = benchmark.pedantic(cold, rounds=1, iterations=1)
-    if benchmark.stats is not None and not benchmark.disabled:
-        assert min(spent) < target_cpu_seconds, spent
-    return got
 
 
 @pytest.mark.parametrize(("round_", "name", "gpus", "target"), CASES, ids=lambda v: str(v))

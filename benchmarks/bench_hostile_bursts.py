@@ -18,41 +18,21 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cold_compare import time_cold
 from tests.cli.test_cli_hostile_opening_burst import largest_burst
 from tests.cli.test_cli_hostile_round39 import EXTREME_IDS, EXTREMES
 from tests.core.test_hostile_round39 import _burst
 
 import gpusizer
 from gpusizer.cli import main
-from gpusizer.core.pipeline.estimate import clear_caches
 
 MILLION_BURST_CPU_SECONDS = 8.0
 CLI_EXTREME_CPU_SECONDS = 10.0
 LARGEST_BURST_CPU_SECONDS = 30.0
-
-
-def _cold(benchmark: Any, run: Callable[[], Any], target: float) -> Any:
-    """``run`` once with the memos cleared; with benchmarks enabled its CPU seconds stay under
-    ``target``."""
-    spent: list[float] = []
-
-    def cold() -> Any:
-        clear_caches()
-        start = time.process_time()
-        got = run()
-        spent.append(time.process_time() - start)
-        return got
-
-    got = benchmark.pedantic(cold, rounds=1, iterations=1)
-    if benchmark.stats is not None and not benchmark.disabled:
-        assert min(spent) < target, spent
-    return got
 
 
 def _cli_estimate(path: Path, scenario: dict[str, Any]) -> int:
@@ -63,16 +43,16 @@ def _cli_estimate(path: Path, scenario: dict[str, Any]) -> int:
 
 
 def test_million_user_burst(benchmark: Any) -> None:
-    report = _cold(benchmark, lambda: gpusizer.estimate_report(_burst(10**6)), MILLION_BURST_CPU_SECONDS)
+    report = time_cold(benchmark, lambda: gpusizer.estimate_report(_burst(10**6)), MILLION_BURST_CPU_SECONDS)
     assert report["serving"]["disaggregated_ttft_seconds"] > 0
 
 
 @pytest.mark.parametrize("scenario", EXTREMES, ids=EXTREME_IDS)
 def test_cli_valid_extreme(benchmark: Any, tmp_path: Path, scenario: dict[str, Any]) -> None:
     path = tmp_path / "s.gpusizer.json"
-    assert _cold(benchmark, lambda: _cli_estimate(path, scenario), CLI_EXTREME_CPU_SECONDS) == 0
+    assert time_cold(benchmark, lambda: _cli_estimate(path, scenario), CLI_EXTREME_CPU_SECONDS) == 0
 
 
 def test_cli_largest_opening_burst(benchmark: Any, tmp_path: Path) -> None:
     path = tmp_path / "s.gpusizer.json"
-    assert _cold(benchmark, lambda: _cli_estimate(path, largest_burst()), LARGEST_BURST_CPU_SECONDS) == 0
+    assert time_cold(benchmark, lambda: _cli_estimate(path, largest_burst()), LARGEST_BURST_CPU_SECONDS) == 0

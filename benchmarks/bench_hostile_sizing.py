@@ -19,15 +19,13 @@ stated them, CPU seconds on the shared 2-core machine:
 from __future__ import annotations
 
 import random
-import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
+from cold_compare import time_cold
 from tests.core.test_hostile_round4 import CALLS, CPU_LIMIT, HEAVIEST, HEAVY, SERVE
 
 import gpusizer
-from gpusizer.core.pipeline.estimate import clear_caches
 
 HEAVY_ESTIMATE_CPU_SECONDS = 1.0
 BOUNDED_CPU_SECONDS = 3.0
@@ -36,36 +34,20 @@ DEADLINE_PLAN_CPU_SECONDS = 4.0
 SIZING = HEAVIEST + random.Random(0).sample(CALLS, min(4, len(CALLS)))
 
 
-def _cold(benchmark: Any, run: Callable[[], Any], target: float) -> Any:
-    """``run`` once with the memos cleared; with benchmarks enabled its CPU seconds stay
-    within ``target``."""
-    spent: list[float] = []
-
-    def cold() -> Any:
-        clear_caches()
-        start = time.process_time()
-        got = run()
-        spent.append(time.process_time() - start)
-        return got
-
-    got = benchmark.pedantic(cold, rounds=1, iterations=1)
-    if benchmark.stats is not None and not benchmark.disabled:
-        assert min(spent) <= target, spent
-    return got
-
-
 @pytest.mark.parametrize(
     "extra", HEAVY, ids=["rate-300k", "burst-2^24", "steady-2^24", "batch-2^24", "spread"]
 )
 def test_heavy_load_estimate(benchmark: Any, extra: dict[str, Any]) -> None:
-    rep = _cold(benchmark, lambda: gpusizer.estimate_report({**SERVE, **extra}), HEAVY_ESTIMATE_CPU_SECONDS)
+    rep = time_cold(
+        benchmark, lambda: gpusizer.estimate_report({**SERVE, **extra}), HEAVY_ESTIMATE_CPU_SECONDS
+    )
     assert rep["serving"]["tokens_per_second"] > 0
 
 
 @pytest.mark.parametrize("call", SIZING, ids=lambda c: f"{c[0]}-{c[1]['model']['preset']}")
 def test_sizing_call(benchmark: Any, call: tuple[str, dict[str, Any], dict[str, Any]]) -> None:
     fn, s, kw = call
-    _cold(benchmark, lambda: getattr(gpusizer, fn)(s, **kw), CPU_LIMIT[fn])
+    time_cold(benchmark, lambda: getattr(gpusizer, fn)(s, **kw), CPU_LIMIT[fn])
 
 
 def test_long_deadline_plan_deepseek_v3(benchmark: Any) -> None:
@@ -75,9 +57,9 @@ def test_long_deadline_plan_deepseek_v3(benchmark: Any) -> None:
         "targets": {"max_training_days": 3650},
     }
     # each GPU's deadline search has its own budget since buyer round 55: 2.8-3.0 s read
-    assert _cold(benchmark, lambda: gpusizer.plan(s), DEADLINE_PLAN_CPU_SECONDS)
+    assert time_cold(benchmark, lambda: gpusizer.plan(s), DEADLINE_PLAN_CPU_SECONDS)
 
 
 def test_compare_under_rate_300k(benchmark: Any) -> None:
     s = {**SERVE, "serving": {"load": "rate", "request_rate": 50.0, "requests": 300_000}}
-    assert _cold(benchmark, lambda: gpusizer.compare_gpus(s), BOUNDED_CPU_SECONDS)
+    assert time_cold(benchmark, lambda: gpusizer.compare_gpus(s), BOUNDED_CPU_SECONDS)
