@@ -48,9 +48,9 @@ own skew, no stated balance, no redundant replicas, not block-scaled FP8).
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 from .moe_measured import MODULE_KERNELS, MODULE_TABLES, Points, measured_tables
+from .moe_measured_nearest import probe_terms
 from .moe_stand_in_agreement import stand_in_points
 from .step_moe import BALANCED_ROUTING_ALPHA, ROUTING_ALPHA, ExpertTerms
 
@@ -115,27 +115,6 @@ def group_nearest(
     return min(best.values())[1] if best else None
 
 
-def _probe(terms: ExpertTerms, shape: Shape4, alpha: float, mats: float, act: float) -> ExpertTerms:
-    """``terms`` at one layer of another routed-expert shape whole on a rank, no shared expert,
-    routed at ``alpha``: ``mats`` weights per (hidden x intermediate) element, ``act``
-    intermediate values per routed intermediate column (the step's own)."""
-    experts, hidden, inter, top_k = shape
-    sh = replace(
-        terms.shape,
-        experts=experts,
-        top_k=top_k,
-        hidden=hidden,
-        expert_w=mats * hidden * inter,
-        moe_act=act * top_k * inter,
-        shared_w=0.0,
-        moe_layers=1,
-    )
-    probe = object.__new__(type(terms))
-    probe.__dict__.update(terms.__dict__)
-    probe.shape, probe.moe_points, probe.routing_alpha = sh, (), alpha
-    return probe
-
-
 def group_scaled(terms: ExpertTerms, near: GroupNear, shape: Shape4, ep: int, shared: int) -> Points:
     """The target's calls as a rank's tokens, ``ep`` the row's tokens over a rank's
     (``group_layout``; module docstring); ``shared`` the shared experts' intermediate size,
@@ -144,8 +123,8 @@ def group_scaled(terms: ExpertTerms, near: GroupNear, shape: Shape4, ep: int, sh
     _, hidden, inter, top_k = shape
     mats = sh.expert_w / (hidden * inter)
     act = sh.moe_act / (top_k * inter + shared)
-    mine = _probe(terms, shape, terms.routing_alpha, mats, act)
-    theirs = _probe(terms, near[0], near[1], mats, act)
+    mine = probe_terms(terms, shape, 1, mats, act, terms.routing_alpha)
+    theirs = probe_terms(terms, near[0], 1, mats, act, near[1])
     floors = MODULE_KERNELS * terms.rates.kernel_floor
     out = []
     for t, sec in near[2]:

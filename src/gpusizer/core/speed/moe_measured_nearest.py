@@ -100,12 +100,18 @@ def nearest(kernel: str, gpu: str, shape: tuple[int, int, int, int], tp: int, al
     return None if best is None else best[1]
 
 
-def _probe(
-    terms: ExpertTerms, shape: tuple[int, int, int, int], tp: int, mats: float, act: float
+def probe_terms(
+    terms: ExpertTerms,
+    shape: tuple[int, int, int, int],
+    tp: int,
+    mats: float,
+    act: float,
+    alpha: float | None = None,
 ) -> ExpertTerms:
     """``terms`` at one layer of another routed-expert shape, no shared expert, read at the rates:
     ``mats`` weights per (hidden x intermediate) element of an expert, ``act`` intermediate
-    values per routed intermediate column (the step's own, roofline_shape.py)."""
+    values per routed intermediate column (the step's own, roofline_shape.py), the experts split
+    over ``tp`` ranks, routed at ``alpha`` (None: the step's own)."""
     experts, hidden, inter, top_k = shape
     sh = replace(
         terms.shape,
@@ -120,6 +126,8 @@ def _probe(
     probe = object.__new__(type(terms))
     probe.__dict__.update(terms.__dict__)
     probe.shape, probe.moe_points = sh, ()
+    if alpha is not None:
+        probe.routing_alpha = alpha
     return probe
 
 
@@ -132,8 +140,8 @@ def scaled_points(
     _, hidden, inter, top_k = shape
     mats = sh.expert_w * tp / (hidden * inter)
     act = sh.moe_act * tp / (top_k * inter + shared)
-    mine = _probe(terms, shape, tp, mats, act)
-    theirs = _probe(terms, near[0], near[1], mats, act)
+    mine = probe_terms(terms, shape, tp, mats, act)
+    theirs = probe_terms(terms, near[0], near[1], mats, act)
     floors = MODULE_KERNELS * terms.rates.kernel_floor
     out = []
     for t, sec in near[2]:
