@@ -40,11 +40,10 @@ from ..model.sharding import stage_params
 from ..model.specs import GPUSpec, Scenario
 from ..model.state import state_bytes
 from ..model.unified import pool_note
-from ..registry.engines import MiB
 from .cpu_moe import cpu_layers, expert_blocks, expert_fields
 from .engine_settings import EngineSettings
 from .llama_swa import mean_cells
-from .offload_notes import placement_note
+from .offload_notes import placement_note, planned_note
 from .ollama_estimate import OllamaEstimate, full_offload_free, ollama_estimate, projector
 
 MIN_FIT_CONTEXT = 4096  # llama.cpp common.h fit_params_min_ctx
@@ -245,7 +244,7 @@ def offload_memory(
         alive_at_peak=tuple(c for c in COMPONENTS if c not in ("gradients", "optimizer")),
     )
     note = placement_note(s, arch, (p.gpu_layers, full, p.output_on_gpu), m.embedding, p.experts_host)
-    notes = (note,) if planned is None else (note, _planned_note(planned, full))
+    notes = (note,) if planned is None else (note, planned_note(planned, full))
     ex = expert_fields(arch, m.blocks, m.experts, m.output, p.experts_host)
     return EngineMemory(
         mem,
@@ -297,12 +296,3 @@ def _layers(
         else:
             hi = mid - 1
     return _place(s, arch, m, st, lo, cells), planned
-
-
-def _planned_note(e: OllamaEstimate, full: int) -> str:
-    """The assumption line of Ollama's estimate: what it placed the layers by."""
-    return (
-        f"Ollama's estimate placed {e.layers}/{full} layers: graph {e.graph_full / MiB:,.1f} MiB "
-        f"full, {e.graph_partial / MiB:,.1f} MiB partial, KV {e.kv_total / MiB:,.1f} MiB, "
-        f"{max(e.allocations) / 2**30:.1f} GiB planned on the GPU"
-    )

@@ -1,5 +1,6 @@
-"""The assumption line of llama.cpp's layer placement (core/serving/offload.py): the layers on
-the GPU, where the output and the token embedding live, the routed experts kept in RAM."""
+"""The assumption lines of llama.cpp's layer placement (core/serving/offload.py): the layers on
+the GPU, where the output and the token embedding live, the routed experts kept in RAM; and
+what Ollama's own estimate placed the layers by."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from ..model.architecture import Arch
 from ..model.specs import Scenario
 from ..registry.engines import MiB
 from .cpu_moe import cpu_layers
+from .ollama_estimate import OllamaEstimate
 
 
 def placement_note(
@@ -24,3 +26,12 @@ def placement_note(
     if experts_host:
         note += f"; routed experts of {cpu_layers(s, arch)} layers in RAM ({experts_host / 2**30:,.2f} GiB)"
     return note
+
+
+def planned_note(e: OllamaEstimate, full: int) -> str:
+    """The assumption line of Ollama's estimate: what it placed the layers by."""
+    return (
+        f"Ollama's estimate placed {e.layers}/{full} layers: graph {e.graph_full / MiB:,.1f} MiB "
+        f"full, {e.graph_partial / MiB:,.1f} MiB partial, KV {e.kv_total / MiB:,.1f} MiB, "
+        f"{max(e.allocations) / 2**30:.1f} GiB planned on the GPU"
+    )
