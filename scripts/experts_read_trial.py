@@ -1,5 +1,5 @@
 """Replay every evidence figure with the step's distinct experts read as aiconfigurator draws them
-(core/speed/expert_draws.py) instead of the shipped Zipf law, and compare two replays by regime.
+(tests/core/expert_draws.py) instead of the shipped Zipf law, and compare two replays by regime.
 
     PYTHONPATH=src:. python scripts/experts_read_trial.py --dump OUT.json [--source]
     PYTHONPATH=src:. python scripts/experts_read_trial.py --compare BEFORE.json AFTER.json [SUBSTRING]
@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 import evidence_bands
+from tests.core.expert_draws import source_experts_read
 
 from gpusizer.core.speed import step_moe
-from gpusizer.core.speed.expert_draws import source_experts_read
 from gpusizer.core.speed.expert_reads import UNIFORM_ROUTING_ALPHA
 
 WITHIN = 0.25

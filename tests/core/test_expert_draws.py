@@ -1,5 +1,5 @@
 """The distinct experts a step reads as NVIDIA aiconfigurator draws its MoE tables' loads
-(core/speed/expert_draws.py; docs/evidence/speed.md, the section on the experts a decode step
+(tests/core/expert_draws.py; docs/evidence/speed.md, the section on the experts a decode step
 reads).
 
 Source: ai-dynamo/aiconfigurator @ 095f58a51c4ca8e61b66ec108d86f223f8d559ce
@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpusizer.core.speed.expert_draws import source_experts_read
 from gpusizer.core.speed.step_moe import experts_read
+from tests.core.expert_draws import source_experts_read
 from tests.core.serving_step import serving_step
 
 

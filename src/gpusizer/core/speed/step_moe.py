@@ -42,7 +42,7 @@ def experts_read(experts: int, top_k: int, tokens: float, alpha: float = ROUTING
     """Expected distinct experts of ``experts`` that ``tokens`` tokens choosing ``top_k`` each
     touch when expert i is chosen with probability ∝ i^-alpha (module docstring); at least
     the ``top_k`` one token chooses. The alphas are aiconfigurator's, its draws are not: its
-    collector spreads a step over more experts (core/speed/expert_draws.py, kept apart until
+    collector spreads a step over more experts (tests/core/expert_draws.py, kept apart until
     the MoE shares fitted under this law are refit; docs/evidence/speed.md, its section)."""
     if tokens <= 0:
         return 0.0

@@ -1,4 +1,6 @@
-"""The distinct experts a step's tokens touch under NVIDIA aiconfigurator's power-law loads.
+"""The distinct experts a step's tokens touch under NVIDIA aiconfigurator's power-law loads (a
+trial reading, not the estimator's: core/speed/step_moe.py ``experts_read`` keeps its Zipf law;
+docs/evidence/speed.md §119).
 
 aiconfigurator measures its MoE kernel tables under a load it builds per step
 (ai-dynamo/aiconfigurator ``collector/helper.py`` @ 095f58a5, ``_generate_power_law_distribution``
