@@ -35,7 +35,7 @@ def _source(experts: int, top_k: int, tokens: float, alpha: float = step_moe.ROU
 
 def dump(out: str, source: bool) -> None:
     if source:
-        step_moe.experts_read = _source  # type: ignore[assignment]
+        step_moe.experts_read = _source
     rows = [
         {"key": f.key, "regime": f.regime, "ratio": f.ratio, "bound": bool(f.bound)}
         for f in evidence_bands.figures()
