@@ -20,9 +20,10 @@ from typing import Any
 from unittest.mock import patch
 
 from tests.core.serving_step import serving_step
+from tests.core.trtllm_moe_holdout import against_measured
 
 from gpusizer.core.speed import moe_measured_nearest as mn
-from gpusizer.core.speed.moe_measured import MODULE_KERNELS, _tables, module_seconds
+from gpusizer.core.speed.moe_measured import _tables
 from gpusizer.core.speed.step import StepModel
 
 TOKENS = (8, 32, 128, 512, 2048, 8192)
@@ -63,17 +64,7 @@ def _shares(
         near = mn.nearest(kernel, gpu, shape, tp, st.routing_alpha)
     mn._rows.cache_clear()
     assert near is not None
-    pts = mn.scaled_points(st, near, shape, tp, 0)
-    bare = object.__new__(type(st))
-    bare.__dict__.update(st.__dict__)
-    bare.moe_points = ()
-    floors = MODULE_KERNELS * st.rates.kernel_floor
-    out = []
-    for n in TOKENS:
-        measured = module_seconds(st.moe_points, n)
-        rates = bare._experts(n) / st.shape.moe_layers + floors
-        out.append((module_seconds(pts, n) / measured, rates / measured))
-    return out
+    return against_measured(st, mn.scaled_points(st, near, shape, tp, 0), TOKENS)
 
 
 def main(kernel: str) -> None:

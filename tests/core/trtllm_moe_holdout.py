@@ -78,13 +78,18 @@ def shares(row: Series) -> list[tuple[float, float]] | None:
         near = gn.group_nearest(kern, gpu, shape, dtype, ep, st.routing_alpha)
     if near is None or gn.distance(shape, near[0]) > gn.MAX_DISTANCE:
         return None
-    pts = gn.group_scaled(st, near, shape, ep, 0)
+    return against_measured(st, gn.group_scaled(st, near, shape, ep, 0), TOKENS)
+
+
+def against_measured(st: Any, pts: Any, tokens: Any) -> list[tuple[float, float]]:
+    """At each token count, (the nearest row's scaled time, the rates' time) over the step's own
+    measured module time (``st``'s ``moe_points``); shared with scripts/moe_nearest_holdout.py."""
     bare = object.__new__(type(st))
     bare.__dict__.update(st.__dict__)
     bare.moe_points = ()
     floors = MODULE_KERNELS * st.rates.kernel_floor
     out = []
-    for n in TOKENS:
+    for n in tokens:
         measured = module_seconds(st.moe_points, n)
         rates = bare._experts(n) / st.shape.moe_layers + floors
         out.append((module_seconds(pts, n) / measured, rates / measured))
