@@ -240,15 +240,9 @@ SHORT = {
     # outside, axolotl's Llama 3 70B QLoRA with FSDP offload (0.444) and the round's Qwen-14B
     # Q-LoRA at 256 tokens (0.766); each fifth held out in turn 34 of 41 (83 %)
     "memory/fsdp-deepspeed/adapter": (7, 9),
-    # transformers + PEFT adapters: 22 of 24 until the twelfth blind round of training peaks
-    # (training-peaks-blind12.json) added Qwen 1's six single-GPU LoRA rows (0.864-1.041) and
-    # re-dealt the fifths: a fifth of 25 on the band 0.882-1.025 (was 0.88-1.04) holds 17;
-    # outside, axolotl's GLM-4.5-Air QLoRA (1.122), torchtune's README Llama 3.1 8B QLoRA
-    # (1.026) and flags-table Llama 3.2 3B QLoRA (1.073), axolotl's 2023-08 Llama 2 7B LoRA
-    # (0.852), Unsloth's Qwen2.5 7B T4 notebook (1.199) and three of the round's rows (Qwen-1.8B
-    # LoRA at 256 and 2048 tokens, 0.876 / 0.864; Qwen-14B at 2048, 1.041); each fifth held out
-    # in turn 95 of 116 -> 99 of 122 (81 %)
-    "memory/hf-peft-eager/adapter": (17, 25),
+    # transformers + PEFT adapters (memory/hf-peft-eager/adapter) left this list with the
+    # thirteenth blind round (training-peaks-blind13.json, ms-swift's Benchmark.md): its fifths
+    # re-dealt, 28 of 31 held out inside 0.851-1.066 (was 17 of 25 inside 0.882-1.025)
 }
 # Each fifth held out in turn, every regime with a band (its own from 12 figures, its parent's
 # below) holds 80 % of its figures but these, and why (docs/evidence/speed.md sections 18 and
