@@ -9,8 +9,8 @@ flash attention, LoRA r 8 (alpha 32, dropout 0.05) on Qwen's fused c_attn, the T
 (scripts/benchmark/test_memory_time/run_single.py at that commit). Rows taken by a rule stated
 before replay: every row with a figure whose model is a Qwen 1 chat model, each setting once.
 
-Blind: 32 of 42 within 15 %. Misses: the three bitsandbytes 4-bit rows (0.77-0.79, about 0.2 B
-per parameter above the GPTQ Int4 rows of the same models), six rows above 2048 tokens (0.55-0.84:
+Blind: 32 of 42 within 15 %. Misses: the three bitsandbytes 4-bit rows (0.77-0.79, 0.2-0.4 B per
+parameter above the GPTQ Int4 rows of the same models), six rows above 2048 tokens (0.55-0.84:
 the figure grows 4.7 MiB per token there, twice its slope below 2048) and eager attention without
 recompute (1.29). No mechanism modelled (docs/evidence/training.md, the section on the
 thirteenth round). Tolerance: 15 % for the count; each ratio (estimate / published, bytes /
