@@ -90,9 +90,20 @@ def test_old_bitsandbytes_keeps_each_4bit_layer_input() -> None:
 def test_unknown_bitsandbytes_version_names_the_known_ones() -> None:
     from gpusizer import ScenarioError
 
-    with pytest.raises(ScenarioError, match="bitsandbytes_version") as err:
-        _qlora(bitsandbytes_version="0.40")
-    assert "0.43.2" in str(err.value)
+    # 0.38.1 predates Linear4bit (0.39.0); "latest" is not a release number
+    for bad in ("0.38.1", "latest"):
+        with pytest.raises(ScenarioError, match="bitsandbytes_version") as err:
+            _qlora(bitsandbytes_version=bad)
+        assert "0.39.0" in str(err.value) and "0.43.2" in str(err.value)
+
+
+def test_a_release_between_the_rows_reads_by_the_fix() -> None:
+    # ms-swift's 2023-12 benchmark ran bitsandbytes 0.41.3 (training.md, the Qwen 1 rows); a
+    # release between the table's rows is read by which side of 0.43.2 (#1270) it falls on
+    old, new = _qlora(bitsandbytes_version="0.42.0"), _qlora()
+    assert _qlora(bitsandbytes_version="0.41.3")["per_gpu"] == old["per_gpu"]
+    assert _qlora(bitsandbytes_version="0.43.3")["per_gpu"] == new["per_gpu"]
+    assert _qlora(bitsandbytes_version="0.48.1.post2")["per_gpu"] == new["per_gpu"]
 
 
 def test_composer_default_is_fsdp_mixed_precision() -> None:

@@ -11,6 +11,7 @@ the newest release here; an unknown version is an error naming the known ones.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -41,16 +42,42 @@ BNB_RELEASES: dict[str, BnbRelease] = {
 NEWEST = next(reversed(BNB_RELEASES))
 
 
+# bitsandbytes 0.39.0 (2023-05, "4-bit quantization, QLoRA"; CHANGELOG.md) added Linear4bit:
+# an earlier release has no 4-bit base to train on
+FIRST_4BIT = (0, 39, 0)
+# the release whose MatMul4Bit stopped keeping its input (#1270, commit 9e75374)
+FIXED = (0, 43, 2)
+_RELEASE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?(?:\.?(?:post|rc|dev|a|b)\d*)?$")
+
+
+def release_tuple(v: str) -> tuple[int, int, int] | None:
+    """``"0.41.3"`` -> (0, 41, 3); a PEP 440 suffix (``.post1``, ``rc1``) is ignored; None if
+    the text is not a release number."""
+    m = _RELEASE.match(v.strip())
+    return (int(m[1]), int(m[2]), int(m[3] or 0)) if m else None
+
+
 def check_version(v: str | None) -> str | None:
-    """Validation: a release of the table (None: the newest)."""
-    if v is not None and v not in BNB_RELEASES:
-        raise ValueError(f"unknown bitsandbytes version {v[:20]!r}; must be one of {', '.join(BNB_RELEASES)}")
+    """Validation: any bitsandbytes release from 0.39.0 (None: the newest). The rule is a
+    threshold (``FIXED``), so a release between the table's rows (0.41.3, 0.43.3, 0.46.1) is
+    read by which side of 0.43.2 it falls on rather than refused."""
+    if v is None:
+        return None
+    r = release_tuple(v) if isinstance(v, str) else None
+    if r is None or r < FIRST_4BIT:
+        raise ValueError(
+            f"unknown bitsandbytes version {str(v)[:20]!r}; must be a release from 0.39.0 (the first "
+            f"with 4-bit layers) written as X.Y.Z, e.g. {', '.join(BNB_RELEASES)}"
+        )
     return v
 
 
 def keeps_inputs(v: str | None) -> bool:
-    """Whether the release's 4-bit matmul keeps each layer's input."""
-    return BNB_RELEASES[v or NEWEST].keeps_inputs
+    """Whether the release's 4-bit matmul keeps each layer's input (before 0.43.2)."""
+    if v in BNB_RELEASES or v is None:
+        return BNB_RELEASES[v or NEWEST].keeps_inputs
+    r = release_tuple(v)
+    return r is not None and r < FIXED
 
 
 # bitsandbytes' 4-bit formats (Linear4bit / Params4bit): NF4 with and without double
