@@ -83,13 +83,20 @@ def test_every_run_states_its_source_and_assumptions() -> None:
 
 
 def test_blind3_count() -> None:
-    """The round's count as first replayed, the model unchanged: first tokens 0 of 7 (every one
-    below the published, 0.14-0.37: ours 195-240 ms against 520-1,745 ms, the sweep's
-    synchronous run's own miss, 568 ms published, repeated at every rate), times per token 7 of
-    7 (0.98-1.01). docs/evidence/serving.md, the third blind P/D round, reads the misses."""
+    """The round's count as first replayed, the model unchanged (each run's ``first_replay``):
+    first tokens 0 of 7 (every one below the published, 0.14-0.37: ours 195-240 ms against
+    520-1,745 ms, the sweep's synchronous run's own miss, 568 ms published, repeated at every
+    rate), times per token 7 of 7 (0.98-1.01). Now 0 and 7 still: the first tokens 0.11-0.35,
+    ours 183.6 ms at every rate, the one-user run's, since a decode replica's busy share is read
+    from the stated gaps (core/serving/disagg_rate.py ``arrival_busy``: regular gaps of 11-80 s
+    never reach a replica stepping another 9.1 s request). docs/evidence/serving.md, the third
+    blind P/D round, reads the misses."""
+    first = [r["first_replay"] for r in RUNS]
+    assert sum(f["ttft_within"] for f in first) == 0 and sum(f["tpot_within"] for f in first) == 7
+    assert all(0.13 <= f["ttft_ratio"] <= 0.38 for f in first)
     found = [ours(r) for r in RUNS]
     ttft = [t / r["published_ttft_ms"] for (t, _), r in zip(found, RUNS, strict=True)]
     tpot = [p / r["published_tpot_ms"] for (_, p), r in zip(found, RUNS, strict=True)]
     assert sum(abs(x - 1) <= TOL for x in ttft) == 0
     assert sum(abs(x - 1) <= TOL for x in tpot) == 7
-    assert all(x < 0.4 for x in ttft)
+    assert all(0.10 <= x <= 0.36 for x in ttft)
