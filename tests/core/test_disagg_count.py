@@ -66,9 +66,9 @@ def test_each_group_as_its_module_counts_it() -> None:
     route, 37 before), the blind round 7 of 14 (tests/core/test_disagg_blind.py: first tokens 5,
     times per token 2; 3 at the ``vllm-0.11`` era's former GEMM share), the second blind round 3
     of 38 (tests/core/test_disagg_blind2.py: first tokens 3, times per token 0), the third blind
-    round 7 of 14 (tests/core/test_disagg_blind3.py: first tokens 0, times per token 7), TKE's grid 41 of 96 (first
-    tokens 36, times per token 5; 33 and 28 with the arrivals split among the prefill workers at
-    random; 34 at a 46.9 ms chat route: docs/evidence/speed.md section 104)."""
+    round 7 of 14 (tests/core/test_disagg_blind3.py: first tokens 0, times per token 7), TKE's
+    grid 41 of 96 (first tokens 36, times per token 5; 33 and 28 with the arrivals split among
+    the prefill workers at random; 34 at a 46.9 ms chat route: docs/evidence/speed.md section 104)."""
     assert disagg_figures.by_group(FIGURES) == {
         "mooncake-single": (9, 18),
         "measured": (8, 12),
