@@ -23,6 +23,9 @@ replay and count, each module with its own scenario builder; this script imports
   ``tests/core/test_disagg_blind.py`` ``ours``.
 - the second blind round (Mooncake's vLLM V0 P/D pages on A10, each run open loop at its stated
   rate, first token and time per token): ``tests/core/test_disagg_blind2.py`` ``ours``.
+- the third blind round (the constant-rate runs of the two DGX Sparks' GuideLLM sweep, vLLM
+  NixlConnector 1P1D, each open loop at its stated rate, first token and time per token):
+  ``tests/core/test_disagg_blind3.py`` ``ours``.
 
 Not counted there, so not here: the aggregated baselines of the same pages, dstack's
 EOS-terminated grid (output lengths only as means), aiconfigurator's silicon rows (their own
@@ -53,6 +56,7 @@ GROUPS = (
     "anyscale",
     "blind",
     "blind2",
+    "blind3",
     "tke-grid",
 )
 
@@ -174,6 +178,16 @@ def _blind2() -> Iterator[Figure]:
         yield Figure("blind2", run["id"], label, "TPOT", run["published_tpot_ms"], tpot)
 
 
+def _blind3() -> Iterator[Figure]:
+    from tests.core.test_disagg_blind3 import RUNS, ours
+
+    for run in RUNS:
+        ttft, tpot = ours(run)
+        label = f"{run['prompt']}/{run['output']} {run['rate']:g} req/s"
+        yield Figure("blind3", run["id"], label, "TTFT", run["published_ttft_ms"], ttft)
+        yield Figure("blind3", run["id"], label, "TPOT", run["published_tpot_ms"], tpot)
+
+
 def _tke() -> Iterator[Figure]:
     from tests.core.test_disagg_tke_grid import GRID, _run
 
@@ -196,6 +210,7 @@ def figures(*, tke: bool = True) -> list[Figure]:
         *_anyscale(),
         *_blind(),
         *_blind2(),
+        *_blind3(),
     ]
     return found + list(_tke()) if tke else found
 

@@ -42,6 +42,16 @@ SHORT = {
     # the band 0.97-1.63; outside, the H200 c=16 output rate (0.936), SGLang's DeepSeek-R1 TPOT on
     # 16 H100 at one user (1.90) and SGLang 0.4.6's Qwen3-235B output rate on H20 (1.74)
     "speed/sglang/nvidia/moe": (5, 8),
+    # The P/D first token: 26 of 29 until the third blind P/D round (docs/evidence/serving.md, its
+    # section; tests/core/data/disagg-blind3.json) added the two DGX Sparks' seven constant-rate
+    # runs, whose published first tokens are 3-9x ours (the LAN proxy's round trips and each
+    # Spark's own first token, not priced: the sweep's synchronous run's miss, §28): 151 figures,
+    # a fifth of 31 on the band 0.73-3.17 holds 22; outside, four of those Spark runs (3.30-9.50,
+    # the hash dealt four of the seven into the held-out fifth) above, and below Anyscale's 1P2D
+    # first token at 4 requests/s (0.47), Mooncake's H800 rows at 256 and 2,048 tokens (0.51,
+    # 0.71) and two of TKE's 6xTP2 runs at 32 users (0.61, 0.66). Each fifth held out in turn
+    # 121 of 151 (80 %)
+    "speed/disagg/ttft": (22, 31),
     # (SGLang MoE on AMD: 9 figures on the pooled AMD MoE band until the sixth blind round of
     # serving speeds (docs/evidence/speed.md, its section; speed-figures-blind6.json) added
     # SGLang's MiniMax-M2.7 cookbook cells on MI300X (18 figures, none within 25 %): 27 figures,

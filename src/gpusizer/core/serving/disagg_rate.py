@@ -139,6 +139,22 @@ def overlap(times: list[float], hold: float) -> float:
     return total / len(times)
 
 
+def arrival_busy(times: list[float], hold: float) -> float:
+    """The share of a decode replica's arrivals (``times``, seconds) that find it stepping
+    another request: one whose previous arrival came less than ``hold`` seconds before (each
+    request held ``hold``, the last to arrive the last to leave). PASTA (Poisson arrivals see
+    time averages, Wolff 1982) gives the time average, 1 - exp(-lambda x hold), only for Poisson
+    arrivals; other gaps see the decode replica as their own gaps do: regular gaps longer than a
+    request never find it busy, bursts nearly always do. For Poisson arrivals the two agree in
+    expectation (the gap before an arrival is exponential: P(gap < hold) = 1 - exp(-lambda x
+    hold)), so the run's own draw is read only where the stated gaps are not exponential
+    (``serving.disaggregated.arrival_burstiness`` other than 1)."""
+    if len(times) < 2 or hold <= 0.0:
+        return 0.0
+    ordered = sorted(times)
+    return sum(b - a < hold for a, b in itertools.pairwise(ordered)) / len(ordered)
+
+
 def slot_wait(times: list[float], slots: int, hold: float) -> float:
     """Mean seconds a request waits for one of ``slots`` decode slots, each held ``hold``
     seconds, over one replica's arrival ``times``: the first-come-first-served c-server
@@ -223,5 +239,5 @@ def open_split(
     n = decode_occupancy(lambda k: decode(k)[0], times, cap)
     dec, _, queued = decode(n)
     wait = slot_wait(times, cap, dec.e2e)
-    busy = 1.0 - math.exp(-rate * dec.e2e)
+    busy = 1.0 - math.exp(-rate * dec.e2e) if one.burstiness == 1.0 else arrival_busy(times, dec.e2e)
     return dec, queued, wait, flow.ttft, busy, arrivals.rate * (rate / one.rate)
