@@ -201,13 +201,18 @@ SHORT = {
     # fifths re-dealt, a fifth of 10 on the band 0.64-1.50 holds 7; outside, that table's 8- and
     # 16-user output rate and TPOT (1.64, 1.67, 1.53: its small-batch step, fast). Still 7 of 10
     # with the CUTLASS MoE's nearest measured row (core/speed/moe_measured_group_nearest.py): the
-    # band 0.64-1.50 -> 0.64-1.37, those figures 1.45, 1.47, 1.39
-    "speed/tensorrt-llm/nvidia/moe": (7, 10),
+    # band 0.64-1.50 -> 0.64-1.37, those figures 1.45, 1.47, 1.39. 13 of 18 since the eighth blind
+    # round of serving speeds (speed-figures-blind8.json; docs/evidence/speed.md, its section)
+    # added TensorRT-LLM's GLM-4.7 FP8 recipe tables on 8 H100 (TP 8, EP 8; 39 figures, 1.3-1.7
+    # fast but where attention DP runs, their first tokens to 3.4x): 88 figures, the band
+    # 0.80-1.64; outside, the H100 tables' fastest output rates and first tokens
+    "speed/tensorrt-llm/nvidia/moe": (13, 18),
     # vLLM MoE on AMD: 12 of 14 until the seventh blind round of serving speeds
     # (speed-figures-blind7.json) added ATOM's vLLM-plugin DeepSeek-R1 FP8 rows on 8 MI355X (0.79-1.32)
     # and re-dealt the fifths over 77 figures: the band narrows 1.07-3.28 -> 0.93-2.45 and a fifth
     # of 16 holds 12; outside, four of Anyscale's MI325X Qwen3-235B sweep rows (2.76-3.69) above
-    "speed/vllm/amd/moe": (12, 16),
+    # (15 of 18 since the eighth blind round of serving speeds, speed-figures-blind8.json, added
+    # the same ATOM table's 1024/8192 and 8192/1024 rows, 0.89-1.34: the band 0.93-2.55)
     # vLLM offline and latency runs on AMD: 9 of 9 until the fifth blind round of serving speeds
     # (docs/evidence/speed.md, its section; speed-figures-blind5.json) added AMD's Llama 3.1 405B
     # FP8 throughput rows on 8 MI300X (0.82-1.06, each within 25 % of its published figure) and
@@ -262,8 +267,16 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # its section), as first replayed, nothing refitted: TensorRT-LLM MoE 21 of 25 -> 39 of 49
     # (80 % less 0.2 of a figure: the GLM-4.7 GB200 table's 4-32-user TPOT and output rate read
     # 1.46-1.75 fast and its 256-user first token 0.22); vLLM MoE on AMD 57 of 67 -> 61 of 77 (79 %)
-    "speed/tensorrt-llm/nvidia/moe": (39, 49),
-    "speed/vllm/amd/moe": (61, 77),
+    # (both 80 % or more since the eighth blind round, speed-figures-blind8.json: TensorRT-LLM MoE
+    # 72 of 88, vLLM MoE on AMD 73 of 89). The eighth round's one MoE decode on MLX (Qwen3.6-35B-A3B
+    # 4-bit on an M3 Ultra, 1.10) re-dealt the mlx-lm MoE fifths: 19 of 23 -> 18 of 24 (75 %), the
+    # regime's ends (Qwen3-30B-A3B's mlx-blind bench rows at 0.80-0.82, gpt-oss-20b's prompt at
+    # 1.31) outside the narrower bands of the folds that hold them out
+    "speed/mlx/apple/moe": (18, 24),
+    # mlx-lm's batch-one speeds: 23 of 28 -> 23 of 29 (79 %) since the eighth blind round added
+    # Qwen3.6-27B 4-bit decode on an M3 Ultra (1.04, within 25 %): the fifths re-dealt, the same
+    # ends (Gemma 3 1B / 4B decode at 1.18-1.22, Qwen3 4B's bench rows at 0.91 and 1.14) outside
+    "speed/mlx/apple/batch-one": (23, 29),
     # (the P/D first token and time per token were short here, 98 of 125 and 82 of 106, after the
     # blind P/D round's vLLM Router runs; the second blind P/D round (docs/evidence/serving.md, its
     # section; tests/core/data/disagg-blind2.json) added Mooncake's 19 A10 runs as first
