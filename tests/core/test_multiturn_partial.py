@@ -72,11 +72,8 @@ def test_the_front_adds_to_the_whole_histories() -> None:
     s = _chat()
     h, users = history(s, 10), 128
 
-    def share(fits: Any) -> float:
-        places = [(users - 1 - p + q) for p in range(users) for q in range(users)]
-        return sum(1 for n in places if fits(n)) / len(places)
-
+    places = [(users - 1 - p + q) for p in range(users) for q in range(users)]
     for cap in (50_000, 150_000, 262_144, 400_000):
-        whole = share(lambda n: (n + 1) * h <= cap)
-        others = share(lambda n: n * h <= cap)
+        whole = sum(1 for n in places if (n + 1) * h <= cap) / len(places)
+        others = sum(1 for n in places if n * h <= cap) / len(places)
         assert whole <= held(s, 10, cap, users) <= others

@@ -282,7 +282,7 @@ def turn_note(s: Scenario, pool_tokens: float, users: int, kv_bytes: float, bloc
     skipped = cached(s, pool_tokens, users, kv_bytes, block)
     system = f"a {system_tokens(s):,}-token system prompt held once + " if system_tokens(s) else ""
     return (
-        f"multi-turn chats: {t} turns a conversation, mean prompt {mean_prompt(s):,} tokens ({system}history + "
-        f"{new_tokens(s):,} new); later turns' histories found {hit:.0%} ({origin}; "
+        f"multi-turn chats: {t} turns a conversation, mean prompt {mean_prompt(s):,} tokens "
+        f"({system}history + {new_tokens(s):,} new); later turns' histories found {hit:.0%} ({origin}; "
         f"{loaded:,.0f} tokens a request loaded from the offload tier), {skipped:,} tokens a request skipped"
     )

@@ -86,7 +86,8 @@ def turns_part(est: Estimate) -> str | None:
         if est.scenario.serving.kv_offload is not None
         else ", none from an offload tier"
     )
-    system = f" (a {sv.prefix_shared_tokens:,}-token system prompt held once)" if sv.prefix_shared_tokens else ""
+    shared = sv.prefix_shared_tokens  # beside the turns: the system prompt
+    system = f" (a {shared:,}-token system prompt held once)" if shared else ""
     return (
         f"multi-turn chats: {sv.prefix_turns:,} turns a conversation, mean prompt "
         f"{sv.prefix_mean_prompt_tokens:,} tokens{system}; {sv.prefix_hit_rate or 0:.0%} of turns after the "
