@@ -68,17 +68,19 @@ def test_glm_host_tier_rounds(k: int, published: float) -> None:
 def test_glm_gpu_pool_rounds(k: int, published: float) -> None:
     """PR 27010 "L1" rounds 1-7: the 262,144-token pool alone. 128 histories of 576 r tokens
     fit it twice over in round 1 (all held); from round 3 (128 x 1,728 = 221,184) they no
-    longer fit the others-in-between of a random order, and the share held falls as
-    (capacity / need)^2 / 2 (``held``). Within 25 % (ratios 0.80-1.13)."""
+    longer fit the others-in-between of a random order, and the share found falls about as
+    (capacity / need)^2 / 2, a partly evicted history's front found (``held``). Within 25 %
+    (ratios 0.81-1.13)."""
     s = _chat(512, 64, 10)
     assert _share(s, k, 64, GLM_POOL, 0, GLM_USERS) == pytest.approx(published, rel=TOL)
 
 
 def test_glm_gpu_pool_last_rounds_are_a_known_miss() -> None:
-    """PR 27010 "L1" rounds 8-9: ours 0.089 and 0.071 against 0.055 and 0.035 (ratios 1.6,
-    2.0): past four times the pool the benchmark finds half what a random order predicts
-    (the pool also holds the running requests and the radix tree's evicted leaves). Two
-    misses, recorded: ours is above the published, within 3x."""
+    """PR 27010 "L1" rounds 8-9: ours 0.090 and 0.072 against 0.055 and 0.035 (ratios 1.63,
+    2.06; 1.60 and 2.02 before a partly evicted history's front was counted and the others
+    in between were counted 0 to 2 x (users - 1), serving.md): past four times the pool the
+    benchmark finds half what a random order predicts. Two misses, recorded: ours is above
+    the published, within 3x."""
     s = _chat(512, 64, 10)
     for k, published in enumerate(GLM_L1[7:], start=9):
         ours = _share(s, k, 64, GLM_POOL, 0, GLM_USERS)

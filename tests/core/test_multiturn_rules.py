@@ -52,12 +52,18 @@ def test_hostile_turns_refused(bad: Any) -> None:
     assert "\n" not in str(err.value)
 
 
-def test_turns_with_a_shared_prefix_refused() -> None:
-    """One pattern or the other: each history, or one prefix every prompt shares."""
+def test_turns_with_a_system_prompt_past_the_context_refused() -> None:
+    """``shared_tokens`` beside ``turns`` is the system prompt before the histories (it was
+    refused before; tests/core/test_multiturn_system_prompt.py): one line naming it where the
+    last turn's prompt and reply pass ``serving.max_context`` (2,000 + 4 x 1,100 + 1,100)."""
     data = _chat()
-    data["serving"]["prefix"]["shared_tokens"] = 500
-    with pytest.raises(ScenarioError, match=r"serving\.prefix\.turns"):
+    data["serving"]["prefix"]["shared_tokens"] = 2000
+    data["serving"]["max_context"] = 7000
+    with pytest.raises(ScenarioError, match=r"serving\.prefix\.shared_tokens") as err:
         estimate_report(data)
+    assert "7,500" in str(err.value) and "\n" not in str(err.value)
+    data["serving"]["max_context"] = 7500
+    assert estimate_report(data)["serving"]["prefix_shared_tokens"] == 2000
 
 
 def test_mean_turn_run() -> None:

@@ -127,10 +127,12 @@ def feature_lines(sv: Mapping[str, Any], split: Mapping[str, Any] | None = None)
     out = []
     if sv.get("prefix_turns"):  # multi-turn chats: each conversation's own history
         mean = sv.get("prefix_mean_prompt_tokens", 0)
+        shared = sv.get("prefix_shared_tokens") or 0  # the system prompt, beside the histories
+        system = f"; the {shared:,}-token system prompt held once" if shared else ""
         out.append(
             f"  multi-turn   {sv['prefix_turns']} turns, mean prompt {mean:,} "
             f"tokens, {sv.get('prefix_cached_tokens', 0):,} of them cached per request (prefill skipped); "
-            f"{sv.get('prefix_hit_rate') or 0:.0%} of later turns find their history"
+            f"{sv.get('prefix_hit_rate') or 0:.0%} of later turns find their history{system}"
         )
     elif sv.get("prefix_shared_tokens") or sv.get("prefix_users_held") is not None:
         out.append(

@@ -54,7 +54,7 @@ class Serving:
     # serving.prefix.turns (core/serving/multi_turn.py): None/0 without it
     prefix_turns: int | None = None  # turns per conversation
     prefix_mean_prompt_tokens: int = 0  # the turns' mean prompt: history + new user tokens
-    prefix_hit_rate: float | None = None  # share of turns after the first that find their history
+    prefix_hit_rate: float | None = None  # share of the later turns' histories found (in part too)
     prefix_offload_tokens: int = 0  # of the cached tokens, the mean request's loaded from the tier
     speculative_method: str | None = None
     speculative_tokens: int = 0  # draft tokens proposed per step

@@ -29,7 +29,8 @@ class PrefixSpec(Strict):
     after the first). ``shared_tokens`` null: no shared prefix (the block is off).
     ``turns``: multi-turn chats instead, each conversation's own history the prefix its next
     turn reuses (core/serving/multi_turn.py; null: off); ``hit_rate`` null then: priced from
-    the capacity the live conversations' histories need."""
+    the capacity the live conversations' histories need; ``shared_tokens`` beside it: a system
+    prompt every conversation starts with, before its history."""
 
     shared_tokens: Tokens | None = None
     hit_rate: Annotated[float, Field(ge=0.0, le=1.0)] | None = None

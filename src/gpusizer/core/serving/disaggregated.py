@@ -129,7 +129,7 @@ def disaggregated_fields(
     served = serving_load(s, gpu, em, st)
     step, eng, wl = served.step, served.engine, served.workload
     pre_step = prefill_step(s, gpu, st, pre, served)
-    slots = replace(eng, max_running=decode_slots(s, st, eng))
+    slots = replace(eng, max_running=decode_slots(s, st, eng, em.state_cap))
     # the connectors move whole KV blocks (vLLM's block, SGLang's page)
     sent = math.ceil(w.prompt_tokens / max(1, eng.block)) * max(1, eng.block)
     transfer_bytes = sent * em.kv_bytes_per_token * per

@@ -78,9 +78,11 @@ def bandwidth(spec: KvOffloadSpec, gpu: GPUSpec) -> float:
 
 
 def load_seconds(s: Scenario, gpu: GPUSpec, kv_bytes_per_token: float, block: int) -> float:
-    """Seconds a request waits for its cached tokens' KV (0 without offload)."""
+    """Seconds a request waits for its cached tokens' KV (0 without offload; multi-turn chats:
+    core/serving/multi_turn.py ``wait``, their system prompt never leaving the GPU)."""
     spec = offload_of(s)
-    if spec is None:
+    p = prefix_of(s)
+    if spec is None or (p is not None and p.turns is not None):
         return 0.0
     cached = cached_tokens(s, block)
     return cached * kv_bytes_per_token / bandwidth(spec, gpu) + _copies(s, spec, cached, block) * COPY_SECONDS

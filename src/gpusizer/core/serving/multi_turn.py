@@ -7,7 +7,12 @@ A conversation runs ``turns`` turns; each adds ``workload.prompt_tokens`` new us
 ``workload.generated_tokens`` of reply. Turn k's prompt is its history, ``(k-1) x (prompt +
 output)`` tokens, plus the new user tokens; the run is the mean turn's (the mean prompt over the
 turns, so the KV a request holds, the concurrency the pool admits and the prefill are the
-turns' mean; TTFT and throughput are the mean turn's, not the mean of each turn's).
+turns' mean; TTFT and throughput are the mean turn's, not the mean of each turn's). With
+``shared_tokens`` beside ``turns``, every conversation starts with that system prompt (vLLM
+``benchmarks/multi_turn`` and LMCache's multi-round QA state an optional shared system prompt
+before each user's history): its whole blocks are the first of every turn's chain, held once
+in the pool (reference-counted pages, as core/serving/prefix.py) and never evicted while
+turns run (every turn touches them, so they stay the most recently used).
 
 - Cached: vLLM hashes each request's full blocks, chaining each block's hash to its parent's
   (``v1/core/kv_cache_utils.py`` ``hash_block_tokens``), so turn k finds the blocks of the
@@ -21,10 +26,11 @@ turns' mean; TTFT and throughput are the mean turn's, not the mean of each turn'
   ``bench_multiturn``); between two turns of one conversation the others touch their own
   histories, and turn k finds its history while they and it fit the capacity (LRU over a loop
   larger than the cache misses every reference; Belady, Nelson and Shedler 1969, CACM 12(6)).
-  The users' order changes from round to round (``held``), so the others in between vary
-  about ``users``: the share held is 1 while ``users`` x the history is at most half the
-  capacity, 1/2 where they are equal, and (capacity / need)^2 / 2 beyond. Tokens, per GPU's
-  pool.
+  A history that fits only in part is found in part: both engines evict a history from its
+  tail, so its front survives (``held``). The users' order changes from round to round, so
+  the others in between number 0 to 2 x (``users`` - 1): the share found is 1 while they all
+  fit with it, about 1/2 where ``users`` histories fill the capacity, falling as the square of
+  capacity / need beyond. Tokens, per GPU's pool.
 - Offload: vLLM's CPU offloading connector stores every finished block to host memory
   (``v1/kv_offload``: ``OffloadingConnectorScheduler`` stores new full blocks), LMCache the
   same (``store`` on every request): the tier holds a superset of the GPU's cache, so the
@@ -34,6 +40,7 @@ turns' mean; TTFT and throughput are the mean turn's, not the mean of each turn'
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from ..errors import ScenarioError
@@ -56,14 +63,33 @@ def turns_of(s: Scenario) -> int | None:
 
 
 def check_turns(s: Scenario) -> None:
-    """The pattern is each conversation's own history, not one prefix every prompt shares."""
-    p = s.serving.prefix
-    if turns_of(s) is not None and p is not None and p.shared_tokens is not None:
+    """With a system prompt, every conversation's last turn still fits the stated context: its
+    prompt (system prompt, history and new tokens) and reply within ``serving.max_context``."""
+    limit = s.serving.max_context
+    t = turns_of(s)
+    if t is None or limit is None or not system_tokens(s):
+        return
+    last = system_tokens(s) + history(s, t) + new_tokens(s) + s.workload.generated_tokens
+    if last > limit:
         raise ScenarioError(
-            "serving.prefix.turns",
-            "set either shared_tokens (one prefix every prompt shares) or turns (each "
-            "conversation's own history), not both",
+            "serving.prefix.shared_tokens",
+            f"the system prompt, {t} turns and their replies take {last:,} tokens, above "
+            f"serving.max_context ({limit:,})",
         )
+
+
+def system_tokens(s: Scenario) -> int:
+    """The system prompt every conversation starts with (``shared_tokens`` beside ``turns``;
+    0 without): the first blocks of every turn's prompt, held once (module docstring)."""
+    p = s.serving.prefix
+    if turns_of(s) is None or p is None:
+        return 0
+    return p.shared_tokens or 0
+
+
+def _system_blocks(s: Scenario, block: int) -> int:
+    b = max(1, block)
+    return system_tokens(s) // b * b
 
 
 def new_tokens(s: Scenario) -> int:
@@ -80,9 +106,9 @@ def history(s: Scenario, k: int) -> int:
 
 
 def mean_prompt(s: Scenario) -> int:
-    """The turns' mean prompt: the new user tokens plus the mean history."""
+    """The turns' mean prompt: the system prompt, the new user tokens and the mean history."""
     t = turns_of(s) or 1
-    return new_tokens(s) + round(sum(history(s, k) for k in range(1, t + 1)) / t)
+    return system_tokens(s) + new_tokens(s) + round(sum(history(s, k) for k in range(1, t + 1)) / t)
 
 
 def turns_view(s: Scenario) -> Scenario:
@@ -102,56 +128,86 @@ def turns_view(s: Scenario) -> Scenario:
     return _VIEWS.get(id(s), view, (s,))
 
 
-def cacheable(s: Scenario, block: int) -> int:
-    """The mean turn's history in whole blocks: what a hit skips."""
-    t = turns_of(s) or 1
+def _own_blocks(s: Scenario, k: int, block: int) -> int:
+    """Turn ``k``'s history in whole blocks after the system prompt's (the chain's blocks past
+    the shared ones: the system prompt's last partial block is the history's first)."""
     b = max(1, block)
-    return round(sum(history(s, k) // b * b for k in range(1, t + 1)) / t)
+    return (system_tokens(s) + history(s, k)) // b * b - _system_blocks(s, b)
+
+
+def cacheable(s: Scenario, block: int) -> int:
+    """The mean turn's history in whole blocks: what a history hit skips."""
+    t = turns_of(s) or 1
+    return round(sum(_own_blocks(s, k, block) for k in range(1, t + 1)) / t)
+
+
+def _before(n: int, users: int) -> float:
+    """Probability that at most ``n`` other turns come between two of one conversation's, in
+    a random order each round: ``users - 1 - p + q`` for its places p and q of ``users`` in
+    two rounds, each equally likely and independent (a discrete triangular law on 0 to
+    2 x (``users`` - 1))."""
+    top = 2 * (users - 1)
+    if n < 0:
+        return 0.0
+    if n >= top:
+        return 1.0
+    if n <= users - 1:
+        return (n + 1) * (n + 2) / (2 * users * users)
+    return 1.0 - (top - n) * (top - n + 1) / (2 * users * users)
 
 
 def held(s: Scenario, k: int, capacity: float, users: int) -> float:
-    """Probability that turn ``k`` finds its history in ``capacity`` tokens (module docstring):
-    the other turns between two of one conversation's number ``n``, each touching a history of
-    about this turn's; LRU keeps it while ``n`` x history fit. Users take turns in random order
-    each round (SGLang ``bench_multiturn``'s ready queue pops a random ready request by default;
-    a user's place in one round is independent of the last), so ``n`` is the users after it in
-    one round plus those before it in the next: triangular on 0-2 x ``users``, mean ``users``."""
+    """Expected share of turn ``k``'s history it finds in ``capacity`` tokens (module
+    docstring). LRU keeps the histories the ``n`` other users touched since this
+    conversation's last turn (each about this turn's length), and of this one what is left, its
+    front (both engines evict a history from its tail: SGLang's radix ``evict`` pops the least
+    recently used leaf and pushes its parent once childless, every node of a matched path
+    carrying one access time; vLLM frees a request's blocks "in reverse order so that the tail
+    blocks are freed first"): ``clamp(capacity / history - n, 0, 1)``. Users take turns in
+    random order each round (SGLang ``bench_multiturn``'s ready queue pops a random ready
+    request by default; a user's place in one round is independent of the last): ``n`` by
+    ``_before``. One user: ``min(1, capacity / history)``."""
     h = history(s, k)
-    if h <= 0:
+    if h <= 0 or capacity <= 0:
         return 0.0
+    c = capacity / h  # the histories of this turn's length that fit
     if users <= 1:
-        return 1.0 if h <= capacity else 0.0
-    x = capacity / (h * users)  # the histories that fit, in units of one round's
-    if x >= 2.0:
-        return 1.0
-    return x * x / 2 if x <= 1.0 else 1.0 - (2.0 - x) ** 2 / 2
+        return min(1.0, c)
+    m = math.floor(c)  # all of it found with at most m - 1 others between, c - m of it with m
+    return _before(m - 1, users) + (_before(m, users) - _before(m - 1, users)) * (c - m)
 
 
 def turn_cached(s: Scenario, k: int, block: int, pool_tokens: float, tier_tokens: float, users: int) -> float:
-    """Prompt tokens turn ``k`` finds cached, expected: its history in whole blocks times the
-    chance the GPU pool or the tier (a superset of the pool's) still holds it."""
-    b = max(1, block)
-    return history(s, k) // b * b * held(s, k, max(pool_tokens, tier_tokens), users)
+    """Prompt tokens turn ``k`` finds cached, expected: the system prompt's whole blocks (every
+    turn touches them, so LRU never evicts them; one copy in the pool and the tier) and its
+    history's whole blocks times the share the GPU pool or the tier (a superset of the pool's)
+    still holds, in the room the system prompt leaves."""
+    sys_b = _system_blocks(s, block)
+    room = max(pool_tokens, tier_tokens) - sys_b
+    return sys_b + _own_blocks(s, k, block) * held(s, k, room, users)
 
 
 def hits(
     s: Scenario, pool_tokens: float, users: int, kv_bytes: float, block: int
 ) -> tuple[float, float, float]:
-    """(share of turns after the first that find their history, mean cached tokens a request,
-    of them the mean loaded from the offload tier); a stated ``hit_rate`` replaces the share
-    and scales the tokens (module docstring)."""
+    """(share of the later turns' histories found, mean cached tokens a request, of them the
+    mean loaded from the offload tier); a stated ``hit_rate`` replaces the share and scales the
+    history's tokens, the system prompt's always found (module docstring)."""
     t = turns_of(s) or 1
     tier = capacity_tokens(s, kv_bytes, block) if offload_of(s) is not None else 0
     turns = range(1, t + 1)
     total = sum(turn_cached(s, k, block, pool_tokens, tier, users) for k in turns) / t
     on_gpu = sum(turn_cached(s, k, block, pool_tokens, 0, users) for k in turns) / t
-    share = sum(held(s, k, max(pool_tokens, tier), users) for k in turns) / (t - 1) if t > 1 else 0.0
+    sys_b = _system_blocks(s, block)
+    room = max(pool_tokens, tier) - sys_b
+    share = sum(held(s, k, room, users) for k in turns) / (t - 1) if t > 1 else 0.0
     loaded = total - on_gpu
     p = s.serving.prefix
     if p is None or p.hit_rate is None:
         return share, total, loaded
-    scale = p.hit_rate * cacheable(s, block) / total if total else 0.0
-    return p.hit_rate, p.hit_rate * cacheable(s, block), loaded * scale
+    own = total - sys_b
+    scale = p.hit_rate * cacheable(s, block) / own if own else 0.0
+    return p.hit_rate, sys_b + p.hit_rate * cacheable(s, block), loaded * scale
 
 
 def cached(s: Scenario, pool_tokens: float, users: int, kv_bytes: float, block: int) -> int:
@@ -176,7 +232,8 @@ def with_turns(
     """The mean turn's run: its cached history skipped in the prefill (attended to, as
     prefix.py ``PrefixStep``), the tier's load a wait of the request's, and the pool counted in
     the tokens the scheduler sees: each request still holds its whole history, so the pool
-    holds as many requests as it would of the whole prompt."""
+    holds as many requests as it would of the whole prompt, less the system prompt's blocks,
+    held once for all (as prefix.py ``with_prefix``)."""
     if turns_of(s) is None:
         return step, eng, wl
     hit = cached(s, eng.kv_tokens, wl.users, kv_bytes, eng.block)
@@ -185,9 +242,11 @@ def with_turns(
         eng = replace(eng, front_end=eng.front_end + delay)
     if not hit:
         return step, eng, wl
-    whole = wl.prompt + wl.output
+    sys_b = _system_blocks(s, eng.block)
+    whole = wl.prompt - sys_b + wl.output  # the tokens a request holds of its own
     left = max(1, wl.prompt - hit)
-    eng = replace(eng, kv_tokens=max(float(eng.block), eng.kv_tokens * (left + wl.output) / whole))
+    room = eng.kv_tokens - sys_b
+    eng = replace(eng, kv_tokens=max(float(eng.block), room * (left + wl.output) / whole))
     return PrefixStep(step, hit), eng, replace(wl, prompt=left)
 
 
@@ -221,8 +280,9 @@ def turn_note(s: Scenario, pool_tokens: float, users: int, kv_bytes: float, bloc
         else "LRU over the live histories"
     )
     skipped = cached(s, pool_tokens, users, kv_bytes, block)
+    system = f"a {system_tokens(s):,}-token system prompt held once + " if system_tokens(s) else ""
     return (
-        f"multi-turn chats: {t} turns a conversation, mean prompt {mean_prompt(s):,} tokens (history + "
-        f"{new_tokens(s):,} new); turns that find their history {hit:.0%} ({origin}; "
+        f"multi-turn chats: {t} turns a conversation, mean prompt {mean_prompt(s):,} tokens "
+        f"({system}history + {new_tokens(s):,} new); later turns' histories found {hit:.0%} ({origin}; "
         f"{loaded:,.0f} tokens a request loaded from the offload tier), {skipped:,} tokens a request skipped"
     )

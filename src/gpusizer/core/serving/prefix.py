@@ -37,9 +37,10 @@ def prefix_of(s: Scenario) -> PrefixSpec | None:
 
 
 def check_prefix(s: Scenario) -> None:
-    """The shared prefix is part of the prompt."""
+    """The shared prefix is part of the prompt (beside ``turns`` it is the system prompt before
+    the turns' tokens: core/serving/multi_turn.py ``check_turns``)."""
     p = prefix_of(s)
-    if p is None or p.shared_tokens is None:
+    if p is None or p.shared_tokens is None or p.turns is not None:
         return
     if p.shared_tokens > s.workload.prompt_tokens:
         raise ScenarioError(
@@ -50,21 +51,24 @@ def check_prefix(s: Scenario) -> None:
 
 def shared_tokens(s: Scenario, block: int) -> int:
     """Tokens of the prefix held in cached blocks (whole blocks, short of the prompt's last
-    token): what one copy shares with every request."""
+    token): what one copy shares with every request. Beside ``turns`` the system prompt, which
+    every turn's history and new tokens follow."""
     p = prefix_of(s)
     if p is None or p.shared_tokens is None:
         return 0
     b = max(1, block)
-    most = min(p.shared_tokens, s.workload.prompt_tokens - 1)
+    most = p.shared_tokens if p.turns is not None else min(p.shared_tokens, s.workload.prompt_tokens - 1)
     return max(0, most) // b * b
 
 
 def cached_tokens(s: Scenario, block: int) -> int:
-    """Prompt tokens the mean request skips: the hit rate of the shared blocks' tokens."""
+    """Prompt tokens the mean request skips: the hit rate of the shared blocks' tokens (beside
+    ``turns`` all of them: every turn touches the system prompt, and ``hit_rate`` is the
+    histories', core/serving/multi_turn.py)."""
     p = prefix_of(s)
     if p is None:
         return 0
-    hit = 1.0 if p.hit_rate is None else p.hit_rate
+    hit = 1.0 if p.hit_rate is None or p.turns is not None else p.hit_rate
     return round(hit * shared_tokens(s, block))
 
 
@@ -87,8 +91,10 @@ def with_prefix(
     s: Scenario, step: StepModel, eng: Engine, wl: Workload
 ) -> tuple[StepModel, Engine, Workload]:
     """The run's step, engine and workload with the prefix cached: prompts shortened by the
-    cached tokens (computed after them) and the pool less one shared copy."""
-    cached = cached_tokens(s, eng.block)
+    cached tokens (computed after them) and the pool less one shared copy. Multi-turn chats:
+    as given (core/serving/multi_turn.py ``with_turns`` skips the system prompt with the history)."""
+    p = prefix_of(s)
+    cached = cached_tokens(s, eng.block) if p is not None and p.turns is None else 0
     if not cached:
         return step, eng, wl
     shared = shared_tokens(s, eng.block)

@@ -32,7 +32,7 @@ def feature_part(est: Estimate | None) -> str | None:
             f"tokens a decode step ({sv.speculative_tokens} drafted, acceptance "
             f"{sv.speculative_acceptance_rate or 0:.3g})"
         )
-    if sv.prefix_shared_tokens:
+    if sv.prefix_shared_tokens and not sv.prefix_turns:  # beside turns: the system prompt
         prompt = est.scenario.workload.prompt_tokens
         cached = sv.prefix_cached_tokens
         parts.append(f"prefix cache: {cached:,} of {prompt:,} prompt tokens a request found cached")
@@ -86,8 +86,10 @@ def turns_part(est: Estimate) -> str | None:
         if est.scenario.serving.kv_offload is not None
         else ", none from an offload tier"
     )
+    shared = sv.prefix_shared_tokens  # beside the turns: the system prompt
+    system = f" (a {shared:,}-token system prompt held once)" if shared else ""
     return (
         f"multi-turn chats: {sv.prefix_turns:,} turns a conversation, mean prompt "
-        f"{sv.prefix_mean_prompt_tokens:,} tokens; {sv.prefix_hit_rate or 0:.0%} of turns after the "
+        f"{sv.prefix_mean_prompt_tokens:,} tokens{system}; {sv.prefix_hit_rate or 0:.0%} of turns after the "
         f"first found their history ({sv.prefix_cached_tokens:,} tokens a request cached{tier})"
     )

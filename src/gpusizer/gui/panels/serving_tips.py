@@ -45,7 +45,8 @@ TIPS = {
     "sampling).",
     "serving.prefix.shared_tokens": "Prefix caching (vLLM --enable-prefix-caching, SGLang "
     "RadixAttention): the first tokens every prompt shares (a system prompt, the conversation so "
-    "far). Cached blocks skip prefill and are held once for all requests.",
+    "far). Cached blocks skip prefill and are held once for all requests. With turns: the system "
+    "prompt every conversation starts with, before its history.",
     "serving.prefix.hit_rate": "Share of requests that find the shared prefix cached (default 1).",
     "serving.prefix.turns": "Multi-turn chats: turns per conversation, each sending the "
     "conversation so far plus the prompt's new tokens; each conversation's own history is its "
