@@ -152,9 +152,15 @@ def _check_context_and_node(s: Scenario) -> None:
         raise ScenarioError(
             "parallelism.tensor",
             f"at most gpus_per_node ({hw.gpus_per_node}); tensor parallelism across nodes is "
-            "allowed only with hardware.allow_cross_node_tensor_parallel true (vLLM and SGLang "
-            "run it, e.g. --tp 16 --nnodes 2; its all-reduce then crosses the network)",
+            f"allowed only with hardware.allow_cross_node_tensor_parallel true ({_CROSS_TP_RUN.get(s.framework, _CROSS_TP)}; "
+            "its all-reduce then crosses the network)",
         )
+
+
+_CROSS_TP = "vLLM and SGLang run it, e.g. --tp 16 --nnodes 2"
+# mlx-lm's utils.py ``sharded_load(repo, pipeline_group, tensor_group)``: ``model.shard(group)``
+# over an ``mx.distributed`` group, one process a Mac under ``mlx.launch``
+_CROSS_TP_RUN = {"mlx": "mlx-lm runs it over Macs: mlx.launch with sharded_load's tensor_group"}
 
 
 def check_pipeline(s: Scenario) -> None:
