@@ -23,6 +23,10 @@ import pytest
 
 from gpusizer import estimate_report
 from gpusizer.core.errors import MESSAGE_CHARS, ScenarioError
+from gpusizer.core.registry.engine_flags import field_hint as engine_field_hint
+from gpusizer.core.registry.megatron_flags import MEGATRON_FIELDS
+from gpusizer.core.registry.stack_names import stack_field_hint
+from gpusizer.core.registry.training_flags import TRAINING_FIELDS
 
 DATA = Path(__file__).parent / "data" / "real-configs-round4.json"
 CONFIGS: dict[str, dict[str, Any]] = {c["name"]: c for c in json.loads(DATA.read_text())["configs"]}
@@ -94,3 +98,42 @@ def test_cross_node_tensor_message_unchanged_for_vllm() -> None:
     }
     with pytest.raises(ScenarioError, match=r"vLLM and SGLang run it, e\.g\. --tp 16 --nnodes 2"):
         estimate_report(s)
+
+
+MEGATRON = {
+    "model": {"preset": "qwen3-30b-a3b"},
+    "framework": "megatron",
+    "workload": {"kind": "pretraining"},
+    "parallelism": {"expert": 8, "data": 8},
+    "hardware": {"gpu": "h100-sxm-80gb"},
+}
+
+
+@pytest.mark.parametrize("path", sorted(MEGATRON_FIELDS))
+def test_megatron_option_names_answered(path: str) -> None:
+    """The Megatron-Core names the 2025-26 verl and Megatron-Bridge recipes set (sources in
+    core/registry/megatron_flags.py) answer with their line, not "check the spelling"."""
+    block, name = path.split(".")
+    s = copy.deepcopy(MEGATRON)
+    s.setdefault(block, {})[name] = True
+    with pytest.raises(ScenarioError) as err:
+        estimate_report(s)
+    text = str(err.value)
+    assert text == f"{path}: unknown field: {MEGATRON_FIELDS[path]}", text
+    assert len(text) <= MESSAGE_CHARS
+
+
+def test_megatron_names_shadow_no_other_answer() -> None:
+    others = [path for path in MEGATRON_FIELDS if path in TRAINING_FIELDS or stack_field_hint(path)]
+    assert not others
+    assert not [p for p in MEGATRON_FIELDS if engine_field_hint(p) != MEGATRON_FIELDS[p]]
+
+
+def test_named_statements_run() -> None:
+    """What the lines name runs: the distributed optimizer, the DeepEP dispatcher, full
+    recompute and the host optimizer on the Megatron MoE of the verl recipes."""
+    s = copy.deepcopy(MEGATRON)
+    s["parallelism"].update(
+        zero_stage=1, expert_dispatcher="deepep", recompute="full", offload_optimizer=True, activation_offload="all"
+    )
+    assert estimate_report(s)["per_gpu"]["total"] > 0
