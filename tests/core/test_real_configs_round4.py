@@ -84,7 +84,7 @@ def test_mxfp8_stated_as_named_is_the_fp8_matmul_run() -> None:
 def test_other_matmul_values_keep_the_schema_message() -> None:
     s = copy.deepcopy(CONFIGS["torchtitan-mxfp8-b200-stated"]["scenario"])
     s["precision"]["matmuls"] = "int8"
-    with pytest.raises(ScenarioError, match="precision.matmuls: Input should be 'fp8'"):
+    with pytest.raises(ScenarioError, match=r"precision\.matmuls: Input should be 'fp8'"):
         estimate_report(s)
 
 
@@ -100,7 +100,7 @@ def test_cross_node_tensor_message_unchanged_for_vllm() -> None:
         estimate_report(s)
 
 
-MEGATRON = {
+MEGATRON: dict[str, Any] = {
     "model": {"preset": "qwen3-30b-a3b"},
     "framework": "megatron",
     "workload": {"kind": "pretraining"},
@@ -133,7 +133,6 @@ def test_named_statements_run() -> None:
     """What the lines name runs: the distributed optimizer, the DeepEP dispatcher, full
     recompute and the host optimizer on the Megatron MoE of the verl recipes."""
     s = copy.deepcopy(MEGATRON)
-    s["parallelism"].update(
-        zero_stage=1, expert_dispatcher="deepep", recompute="full", offload_optimizer=True, activation_offload="all"
-    )
+    stated = {"zero_stage": 1, "expert_dispatcher": "deepep", "recompute": "full"}
+    s["parallelism"].update(stated, offload_optimizer=True, activation_offload="all")
     assert estimate_report(s)["per_gpu"]["total"] > 0

@@ -149,10 +149,11 @@ def _check_context_and_node(s: Scenario) -> None:
     # under attention DP only the ranks' attention TP is tensor-parallel traffic; the experts'
     # exchange may cross nodes as EP over replicas does (SGLang's --tp 72 --dp 72 over 9 nodes)
     if attention_tp(p) > hw.gpus_per_node and not hw.allow_cross_node_tensor_parallel:
+        runs = _CROSS_TP_RUN.get(s.framework, _CROSS_TP)
         raise ScenarioError(
             "parallelism.tensor",
             f"at most gpus_per_node ({hw.gpus_per_node}); tensor parallelism across nodes is "
-            f"allowed only with hardware.allow_cross_node_tensor_parallel true ({_CROSS_TP_RUN.get(s.framework, _CROSS_TP)}; "
+            f"allowed only with hardware.allow_cross_node_tensor_parallel true ({runs}; "
             "its all-reduce then crosses the network)",
         )
 
