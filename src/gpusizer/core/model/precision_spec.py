@@ -57,7 +57,9 @@ class PrecisionSpec(Strict):
     modules: dict[str, str] | None = None
     # Float8 training (torchao Float8Linear, Transformer Engine): the linear layers' matmuls run
     # in FP8 with dynamic scales; saved activations and attention stay in ``activations``.
-    matmuls: Literal["fp8"] | None = None
+    # "mxfp8": the same with one E8M0 scale a 32 values (torchtitan's mx converter, Megatron
+    # --fp8-recipe mxfp8; core/registry/training_formats.py), priced as "fp8"
+    matmuls: Literal["fp8", "mxfp8"] | None = None
     # FSDP mixed precision (FSDP1 ``MixedPrecision``, FSDP2 ``MixedPrecisionPolicy``): the dtype
     # each gathered unit's parameters are cast to for compute, so no autocast copy of every
     # weight (null: the weights' own dtype, or autocast where the framework autocasts), and the
@@ -105,7 +107,7 @@ class PrecisionSpec(Strict):
     @field_validator("matmuls", mode="before")  # before the Literal's own "must be 'fp8'"
     @classmethod
     def _matmuls(cls, v: object) -> object:
-        hint = training_format_hint(v)
+        hint = training_format_hint(v) if v != "mxfp8" else None
         if hint:
             raise ValueError(f"{hint}; got {excerpt(str(v))}")
         return v
