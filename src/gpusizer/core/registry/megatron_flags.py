@@ -39,7 +39,8 @@ _RECOMPUTE = (
 )
 _DISPATCHER = (
     "state parallelism.expert_dispatcher: alltoall, deepep or hybridep (Megatron's "
-    "--moe-token-dispatcher-type alltoall, or flex with --moe-flex-dispatcher-backend)"
+    "--moe-token-dispatcher-type alltoall, or flex with --moe-flex-dispatcher-backend); "
+    "allgather is not modelled"
 )
 _FP8 = (
     "state precision.matmuls fp8 (Megatron --fp8-format e4m3 / hybrid with any --fp8-recipe: "
