@@ -21,12 +21,13 @@ from typing import Any
 
 import pytest
 
-from gpusizer import estimate_report
+from gpusizer import estimate_report, plan
 from gpusizer.core.errors import MESSAGE_CHARS, ScenarioError
 from gpusizer.core.registry.engine_flags import field_hint as engine_field_hint
 from gpusizer.core.registry.megatron_flags import MEGATRON_FIELDS
 from gpusizer.core.registry.stack_names import stack_field_hint
 from gpusizer.core.registry.training_flags import TRAINING_FIELDS
+from gpusizer.core.sizing.compare import left_out_gpus, left_out_line
 
 DATA = Path(__file__).parent / "data" / "real-configs-round4.json"
 CONFIGS: dict[str, dict[str, Any]] = {c["name"]: c for c in json.loads(DATA.read_text())["configs"]}
@@ -165,3 +166,13 @@ def test_mxfp8_speedup_against_torchao_b200_rows() -> None:
     for scaling in ("mxfp8_cublas", "float8 tensorwise"):
         ours, theirs = rate[scaling] / rate[bf16], published[scaling] / published[bf16]
         assert ours / theirs == pytest.approx(1.0, rel=0.15), (scaling, ours, theirs)
+
+
+def test_mxfp8_sizing_offers_blackwell_and_says_why_not_hopper() -> None:
+    """compare / plan rank only the GPUs MXFP8 runs on (core/pipeline/runs_on.py), and the
+    comparison's note names the rule for the ones left out."""
+    s = copy.deepcopy(CONFIGS["torchtitan-mxfp8-b200-matmuls"]["scenario"])
+    gpus = ["b200-192gb", "h100-sxm-80gb"]
+    assert [o["gpu"] for o in plan(s, gpus=gpus)] == ["b200-192gb"]
+    assert left_out_gpus(s, gpus) == ["h100-sxm-80gb"]
+    assert "MXFP8 matmuls need compute capability 10.0" in str(left_out_line(s, gpus))

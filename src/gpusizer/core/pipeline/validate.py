@@ -8,11 +8,10 @@ from ..memory.layouts import check_layouts
 from ..memory.lora_experts import check_transformers_release
 from ..memory.techniques import check_techniques
 from ..model.architecture import resolve
-from ..model.presets import check_host, scenario_gpu
+from ..model.presets import check_host
 from ..model.specs import ModelSpec, Scenario
 from ..model.workload_spec import LORA_TARGETS
 from ..registry.frameworks import FRAMEWORKS
-from ..registry.training_formats import mx_refusal
 from ..serving.rules import check_rules
 from .rl_check import check_rl
 from .rl_one_copy import check_shared_weights
@@ -52,11 +51,6 @@ def check_framework(s: Scenario) -> None:
 
 def check_workload(s: Scenario) -> None:
     w, p = s.workload, s.parallelism
-    if w.trains and s.precision.matmuls == "mxfp8":  # Blackwell's MX tensor cores only
-        gpu = scenario_gpu(s)
-        refusal = mx_refusal(s.precision.matmuls, gpu.vendor, gpu.compute_capability)
-        if refusal:
-            raise ScenarioError("precision.matmuls", refusal)
     if w.is_adapter and not w.lora_targets:  # PEFT tuners_utils.inject_adapter: "Target modules
         # ... not found in the base model" when none matched; before, 0 parameters trained
         raise ScenarioError("workload.lora_targets", f"give at least one of {', '.join(LORA_TARGETS)}")
