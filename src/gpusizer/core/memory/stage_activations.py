@@ -23,6 +23,7 @@ from ..registry.dtypes import DTYPES, nbytes
 from ..registry.lightning_precision import autocasts, te_fp8_inputs
 from ..registry.loss_kinds import step_loss
 from ..registry.quant_rules import FORMAT_DEFAULTS
+from ..registry.training_formats import FP8_MATMULS
 from .activations import ActContext
 from .attention_unfused import training_scores_bytes
 from .attention_vjp import attention_vjp_bytes
@@ -165,7 +166,7 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
         kernels=frozenset(w.fused_kernels),
         # Transformer Engine (Megatron, Lightning's TE plugin) keeps FP8 inputs; torchao's
         # Float8Linear (torchtitan) keeps the 16-bit input and casts it again in the backward
-        fp8_inputs=prec.matmuls == "fp8"
+        fp8_inputs=prec.matmuls in FP8_MATMULS
         and (activation_layout(s.profile).fp8_inputs or te_fp8_inputs(prec.lightning)),
         recompute_modules=frozenset(p.recompute_modules),
         # Unsloth's own expert adapters read the experts' inputs (core/memory/unsloth_experts.py)

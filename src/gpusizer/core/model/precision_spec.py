@@ -22,6 +22,7 @@ from ..registry.lightning_precision import LIGHTNING_PRECISION
 from ..registry.optimizers import OPTIMIZER_KINDS
 from ..registry.quant_rules import check_modules_field, check_rule
 from ..registry.stack_names import optimizer_hint
+from ..registry.training_formats import training_format_hint
 
 
 def _check_dtype(value: str | None, allowed: tuple[str, ...] | None = None) -> str | None:
@@ -29,8 +30,10 @@ def _check_dtype(value: str | None, allowed: tuple[str, ...] | None = None) -> s
         return value
     ids = allowed or tuple(DTYPES)
     if value not in ids:
-        # weights / KV cache (every format): an engine's own name for one (--quantization awq)
-        hint = None if allowed else format_hint(value, ids)
+        # weights / KV cache (every format): an engine's own name for one (--quantization awq);
+        # a training tensor: a block-scaled GEMM format a stack trains in (MXFP8, NVFP4)
+        hint = training_format_hint(value) if allowed == TRAINING_DTYPES else None
+        hint = hint or (None if allowed else format_hint(value, ids))
         if hint:
             raise ValueError(f"{hint}; got {excerpt(value)}")
         raise ValueError(f"must be one of {', '.join(ids)}; got {excerpt(value)}")
@@ -54,7 +57,9 @@ class PrecisionSpec(Strict):
     modules: dict[str, str] | None = None
     # Float8 training (torchao Float8Linear, Transformer Engine): the linear layers' matmuls run
     # in FP8 with dynamic scales; saved activations and attention stay in ``activations``.
-    matmuls: Literal["fp8"] | None = None
+    # "mxfp8": the same with one E8M0 scale a 32 values (torchtitan's mx converter, Megatron
+    # --fp8-recipe mxfp8; core/registry/training_formats.py), priced as "fp8"
+    matmuls: Literal["fp8", "mxfp8"] | None = None
     # FSDP mixed precision (FSDP1 ``MixedPrecision``, FSDP2 ``MixedPrecisionPolicy``): the dtype
     # each gathered unit's parameters are cast to for compute, so no autocast copy of every
     # weight (null: the weights' own dtype, or autocast where the framework autocasts), and the
@@ -98,6 +103,14 @@ class PrecisionSpec(Strict):
     @classmethod
     def _train(cls, v: str) -> str | None:
         return _check_dtype(v, TRAINING_DTYPES)
+
+    @field_validator("matmuls", mode="before")  # before the Literal's own "must be 'fp8'"
+    @classmethod
+    def _matmuls(cls, v: object) -> object:
+        hint = training_format_hint(v) if v != "mxfp8" else None
+        if hint:
+            raise ValueError(f"{hint}; got {excerpt(str(v))}")
+        return v
 
     @field_validator("lightning")
     @classmethod

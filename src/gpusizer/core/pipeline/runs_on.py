@@ -18,6 +18,7 @@ from ..model.field_path import get_path
 from ..model.presets import gpu_presets, gpu_spec, scenario_gpu
 from ..model.specs import GPUSpec, Scenario
 from ..registry.frameworks import FRAMEWORKS, FrameworkProfile
+from ..registry.training_formats import mx_refusal
 from .quant_capability import quant_capability_note, quant_capability_refusal
 from .validate_sched import a2a_gpu_refusal
 
@@ -72,8 +73,15 @@ def scenario_runs_on(s: Scenario, gpu: GPUSpec) -> bool:
 
 def _refusal(s: Scenario, gpu: GPUSpec) -> str | None:
     """Why a GPU the framework runs on still cannot take the scenario: the stated MoE exchange,
-    or a weight format the engine does not load on it (None: neither)."""
-    return a2a_gpu_refusal(s, gpu) or quant_capability_refusal(s, gpu)
+    a weight format the engine does not load on it, or MXFP8 matmuls below Blackwell (None:
+    none of them)."""
+    return a2a_gpu_refusal(s, gpu) or quant_capability_refusal(s, gpu) or _mx(s, gpu)
+
+
+def _mx(s: Scenario, gpu: GPUSpec) -> str | None:
+    """Training's ``precision.matmuls: "mxfp8"`` on an NVIDIA GPU below compute capability 10.0
+    (core/registry/training_formats.py: torchtitan's own assertion)."""
+    return mx_refusal(s.precision.matmuls, gpu.vendor, gpu.compute_capability) if s.workload.trains else None
 
 
 def check_runs_on(s: Scenario) -> None:
@@ -82,6 +90,8 @@ def check_runs_on(s: Scenario) -> None:
     naming a kind's engine's field (``rl.rollout.engine``) when that engine does not."""
     prof, gpu = s.profile, scenario_gpu(s)
     if runs_on(prof, gpu):
+        if _mx(s, gpu):
+            raise ScenarioError("precision.matmuls", str(_mx(s, gpu)))
         for field, engine in _engines(s):
             if not runs_on(engine, gpu):
                 raise ScenarioError(
@@ -116,7 +126,10 @@ def left_out_note(s: Scenario, ids: list[str]) -> str | None:
     by_a2a_only = [g for g in by_a2a if a2a_gpu_refusal(s, specs[g])]
     if by_a2a_only:
         out.append(f"Left out: {_which(by_a2a_only)}: {a2a_gpu_refusal(s, specs[by_a2a_only[0]])}.")
-    by_quant = [g for g in by_a2a if g not in by_a2a_only]
+    by_mx = [g for g in by_a2a if g not in by_a2a_only and _mx(s, specs[g])]
+    if by_mx:  # the framework's rule; the message's own GPU is the first's
+        out.append(f"Left out: {_which(by_mx)}: MXFP8 matmuls need compute capability 10.0 or later.")
+    by_quant = [g for g in by_a2a if g not in by_a2a_only and g not in by_mx]
     if by_quant:  # the weight format's rule once, with each GPU's own capability
         out.append(f"Left out: {_which(by_quant)}: {quant_capability_note(s, [specs[g] for g in by_quant])}.")
     return " ".join(out) or None

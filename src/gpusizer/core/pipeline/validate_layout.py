@@ -149,12 +149,19 @@ def _check_context_and_node(s: Scenario) -> None:
     # under attention DP only the ranks' attention TP is tensor-parallel traffic; the experts'
     # exchange may cross nodes as EP over replicas does (SGLang's --tp 72 --dp 72 over 9 nodes)
     if attention_tp(p) > hw.gpus_per_node and not hw.allow_cross_node_tensor_parallel:
+        runs = _CROSS_TP_RUN.get(s.framework, _CROSS_TP)
         raise ScenarioError(
             "parallelism.tensor",
             f"at most gpus_per_node ({hw.gpus_per_node}); tensor parallelism across nodes is "
-            "allowed only with hardware.allow_cross_node_tensor_parallel true (vLLM and SGLang "
-            "run it, e.g. --tp 16 --nnodes 2; its all-reduce then crosses the network)",
+            f"allowed only with hardware.allow_cross_node_tensor_parallel true ({runs}; "
+            "its all-reduce then crosses the network)",
         )
+
+
+_CROSS_TP = "vLLM and SGLang run it, e.g. --tp 16 --nnodes 2"
+# mlx-lm's utils.py ``sharded_load(repo, pipeline_group, tensor_group)``: ``model.shard(group)``
+# over an ``mx.distributed`` group, one process a Mac under ``mlx.launch``
+_CROSS_TP_RUN = {"mlx": "mlx-lm runs it over Macs: mlx.launch with sharded_load's tensor_group"}
 
 
 def check_pipeline(s: Scenario) -> None:

@@ -39,6 +39,8 @@ Each entry is a setting the stack runs; sources, by stack (at the tags named):
 
 from __future__ import annotations
 
+from .megatron_flags import megatron_field_hint
+
 _PAIRS = "micro_batch_size 2 x pairs (chosen + rejected in one forward, TRL concatenated_forward)"
 _PREFERENCE = "state workload.preference {method: dpo, ipo, kto, orpo or simpo, reference: ...}"
 _REFERENCE = (
@@ -155,8 +157,9 @@ TRAINING_KINDS: dict[str, str] = {
 
 
 def training_field_hint(path: str) -> str | None:
-    """The refusal's line for a training stack's own option name at ``path``; None: not one."""
-    return TRAINING_FIELDS.get(path)
+    """The refusal's line for a training stack's own option name at ``path`` (Megatron-Core's:
+    core/registry/megatron_flags.py); None: not one."""
+    return TRAINING_FIELDS.get(path) or megatron_field_hint(path)
 
 
 def kind_hint(value: object) -> str | None:

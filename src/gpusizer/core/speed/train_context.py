@@ -28,6 +28,7 @@ from ..model.flops import attention_flops_per_token
 from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
+from ..registry.training_formats import FP8_MATMULS
 from .alltoall_measured import Points, measured_all_to_all
 from .alltoall_network import DEDUPLICATING, node_copies
 from .collectives import NETWORK_ALPHA, NETWORK_BETA, NO_LINK, Link
@@ -148,7 +149,7 @@ def layer_context(s: Scenario, gpu: GPUSpec) -> tuple[LayerContext, float]:
     arch = resolve(s.model)
     ts = replicated_shape(s, arch, train_shape(s.model))  # mixers whole on each TP rank
     a = nbytes(pr.activations)
-    fp8 = pr.matmuls == "fp8" and "fp8" in gpu.dense_tflops
+    fp8 = pr.matmuls in FP8_MATMULS and "fp8" in gpu.dense_tflops
     rates = _rates(gpu, prof.attention_kernel, pr.activations, fp8)
     per_node, net = s.hardware.gpus_per_node, network(s, gpu)
     # the stored base: QLoRA's NF4 where the weights field names no quantised format (the

@@ -52,7 +52,8 @@ TIPS = {
     MATMULS: "Float8 training (torchao Float8Linear, Transformer Engine): the linear layers' "
     "matmuls run in FP8 with dynamic scales on a GPU with an FP8 rate, and keep their inputs in "
     "FP8 for the backward; attention, the LM head and saved activations stay in the activations' "
-    "dtype (docs/scenario-format.md). Default: the activations' dtype.",
+    "dtype (docs/scenario-format.md). MXFP8 (torchtitan's mx converter, Megatron --fp8-recipe "
+    "mxfp8; compute capability 10.0 or later) is priced as FP8. Default: the activations' dtype.",
 }
 
 
@@ -119,7 +120,13 @@ def show_time_share(spin: QuantityField, est: Any) -> None:
 
 def add_matmuls(f: Form) -> None:
     """Float8 matmuls (Precision panel)."""
-    box = combo([("activations' dtype (default)", None), ("FP8 (Float8 training)", "fp8")])
+    box = combo(
+        [
+            ("activations' dtype (default)", None),
+            ("FP8 (Float8 training)", "fp8"),
+            ("MXFP8 (Blackwell; priced as FP8)", "mxfp8"),
+        ]
+    )
     box.setToolTip(TIPS[MATMULS])
     f.add("Matmuls", box, MATMULS, name="combo_precision_matmuls")
     f.labels[MATMULS].setToolTip(TIPS[MATMULS])
