@@ -13,6 +13,13 @@ Llama-like decoder and mis-counted:
   stacks and cross-attention (modeling_t5.py ``T5Stack``, modeling_bart.py).
 
 Nemotron-H (Mamba-2 + attention) is read (io/hf_families.py).
+
+A ``model_type`` no reader lists is read as a Llama-like decoder unless its config carries a key
+that says its blocks are not Llama's (``NOT_LLAMA_KEYS``: linear-attention or state-space
+mixers, latent attention, per-layer embeddings, or ``layer_types`` naming a layer other than full
+or sliding attention). Such a config is refused naming the key, rather than counted as all-MHA
+layers: Kimi Linear's ``linear_attn_config`` (modeling_kimi.py, moonshotai/Kimi-Linear-48B-A3B),
+MiniMax-M1's ``attn_type_list`` (modeling_minimax.py), LongCat-Flash's ``kv_lora_rank``.
 """
 
 from __future__ import annotations
@@ -43,6 +50,36 @@ UNMODELLED: dict[str, str] = {
 _VARIANTS = frozenset({"deepseek_v32", "glm_moe_dsa", "hunyuan_v1_dense"})
 
 
+# keys of a config whose blocks the Llama-like reader would mis-count (module doc): key -> what
+NOT_LLAMA_KEYS: dict[str, str] = {
+    "linear_attn_config": "linear-attention layers",
+    "attn_type_list": "linear-attention layers",
+    "linear_num_value_heads": "linear-attention layers",
+    "kv_lora_rank": "latent (MLA) attention",
+    "ssm_state_size": "state-space mixers",
+    "mamba_d_state": "state-space mixers",
+    "hidden_size_per_layer_input": "per-layer embeddings",
+}
+_LLAMA_LAYER_TYPES = frozenset({"full_attention", "sliding_attention", "attention"})
+
+
+def _not_llama(cfg: Config) -> str | None:
+    """The first key of ``cfg`` (or its ``text_config``) that the Llama-like reader would not
+    read, with what it means; None when there is none."""
+    for c in (cfg, cfg.get("text_config")):
+        if not isinstance(c, dict):
+            continue
+        for key, what in NOT_LLAMA_KEYS.items():
+            if c.get(key) not in (None, 0, False, {}, []):
+                return f"{key}: {what}"
+        types = c.get("layer_types")
+        if isinstance(types, list):
+            odd = sorted({str(t)[:30] for t in types} - _LLAMA_LAYER_TYPES)
+            if odd:
+                return f"layer_types {', '.join(odd[:3])}"
+    return None
+
+
 def _generation_of(kind: str, family: str) -> bool:
     """``cohere2`` of ``cohere``, ``deepseek_v3`` of ``deepseek_v2``: one name and another
     number, the later one left out of the list."""
@@ -67,6 +104,8 @@ def refuse_unmodelled(cfg: Config, kind: str, supported: Readers) -> None:
     why = UNMODELLED.get(kind)
     if why is None and cfg.get("is_encoder_decoder") is True:
         why = UNMODELLED["encoder-decoder"]
+    if why is None and kind not in supported:
+        why = _not_llama(cfg)
     if why is None:
         return
     arch = cfg.get("architectures")
