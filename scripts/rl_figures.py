@@ -141,11 +141,11 @@ def _blind7() -> Iterator[Figure]:
 
 
 def _blind8() -> Iterator[Figure]:
+    from tests.core.blind_replay import rl_step
     from tests.core.test_rl_blind8 import RECORDS
-    from tests.core.test_rl_blind8 import _step as _step8
 
     for rec in RECORDS:
-        published, ours = rec["measured"]["step"], _step8(rec["scenario"])
+        published, ours = rec["measured"]["step"], rl_step(rec["scenario"])
         yield Figure(rec["group"], "rl-time-blind8.json", rec["id"], "step", published, ours)
 
 

@@ -24,7 +24,6 @@ import pytest
 
 from gpusizer import ScenarioError, estimate_report
 from tests.core.blind_replay import by_id, load, step_ratio, within
-from tests.core.blind_replay import rl_step as _step
 
 RECORDS: list[dict[str, Any]] = load("rl-time-blind8.json")
 GPUS = 8  # every row: one node of 8 H100 (the script's trainer.n_gpus_per_node 8, nnodes 1)
@@ -82,7 +81,9 @@ def _phases(scenario: dict[str, Any]) -> dict[str, float]:
 
 def test_every_record_names_its_source_settings_and_assumptions() -> None:
     for record in RECORDS:
-        assert record["source"].startswith("https://github.com/ISEEKYAN/verl_megatron_practice/"), record["id"]
+        assert record["source"].startswith("https://github.com/ISEEKYAN/verl_megatron_practice/"), record[
+            "id"
+        ]
         assert record["settings_source"].startswith("https://github.com/ISEEKYAN/"), record["id"]
         assert record["quote"] and record["settings"] and record["assumptions"], record["id"]
         assert record["group"] == "verl" and record["counted"], record["id"]
