@@ -25,6 +25,9 @@ figure for figure:
   steps, each in the group its record names; SkyRL's two: others 23). Its brackets are not counted.
 - the seventh blind round (``rl-time-blind7.json``, ``test_rl_blind7.py`` ``RECORDS``: AMD's verl
   throughputs, each as the step its tokens imply, ``implied_step``; verl 8).
+- the eighth blind round (``rl-time-blind8.json``, ``test_rl_blind8.py`` ``RECORDS``: NVIDIA's
+  verl Megatron GRPO rows on 8 H100, each row's step; verl 9). Their phase timers are
+  diagnostics, not counted.
 - memory (20, apart): verl's ``perf/max_memory_allocated_gb`` against the report's counter
   (``test_rl_memory_evidence.py`` ``_counted_gib``), within 15 %.
 
@@ -137,10 +140,19 @@ def _blind7() -> Iterator[Figure]:
         yield Figure(rec["group"], "rl-time-blind7.json", rec["id"], "step", published, ours)
 
 
+def _blind8() -> Iterator[Figure]:
+    from tests.core.blind_replay import rl_step
+    from tests.core.test_rl_blind8 import RECORDS
+
+    for rec in RECORDS:
+        published, ours = rec["measured"]["step"], rl_step(rec["scenario"])
+        yield Figure(rec["group"], "rl-time-blind8.json", rec["id"], "step", published, ours)
+
+
 def time_figures() -> list[Figure]:
     """Every counted RL step and phase time figure, NeMo RL, verl, the other sources, then the
-    sixth and seventh blind rounds' (each in its record's group)."""
-    return [*_nemo_rl(), *_verl(), *_others(), *_blind6(), *_blind7()]
+    sixth, seventh and eighth blind rounds' (each in its record's group)."""
+    return [*_nemo_rl(), *_verl(), *_others(), *_blind6(), *_blind7(), *_blind8()]
 
 
 def memory_figures() -> list[Figure]:

@@ -64,12 +64,13 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
     # blind round"), 43 since the fifth round's two verl steps from RLinf's comparison page (rl.md,
     # "a fifth blind round"), 45 since the sixth round's two SkyRL Qwen3.5-9B steps (rl.md, "a sixth
     # blind round"), 53 since the seventh round's eight verl steps implied by AMD's throughputs on 8
-    # H100 and 8 MI300X (rl.md, "a seventh blind round"),
+    # H100 and 8 MI300X (rl.md, "a seventh blind round"), 62 since the eighth round's nine verl
+    # Megatron GRPO steps on 8 H100 (rl.md, "an eighth blind round"),
     # 32 MoE (NeMo RL's DeepSeek V3, Qwen3-235B and Qwen3-30B-A3B, verl's DeepSeek V3, Miles'), each
     # a band of its own; the bare placement is no regime any more, only their pool's name (32 and
     # 21 before the v0.7 table, docs/evidence/rl.md's v0.7 section)
     dense, moe = regimes["speed/rl/colocated/dense"], regimes["speed/rl/colocated/moe"]
-    assert (dense["figures"], moe["figures"]) == (53, 32) and "speed/rl/colocated" not in regimes
+    assert (dense["figures"], moe["figures"]) == (62, 32) and "speed/rl/colocated" not in regimes
     assert "pooled_from" not in dense and "pooled_from" not in moe
     assert regimes["speed/rl/split"]["figures"] == 36 and "pooled_from" not in regimes["speed/rl/split"]
     assert regimes["memory/rl"]["figures"] == 20 and "pooled_from" not in regimes["memory/rl"]
@@ -90,8 +91,9 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
     # round's 26 serving speeds, speed.md, its section, speed-figures-blind5.json; 742 with the
     # sixth's 43, speed.md, its section, speed-figures-blind6.json; 782 with the seventh's 40,
     # speed.md §115, speed-figures-blind7.json; 833 with the SGLang regimes' 51, speed.md, the
-    # section on SGLang's two regimes, speed-sglang-regimes-blind.json)
-    assert "speed/rl" not in BANDS["pools"] and BANDS["pools"]["speed"]["figures"] == 833
+    # section on SGLang's two regimes, speed-sglang-regimes-blind.json; 886 with the eighth
+    # round's 53, speed.md §122, speed-figures-blind8.json)
+    assert "speed/rl" not in BANDS["pools"] and BANDS["pools"]["speed"]["figures"] == 886
     assert "speed/rl/colocated" not in BANDS["pools"]
     split = regimes["speed/rl/split"]
     # the dense split steps set the p10: 0.94 since the H100 recipes' packed rows are padded under
@@ -132,8 +134,9 @@ def test_an_rl_report_states_its_regimes_and_confidence() -> None:
     # 41 since the fourth blind round's two DeepScaleR steps (rl.md, "a fourth blind round"), 43
     # since the fifth round's two verl steps (rl.md, "a fifth blind round"), 45 since the sixth
     # round's two SkyRL steps (rl.md, "a sixth blind round"), 53 since the seventh round's eight
-    # verl steps (rl.md, "a seventh blind round")
-    assert ev["speed"]["figures"] == 53 and ev["speed"]["label"] == "RL steps, colocated, dense policy"
+    # verl steps (rl.md, "a seventh blind round"), 62 since the eighth round's nine verl Megatron
+    # steps (rl.md, "an eighth blind round")
+    assert ev["speed"]["figures"] == 62 and ev["speed"]["label"] == "RL steps, colocated, dense policy"
     # verl's own Qwen2.5 7B on 8 H100 with FSDP is among the replayed steps
     assert ev["speed"]["confidence"] == "measured"
     split = estimate_report(_split(VERL_7B["scenario"]))["evidence"]["speed"]
@@ -244,8 +247,9 @@ def test_the_cli_prints_the_step_band_and_how_sure(tmp_path: Path) -> None:
     assert step.strip().startswith("time per step") and "(" in step and "-" in step
     # 39 figures since docs/evidence/rl.md section 52's four blind verl steps (35 before); 41 since
     # the fourth blind round's two DeepScaleR steps; 43 since the fifth round's two verl steps; 45
-    # since the sixth round's two SkyRL steps; 53 since the seventh round's eight verl steps
-    assert "speed measured (53 figures of RL steps, colocated, dense policy;" in out.stdout
+    # since the sixth round's two SkyRL steps; 53 since the seventh round's eight verl steps; 62
+    # since the eighth round's nine verl Megatron steps
+    assert "speed measured (62 figures of RL steps, colocated, dense policy;" in out.stdout
     assert "memory measured (20 figures of RL post-training memory;" in out.stdout
 
 
@@ -264,5 +268,6 @@ def test_the_html_report_shows_the_step_band_and_how_sure(tmp_path: Path) -> Non
     assert f"(runs like this took {lo:,.1f}-{hi:,.1f} s)" in text
     # 39 figures since docs/evidence/rl.md section 52's four blind verl steps (35 before); 41 since
     # the fourth blind round's two DeepScaleR steps; 43 since the fifth round's two verl steps; 45
-    # since the sixth round's two SkyRL steps; 53 since the seventh round's eight verl steps
-    assert "80 % of 53 replayed figures of RL steps, colocated, dense policy" in text
+    # since the sixth round's two SkyRL steps; 53 since the seventh round's eight verl steps; 62
+    # since the eighth round's nine verl Megatron steps
+    assert "80 % of 62 replayed figures of RL steps, colocated, dense policy" in text

@@ -48,19 +48,23 @@ def test_totals() -> None:
     false: its training 0.482 -> 1.172; rl.md, the stragglers section). 80 of 138 since the seventh
     blind round adds AMD's eight verl throughputs on 8 H100 and 8 MI300X, each as the step its
     tokens imply (rl-time-blind7.json): 6 within, the PPO deepseek-llm-7b-chat and GRPO
-    Qwen2-7B-Instruct H100 rows short (0.600, 0.732; rl.md, "a seventh blind round")."""
-    assert rl_figures.count(TIMES) == (80, 138)
+    Qwen2-7B-Instruct H100 rows short (0.600, 0.732; rl.md, "a seventh blind round"). 84 of 147
+    since the eighth blind round adds nine verl Megatron GRPO steps of Qwen2.5-7B-Instruct on 8
+    H100 (rl-time-blind8.json, NVIDIA's verl_megatron_practice table): 4 within, the rows without
+    dynamic batching short, the two CP rows answered since verl's Megatron workers pad each
+    sequence (0.192, 0.566; rl.md, "an eighth blind round")."""
+    assert rl_figures.count(TIMES) == (84, 147)
 
 
 def test_each_group_as_its_modules_count_it() -> None:
     """(within, counted) per group, as the modules' own pins read them: NeMo RL 43 of 79
     (test_rl_evidence.py 24 of 50, test_rl_evidence_v07.py 14 of 23, test_rl_phase_logs.py's blog
-    and #959 steps 5 of 6), verl 28 of 36 (test_rl_verl_time_evidence.py 20 of 20,
+    and #959 steps 5 of 6), verl 32 of 45 (test_rl_verl_time_evidence.py 20 of 20,
     test_rl_blind_round3.py 1 of 4, test_rl_blind_round4.py 1 of 2, test_rl_blind_round5.py 0 of
-    2, test_rl_blind7.py 6 of 8), the other sources 9 of 23
+    2, test_rl_blind7.py 6 of 8, test_rl_blind8.py 4 of 9), the other sources 9 of 23
     (test_rl_time_others.py 7 of 18, test_rl_time_papers.py 1 of 2, test_rl_time_logs.py 1 of
     1, test_rl_blind6.py's SkyRL steps 0 of 2)."""
-    assert rl_figures.by_group(TIMES) == {"NeMo RL": (43, 79), "verl": (28, 36), "others": (9, 23)}
+    assert rl_figures.by_group(TIMES) == {"NeMo RL": (43, 79), "verl": (32, 45), "others": (9, 23)}
     within = Counter(f.source for f in TIMES if f.within)
     counted = Counter(f.source for f in TIMES)
     assert {s: (within[s], n) for s, n in counted.items()} == {
@@ -76,6 +80,7 @@ def test_each_group_as_its_modules_count_it() -> None:
         "rl-time-logs.json": (1, 1),
         "rl-time-blind6.json": (0, 2),
         "rl-time-blind7.json": (6, 8),
+        "rl-time-blind8.json": (4, 9),
     }
 
 
@@ -87,14 +92,15 @@ def test_memory_apart() -> None:
 
 
 def test_whole_steps_and_phases() -> None:
-    """121 whole steps (107 before the fourth blind round's two DeepScaleR steps, 109 before the fifth
+    """130 whole steps (107 before the fourth blind round's two DeepScaleR steps, 109 before the fifth
     round's two steps from RLinf's page, 111 before the sixth round's two SkyRL steps, 113 before the
-    seventh round's eight steps implied by AMD's verl throughputs) and 17 phase timers
+    seventh round's eight steps implied by AMD's verl throughputs, 121 before the eighth round's
+    nine verl Megatron steps) and 17 phase timers
     (rl-time-others.json's and UniRL's); the whole steps are the ones scripts/evidence_bands.py
     ``_rl_steps`` puts in the speed bands, published seconds for published seconds (a step added to
     the bands and not to this count fails here)."""
     import evidence_bands
 
-    assert Counter(f.phase == "step" for f in TIMES) == {True: 121, False: 17}
+    assert Counter(f.phase == "step" for f in TIMES) == {True: 130, False: 17}
     banded = sorted(seconds for _, _, seconds in evidence_bands._rl_steps())
     assert sorted(f.published for f in TIMES if f.phase == "step") == banded

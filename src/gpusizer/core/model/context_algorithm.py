@@ -63,6 +63,18 @@ def pads_sequence(s: Scenario) -> bool:
     return s.parallelism.heads_split is True or rl_splits_heads(s)
 
 
+def rl_row_align(s: Scenario) -> int:
+    """The multiple the RL framework's workers pad each packed sequence of the policy to on
+    this scenario's trainer: tp x cp x 2 under context parallelism where its registry entry
+    says they pad (verl's Megatron workers, core/registry/rl_frameworks.py ``pads_rows_on``),
+    so ring attention's two chunks a rank split evenly at any length; 1 elsewhere."""
+    rl = s.rl
+    p = s.parallelism
+    if rl is None or rl.framework is None or rl.framework not in RL_FRAMEWORKS or p.context == 1:
+        return 1
+    return p.tensor * p.context * 2 if s.framework in RL_FRAMEWORKS[rl.framework].pads_rows_on else 1
+
+
 def context_words(framework: str, rl_framework: object) -> str:
     """One line naming the context algorithm of ``framework`` (a training framework id) under
     ``rl_framework`` (an RL framework id or None), for the context field's tooltip; "" for an

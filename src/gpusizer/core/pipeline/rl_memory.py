@@ -53,6 +53,11 @@ class RLParts:
     reference_offloaded: bool
     reward: int
     logits: int
+    # the policy's gradient buffer where its trainer keeps it through the step (Megatron-Core's
+    # contiguous ``ParamAndGradBuffer``, zeroed in place by ``zero_grad_buffer``, never freed;
+    # verl v0.5.0 ``verl/utils/megatron_utils.py`` wraps it with ``grad_reduce_in_fp32: True``):
+    # 0 where the gradients are freed after each update (FSDP, DeepSpeed)
+    held_gradients: int = 0
 
 
 def _mem(phase: str, host: int = 0, **parts: int) -> Memory:
@@ -102,15 +107,18 @@ def training_side(p: RLParts) -> dict[str, Memory]:
 
 def colocated_phases(p: RLParts, offload_states: bool, sleep_level: int = 1) -> dict[str, Memory]:
     """The four phases on one set of GPUs (the engine asleep outside rollout; its weights in
-    host memory at sleep level 1, dropped at level 2)."""
+    host memory at sleep level 1, dropped at level 2). A held gradient buffer stays beside the
+    engine unless the states go to host (verl ``grad_offload`` with ``param_offload``)."""
     weights, optimizer = _states(p)
     e = p.engine
     kept_w, kept_o = (0, 0) if offload_states else (weights, optimizer)
+    kept_g = 0 if offload_states else p.held_gradients
     frozen = 0 if offload_states else _frozen(p, False)
     rollout = _mem(
         "rollout",
         host=weights + optimizer if offload_states else 0,
         weights=e.weights + kept_w + frozen,
+        gradients=kept_g,
         optimizer=kept_o,
         activations=e.activations,
         kv_cache=e.kv_cache,
@@ -121,9 +129,16 @@ def colocated_phases(p: RLParts, offload_states: bool, sleep_level: int = 1) -> 
     asleep = e.weights if sleep_level == 1 else 0
     side = _awake_side(p, e) if sleep_level == 0 else _asleep_side(p, asleep)
     out = {"rollout": rollout, **side}
+    if kept_g:  # the log-prob forwards run beside the held buffer too
+        lp = out["log_probs"]
+        alive = tuple(c for c in COMPONENTS if c in {*lp.alive_at_peak, "gradients"})
+        out["log_probs"] = replace(
+            lp, gradients=lp.gradients + kept_g, total=lp.total + kept_g, alive_at_peak=alive
+        )
     out["weight_sync"] = _mem(
         "weight_sync",
         weights=e.weights + weights + _frozen(p, False),
+        gradients=kept_g,
         optimizer=kept_o,  # offloaded states come back for the update, after the sync
         kv_cache=e.kv_cache if sleep_level == 0 else 0,  # an engine awake keeps its pool
         overhead=max(e.overhead, p.policy.overhead),

@@ -156,6 +156,7 @@ def _parts(s: Scenario, policy: Scenario, engine: Memory, trained: Memory) -> RL
         rl.reference.offload,
         reward,
         int(mb * vocab * FP32 / p.tensor),
+        trained.gradients if policy.profile.persistent_gradients else 0,
     )
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ScenarioError
-from ..model.context_algorithm import CARRIED, rl_splits_heads
+from ..model.context_algorithm import CARRIED, rl_row_align, rl_splits_heads
 from ..model.presets import scenario_gpu
 from ..model.rl_spec import RLSpec, RolloutSpec
 from ..model.specs import ModelSpec, Scenario
@@ -49,9 +49,12 @@ def _batches(s: Scenario) -> tuple[int, int, int]:
     Packed with ``micro_batch_unit`` "response" (verl: ``ppo_micro_batch_size_per_gpu``
     responses, padding removed, ``verl/workers/actor/dp_actor.py`` ``mini_batch.split``), a
     micro-batch holds that many responses at their own lengths: prompt + mean tokens each on
-    average, so the row is prompt + mean."""
+    average, so the row is prompt + mean. Where the RL framework's workers pad each sequence
+    for context parallelism (verl's Megatron workers: ``rl_row_align``), the row is rounded up
+    to that multiple."""
     rl = rl_of(s)
-    seq = rl.prompt_tokens + row_response(rl)
+    align = rl_row_align(s)
+    seq = -(-(rl.prompt_tokens + row_response(rl)) // align) * align
     micro = rl.policy.micro_batch_size or s.workload.micro_batch_size
     unit = micro * s.parallelism.data
     mini = rl.policy.mini_batch_size or responses(rl)

@@ -33,6 +33,14 @@ _VERL_ULYSSES = (
     "_ulysses_flash_attention_forward; verl/utils/ulysses.py; verl/workers/fsdp_workers.py "
     "ulysses_device_mesh (dp = world_size // ulysses_sequence_parallel_size)"
 )
+# verl's Megatron workers pack each response with its prompt and pad it to a multiple of
+# tp x cp x 2 tokens under context parallelism, so ring attention's two chunks a rank always
+# split evenly whatever the length (v0.4.0-v0.9.0)
+_VERL_MCORE_PAD = (
+    "volcengine/verl v0.4.0-v0.9.0 verl/models/mcore/util.py preprocess_packed_seqs: "
+    "align_size = tp_size * cp_size * 2 if cp_size > 1 else tp_size; pad_size = (align_size - "
+    "seqlens_in_batch % align_size) % align_size (v0.5.0 8fdc4d3f)"
+)
 
 
 @dataclass(frozen=True)
@@ -41,13 +49,17 @@ class RLFramework:
     ``ulysses_on``: the training frameworks (core/registry/frameworks.py ids) on which its
     policy's ``parallelism.context`` is Ulysses' head split rather than the training
     framework's own context parallelism (core/model/context_algorithm.py), ``ulysses_source``
-    the files that say so."""
+    the files that say so. ``pads_rows_on``: the training frameworks on which its workers pad
+    each packed sequence to the context split's multiple (no length is refused for ring
+    attention's even chunks), ``pads_rows_source`` the file that says so."""
 
     id: str
     label: str
     releases: tuple[RLRelease, ...]
     ulysses_on: tuple[str, ...] = ()
     ulysses_source: str = ""
+    pads_rows_on: tuple[str, ...] = ()
+    pads_rows_source: str = ""
 
     @property
     def versions(self) -> tuple[str, ...]:
@@ -72,7 +84,15 @@ def register(fw: RLFramework) -> RLFramework:
 
 for _f in (
     RLFramework("nemo_rl", "NeMo RL", NEMO_RL),
-    RLFramework("verl", "verl", VERL, ulysses_on=("fsdp",), ulysses_source=_VERL_ULYSSES),
+    RLFramework(
+        "verl",
+        "verl",
+        VERL,
+        ulysses_on=("fsdp",),
+        ulysses_source=_VERL_ULYSSES,
+        pads_rows_on=("megatron",),
+        pads_rows_source=_VERL_MCORE_PAD,
+    ),
     RLFramework("openrlhf", "OpenRLHF", OPENRLHF),
     RLFramework("trl", "TRL", TRL),
 ):
