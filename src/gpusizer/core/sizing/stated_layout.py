@@ -1,0 +1,126 @@
+"""A stated tensor or pipeline width the advice replaced: the field and the note that say so.
+
+The layout search weighs every TP x PP x DP shape on each GPU (EP over the replicas where the
+model has experts, attention-DP engines where the engine runs them), whatever
+``parallelism.tensor`` and ``parallelism.pipeline`` the file states, and keeps the one that
+holds the work (serving: meets the targets) on the fewest GPUs, then the fastest
+(core/sizing/fill.py, core/sizing/fill_serving.py). A file states TP 8 because a recipe says
+``--tensor-parallel-size 8`` (vLLM's recipe for Qwen3 235B-A22B FP8, docs.vllm.ai/projects/
+recipes/en/latest/Qwen/Qwen3-235B-A22B.html; SGLang's ``--tp 8`` for DeepSeek-V3); a row on
+TP 4 x DP 2 then read as the recipe's deployment, with nothing to say it is not.
+
+Each such row now says which width it runs, not the file's, and why: serving, what the file's
+TP runs on the same GPUs as the fill weighs it (its tokens/s over the replicas and per user, the
+order the fill ranks by), or that it is not weighed there (wider than a node, not dividing the
+attention heads, more GPUs than the row has); training, the search's rule. A row at the stated
+width, or a file that states neither, is unchanged; the ``stated_layout`` field is in the JSON
+only where the file states one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ..errors import ScenarioError
+from ..model.specs import Scenario
+from ..pipeline.validate import check_scenario
+from .fill import Filler
+from .fill_serving import Choice
+
+SERVING_RULE = (
+    "of the TP x PP x DP layouts (EP over the replicas for a model with experts), the search "
+    "keeps the one that meets the targets on the fewest GPUs, then serves the most tokens/s"
+)
+TRAINING_RULE = (
+    "of the TP x PP x DP layouts, the search keeps the one that holds the work (or meets the "
+    "deadline) on the fewest GPUs, then trains fastest"
+)
+
+
+def stated_layout(asked: Scenario, c: Choice, filler: Filler) -> dict[str, Any] | None:
+    """``{"tensor", "pipeline", "kept", "stated", "used", "rule", "why"}`` where ``asked``
+    states ``parallelism.tensor`` or ``pipeline`` (the one not stated: None), for option
+    ``c`` of ``filler``'s GPU; ``kept``: the option runs the stated widths (then no words)."""
+    said = asked.parallelism.model_fields_set & {"tensor", "pipeline"}
+    if not said:
+        return None
+    want, got = asked.parallelism, c.scenario.parallelism
+    tp = want.tensor if "tensor" in said else None
+    pp = want.pipeline if "pipeline" in said else None
+    kept = (tp is None or tp == got.tensor) and (pp is None or pp == got.pipeline)
+    out: dict[str, Any] = {"tensor": tp, "pipeline": pp, "kept": kept}
+    if kept:
+        return out | {"stated": None, "used": None, "rule": None, "why": None}
+    serves = not asked.workload.trains
+    return out | {
+        "stated": _widths(tp, pp),
+        "used": _widths(got.tensor if tp is not None else None, got.pipeline if pp is not None else None),
+        "rule": SERVING_RULE if serves else TRAINING_RULE,
+        "why": _serving_why(tp, c, filler) if serves else _training_why(tp, pp, want.context, c, filler),
+    }
+
+
+def stated_notes(stated: dict[str, Any] | None) -> list[str]:
+    """``["TP 4, not the file's TP 8: <rule>; <why>"]`` of a replaced width (else nothing)."""
+    if stated is None or stated["kept"]:
+        return []
+    why = f"; {stated['why']}" if stated["why"] else ""
+    return [f"{stated['used']}, not the file's {stated['stated']}: {stated['rule']}{why}"]
+
+
+def _widths(tp: int | None, pp: int | None) -> str:
+    return " x ".join(w for w in (f"TP {tp}" if tp else "", f"PP {pp}" if pp else "") if w)
+
+
+def _serving_why(tp: int | None, c: Choice, filler: Filler) -> str | None:
+    """What TP ``tp`` runs on the option's GPUs as the fill weighs it, beside the option (a
+    stated PP alone: None, the rule says it)."""
+    n, node, heads = c.layout.gpus, filler.g.hardware.gpus_per_node, filler.arch.heads
+    if tp is None:
+        return None
+    if tp > n:
+        return f"TP {tp} needs more than these {n:,} GPUs"
+    alt = filler.at_width(tp, n)
+    if alt is None and tp > node and not filler.base.hardware.allow_cross_node_tensor_parallel:
+        return f"TP {tp} is wider than a {node}-GPU node, over which TP is not run"
+    if alt is None and filler.base.profile.tp_splits_heads and heads % tp:
+        return f"TP {tp} does not divide the model's {heads} attention heads"
+    if alt is None:
+        return f"TP {tp} does not hold the work on these {n:,} GPUs"
+    lay = alt.layout
+    shape = f"TP {lay.tp} x PP {lay.pp} x DP {lay.dp}" + (f", EP {lay.ep}" if lay.ep > 1 else "")
+    return (
+        f"on these {n:,} GPUs {shape} "
+        + ("meets the targets at " if alt.met else "misses the targets: ")
+        + f"{_speed(alt)}, against {_speed(c)}"
+    )
+
+
+def _training_why(tp: int | None, pp: int | None, cp: int, c: Choice, filler: Filler) -> str:
+    """The file's widths (and its CP ``cp``) on the option's GPUs, the rest of the option's
+    layout kept (ZeRO, recompute, the techniques turned on), at the data parallelism the count
+    leaves: whether they fit and how fast they train, beside the option."""
+    lay, n = c.layout, c.layout.gpus
+    alt = replace(lay, tp=tp or lay.tp, pp=pp or lay.pp, cp=cp)
+    shape = f"TP {alt.tp} x PP {alt.pp}" + (f" x CP {alt.cp}" if alt.cp > 1 else "")
+    node = filler.g.hardware.gpus_per_node
+    if alt.tp > node and not filler.base.hardware.allow_cross_node_tensor_parallel:
+        return f"TP {alt.tp} is wider than a {node}-GPU node, over which TP is not run"
+    if n % alt.model_parallel:
+        return f"{shape} does not divide these {n:,} GPUs"
+    alt = replace(alt, dp=n // alt.model_parallel)
+    try:  # a shape the checks refuse (a global batch DP does not divide, stages past the layers)
+        check_scenario(filler.scenario(c.variant, alt, None))
+    except ScenarioError as e:
+        return f"{shape} x DP {alt.dp} on these {n:,} GPUs is not a valid layout: {e}"
+    if not filler.fits(c.variant, alt):
+        return f"{shape} x DP {alt.dp} does not fit on these {n:,} GPUs"
+    pace = filler.clock(c.variant).pace(alt)
+    mine, theirs = c.pace.tokens_per_second or 0.0, pace.tokens_per_second or 0.0
+    return f"on these {n:,} GPUs {shape} x DP {alt.dp} trains {theirs:,.0f} tokens/s, against {mine:,.0f}"
+
+
+def _speed(c: Choice) -> str:
+    total, user = c.pace.tokens_per_second or 0.0, c.pace.tokens_per_second_per_user or 0.0
+    return f"{total:,.0f} tokens/s ({user:,.1f} per user)"
