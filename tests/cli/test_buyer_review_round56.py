@@ -176,3 +176,15 @@ def test_dynamo_pd_recipe_rows_name_the_decode_tp() -> None:
     st = o["stated_layout"]
     assert (st["stated"], st["used"], st["kept"]) == ("TP 4", "TP 1", False)
     assert st["why"].startswith("on these 8 GPUs TP 4 x PP 1 x DP 2 meets the targets at ")
+
+
+def test_verl_recipe_layout_on_each_rows_gpus() -> None:
+    # verl examples/grpo_trainer/run_qwen3moe-30b_megatron_96gb.sh @ 6e7fdc2e: TP 1, PP 1, EP 8,
+    # ETP 1 on 8 GPUs a node, rollout TP 4, 512 prompts x 16, 2K prompts, 8K responses. The file's
+    # EP 8 is kept in the layout the row weighs; the ZeRO stage it does not state is the option's,
+    # else the first above that holds the work
+    got = rows(case("rl-verl-dapo-qwen3-30b-a3b-megatron-ep8"), "mi325x-256gb", "h200-141gb")
+    mi, h200 = got["mi325x-256gb"]["stated_layout"], got["h200-141gb"]["stated_layout"]
+    assert (mi["stated"], mi["used"]) == ("TP 1 x PP 1", "TP 1 x PP 2")
+    assert mi["why"].startswith("on these 8 GPUs TP 1 x PP 1 x DP 8, EP 8 (ZeRO 2), no recompute trains ")
+    assert h200["why"].startswith("TP 1 x PP 1 x DP 8, EP 8 (ZeRO 3), no recompute does not fit on these 8 GPUs: ")

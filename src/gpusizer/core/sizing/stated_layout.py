@@ -19,6 +19,7 @@ only where the file states one.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -27,6 +28,11 @@ from ..model.specs import Scenario
 from ..pipeline.validate import check_scenario
 from .fill import Filler
 from .fill_serving import Choice
+from .layout_space import Layout
+
+GIB = 2**30
+# the Layout's widths (core/sizing/layout_order.py) and the parallelism fields that state them
+_FIELDS = {"tp": "tensor", "pp": "pipeline", "cp": "context", "ep": "expert", "zero": "zero_stage"}
 
 SERVING_RULE = (
     "of the TP x PP x DP layouts (EP over the replicas for a model with experts), the search "
@@ -57,7 +63,7 @@ def stated_layout(asked: Scenario, c: Choice, filler: Filler) -> dict[str, Any] 
         "stated": _widths(tp, pp),
         "used": _widths(got.tensor if tp is not None else None, got.pipeline if pp is not None else None),
         "rule": SERVING_RULE if serves else TRAINING_RULE,
-        "why": _serving_why(tp, c, filler) if serves else _training_why(tp, pp, want.context, c, filler),
+        "why": _serving_why(tp, c, filler) if serves else _training_why(asked, c, filler),
     }
 
 
@@ -97,12 +103,16 @@ def _serving_why(tp: int | None, c: Choice, filler: Filler) -> str | None:
     )
 
 
-def _training_why(tp: int | None, pp: int | None, cp: int, c: Choice, filler: Filler) -> str:
-    """The file's widths (and its CP ``cp``) on the option's GPUs, the rest of the option's
-    layout kept (ZeRO, recompute, the techniques turned on), at the data parallelism the count
-    leaves: whether they fit and how fast they train, beside the option."""
-    lay, n = c.layout, c.layout.gpus
-    alt = replace(lay, tp=tp or lay.tp, pp=pp or lay.pp, cp=cp)
+def _training_why(asked: Scenario, c: Choice, filler: Filler) -> str:
+    """The file's layout on the option's GPUs: its TP, PP, CP and EP, its ZeRO stage where it
+    states one (recompute and the techniques turned on: the option's), at the data parallelism
+    the count leaves: whether it is valid, fits, and how fast it trains, beside the option."""
+    lay, n, want = c.layout, c.layout.gpus, asked.parallelism
+    said = want.model_fields_set
+    # the file's widths as it has them (unstated ones at their defaults: CP 1, EP 1); its stage
+    # only where stated
+    stated = {k: getattr(want, f) for k, f in _FIELDS.items() if f != "zero_stage" or f in said}
+    alt = replace(lay, **stated)
     shape = f"TP {alt.tp} x PP {alt.pp}" + (f" x CP {alt.cp}" if alt.cp > 1 else "")
     node = filler.g.hardware.gpus_per_node
     if alt.tp > node and not filler.base.hardware.allow_cross_node_tensor_parallel:
@@ -114,11 +124,26 @@ def _training_why(tp: int | None, pp: int | None, cp: int, c: Choice, filler: Fi
         check_scenario(filler.scenario(c.variant, alt, None))
     except ScenarioError as e:
         return f"{shape} x DP {alt.dp} on these {n:,} GPUs is not a valid layout: {e}"
+    return _fitted(alt, shape, "zero_stage" in said, c, filler)
+
+
+def _fitted(alt: Layout, shape: str, stage_stated: bool, c: Choice, filler: Filler) -> str:
+    """Whether the file's layout ``alt`` (``shape`` in words) fits the option's GPUs and how fast
+    it trains there; a ZeRO stage the file does not state is the option's, else the first above
+    it that holds the work (the last tried where none does)."""
+    n = alt.gpus
+    stages = [alt.zero] if stage_stated else list(range(alt.zero, 4))
+    last = replace(alt, zero=stages[-1])
+    alt = next((s for z in stages if filler.fits(c.variant, s := replace(alt, zero=z))), last)
+    shape += f" x DP {alt.dp}" + (f", EP {alt.ep}" if alt.ep > 1 else "") + f" (ZeRO {alt.zero})"
+    shape += f", recompute {alt.recompute}" if alt.recompute != "none" else ", no recompute"
     if not filler.fits(c.variant, alt):
-        return f"{shape} x DP {alt.dp} does not fit on these {n:,} GPUs"
+        need, cap = filler.evaluator(c.variant).total(alt), filler.g.capacity
+        over = f": {need / GIB:,.1f} GiB a GPU, {cap / GIB:,.1f} usable" if need < math.inf else ""
+        return f"{shape} does not fit on these {n:,} GPUs{over}"
     pace = filler.clock(c.variant).pace(alt)
     mine, theirs = c.pace.tokens_per_second or 0.0, pace.tokens_per_second or 0.0
-    return f"on these {n:,} GPUs {shape} x DP {alt.dp} trains {theirs:,.0f} tokens/s, against {mine:,.0f}"
+    return f"on these {n:,} GPUs {shape} trains {theirs:,.0f} tokens/s, against {mine:,.0f}"
 
 
 def _speed(c: Choice) -> str:
