@@ -103,6 +103,18 @@ def test_compare_says_the_rule_once() -> None:
     assert not any(line.startswith("Note (") and NOT_FILES in line for line in text.splitlines())
 
 
+def test_a_split_answer_says_which_answer_the_width_was_weighed_on() -> None:
+    # DeepSeek-V3 P/D on SGLang stating TP 8: B200's answer is the split 1P2D (24 GPUs); the
+    # file's TP was weighed on the aggregated answer's 64, which the row no longer shows
+    d = case("serve-deepseek-v3-pd") | {"parallelism": {"tensor": 8}}
+    o = rows(d, "b200-192gb")["b200-192gb"]
+    assert o["pd_chosen"] == "1P2D" and o["gpus"] == 24
+    why = o["stated_layout"]["why"]
+    assert why.startswith("the split's decode replicas run TP 4; the aggregated answer (Other answer): ")
+    assert "on these 64 GPUs TP 8 x PP 1 x DP 8 " in why
+    assert [n for n in o["notes"] if NOT_FILES in n] == stated_notes(o["stated_layout"])
+
+
 def test_stated_notes_unit() -> None:
     assert stated_notes(None) == []
     assert stated_notes({"kept": True}) == []
@@ -187,4 +199,5 @@ def test_verl_recipe_layout_on_each_rows_gpus() -> None:
     mi, h200 = got["mi325x-256gb"]["stated_layout"], got["h200-141gb"]["stated_layout"]
     assert (mi["stated"], mi["used"]) == ("TP 1 x PP 1", "TP 1 x PP 2")
     assert mi["why"].startswith("on these 8 GPUs TP 1 x PP 1 x DP 8, EP 8 (ZeRO 2), no recompute trains ")
-    assert h200["why"].startswith("TP 1 x PP 1 x DP 8, EP 8 (ZeRO 3), no recompute does not fit on these 8 GPUs: ")
+    fit = "TP 1 x PP 1 x DP 8, EP 8 (ZeRO 3), no recompute does not fit on these 8 GPUs: "
+    assert h200["why"].startswith(fit)

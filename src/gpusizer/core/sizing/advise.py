@@ -59,7 +59,7 @@ from .savings import Variant
 from .served import idle_slots, load_users, queue_clause
 from .spare_words import spare_words
 from .stated import SEARCH_COVERS, own_gpu, stated_fits
-from .stated_layout import stated_layout, stated_notes
+from .stated_layout import split_words, stated_layout, stated_notes
 from .stated_stage import replaced_stage_note
 from .units import Unit, layer_box, pool_beside, with_pool
 from .unmet import capped_speed_clause, context_reason, fill_refusal, practical_reason, unreachable_reason
@@ -260,7 +260,8 @@ class GpuAdvice:
         }
         # serving.disaggregated: the split ranked where it is the cheaper (core/sizing/pd_choice.py)
         split_bought = growth.unit.count(split.gpus) if split is not None else 0
-        return SizingOption(**pd_fields(fields, split, split_bought, node, self._unit, asked_pools(self.s)))
+        out = pd_fields(fields, split, split_bought, node, self._unit, asked_pools(self.s))
+        return SizingOption(**split_words(out))  # a replaced width's words of the split chosen
 
     def _notes(
         self, c: Choice, growth: Growth, est: Estimate, bought: int, changes: dict[str, Any]

@@ -75,6 +75,21 @@ def stated_notes(stated: dict[str, Any] | None) -> list[str]:
     return [f"{stated['used']}, not the file's {stated['stated']}: {stated['rule']}{why}"]
 
 
+def split_words(fields: dict[str, Any]) -> dict[str, Any]:
+    """An option's ``fields`` where its P/D split is the answer (core/sizing/pd_choice.py
+    ``pd_fields``): the replaced width's ``why`` was weighed on the aggregated layout's count,
+    which the row no longer shows ("on these 64 GPUs" beside a 24-GPU split), so it says which
+    answer it speaks of; the split's decode replicas keep the aggregated layout's widths."""
+    st, pd = fields.get("stated_layout"), fields.get("pd") or {}
+    if not st or st["kept"] or not st["why"] or pd.get("pd_chosen") in (None, "aggregated"):
+        return fields
+    old = stated_notes(st)
+    why = f"the split's decode replicas run {st['used']}; the aggregated answer (Other answer): {st['why']}"
+    new = st | {"why": why}
+    notes = tuple(n for n in fields["notes"] if n not in old) + tuple(stated_notes(new))
+    return fields | {"stated_layout": new, "notes": notes}
+
+
 def _widths(tp: int | None, pp: int | None) -> str:
     return " x ".join(w for w in (f"TP {tp}" if tp else "", f"PP {pp}" if pp else "") if w)
 
