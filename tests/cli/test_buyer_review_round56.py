@@ -201,3 +201,14 @@ def test_verl_recipe_layout_on_each_rows_gpus() -> None:
     assert mi["why"].startswith("on these 8 GPUs TP 1 x PP 1 x DP 8, EP 8 (ZeRO 2), no recompute trains ")
     fit = "TP 1 x PP 1 x DP 8, EP 8 (ZeRO 3), no recompute does not fit on these 8 GPUs: "
     assert h200["why"].startswith(fit)
+
+
+def test_plans_max_context_of_a_multi_turn_chat_is_the_conversations() -> None:
+    # before: "Max context 2324" for 15-turn chats whose last turn sends 14 x 240 + 140 = 3,500
+    # tokens: the probe varies each turn's new tokens (core/sizing/headroom.py); the conversation
+    # at the largest of them reaches 15 x 2,324 = 34,860 tokens, past the engine's 32,768
+    from gpusizer.core.sizing.solver import plan
+
+    multi = case("serve-qwen3-8b-multi-turn-15-prefix-vllm")
+    o = plan(multi, gpus=["h100-sxm-80gb"])[0]
+    assert o["max_context_tokens"] == 32768  # serving.max_context: the engine's cap
