@@ -194,13 +194,15 @@ def test_verl_recipe_layout_on_each_rows_gpus() -> None:
     # verl examples/grpo_trainer/run_qwen3moe-30b_megatron_96gb.sh @ 6e7fdc2e: TP 1, PP 1, EP 8,
     # ETP 1 on 8 GPUs a node, rollout TP 4, 512 prompts x 16, 2K prompts, 8K responses. The file's
     # EP 8 is kept in the layout the row weighs; the ZeRO stage it does not state is the option's,
-    # else the first above that holds the work
-    got = rows(case("rl-verl-dapo-qwen3-30b-a3b-megatron-ep8"), "mi325x-256gb", "h200-141gb")
+    # else the first above that holds the work, at the option's recompute, then at full
+    got = rows(case("rl-verl-dapo-qwen3-30b-a3b-megatron-ep8"), "mi325x-256gb", "h200-141gb", "h100-sxm-80gb")
     mi, h200 = got["mi325x-256gb"]["stated_layout"], got["h200-141gb"]["stated_layout"]
     assert (mi["stated"], mi["used"]) == ("TP 1 x PP 1", "TP 1 x PP 2")
     assert mi["why"].startswith("on these 8 GPUs TP 1 x PP 1 x DP 8, EP 8 (ZeRO 2), no recompute trains ")
-    fit = "TP 1 x PP 1 x DP 8, EP 8 (ZeRO 3), no recompute does not fit on these 8 GPUs: "
-    assert h200["why"].startswith(fit)
+    # H200 x 8 holds it only with gradient checkpointing (227.2 GiB a GPU at ZeRO 3 without)
+    assert h200["why"].startswith("on these 8 GPUs TP 1 x PP 1 x DP 8, EP 8 (ZeRO 1), recompute full trains ")
+    fit = "TP 1 x PP 1 x DP 16, EP 8 (ZeRO 3), recompute full does not fit on these 16 GPUs: 75.6 GiB a GPU"
+    assert got["h100-sxm-80gb"]["stated_layout"]["why"].startswith(fit)
 
 
 def test_plans_max_context_of_a_multi_turn_chat_is_the_conversations() -> None:

@@ -145,11 +145,16 @@ def _training_why(asked: Scenario, c: Choice, filler: Filler) -> str:
 def _fitted(alt: Layout, shape: str, stage_stated: bool, c: Choice, filler: Filler) -> str:
     """Whether the file's layout ``alt`` (``shape`` in words) fits the option's GPUs and how fast
     it trains there; a ZeRO stage the file does not state is the option's, else the first above
-    it that holds the work (the last tried where none does)."""
+    it that holds the work, at the option's recompute, then at full recompute (the last tried
+    where none does)."""
     n = alt.gpus
     stages = [alt.zero] if stage_stated else list(range(alt.zero, 4))
-    last = replace(alt, zero=stages[-1])
-    alt = next((s for z in stages if filler.fits(c.variant, s := replace(alt, zero=z))), last)
+    # then full recompute (gradient checkpointing, a rung of core/sizing/savings.py's ladder)
+    # where the option's own recompute does not hold it
+    tried = [
+        replace(alt, zero=z, recompute=r) for r in dict.fromkeys((alt.recompute, "full")) for z in stages
+    ]
+    alt = next((s for s in tried if filler.fits(c.variant, s)), tried[-1])
     shape += f" x DP {alt.dp}" + (f", EP {alt.ep}" if alt.ep > 1 else "") + f" (ZeRO {alt.zero})"
     shape += f", recompute {alt.recompute}" if alt.recompute != "none" else ", no recompute"
     if not filler.fits(c.variant, alt):
