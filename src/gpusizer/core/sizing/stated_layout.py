@@ -163,7 +163,14 @@ def _fitted(alt: Layout, shape: str, stage_stated: bool, c: Choice, filler: Fill
         return f"{shape} does not fit on these {n:,} GPUs{over}"
     pace = filler.clock(c.variant).pace(alt)
     mine, theirs = c.pace.tokens_per_second or 0.0, pace.tokens_per_second or 0.0
-    return f"on these {n:,} GPUs {shape} trains {theirs:,.0f} tokens/s, against {mine:,.0f}"
+    # the search turns a technique on only where nothing fits the count without it (core/sizing/
+    # fill.py): a file's layout that needs one is not weighed beside the option, faster or not
+    extra = (
+        ""
+        if alt.recompute == c.layout.recompute
+        else ("; the search turns recompute on only where no layout holds the count without it")
+    )
+    return f"on these {n:,} GPUs {shape} trains {theirs:,.0f} tokens/s, against {mine:,.0f}{extra}"
 
 
 def _speed(c: Choice) -> str:
