@@ -203,6 +203,12 @@ def test_verl_recipe_layout_on_each_rows_gpus() -> None:
     assert h200["why"].startswith("on these 8 GPUs TP 1 x PP 1 x DP 8, EP 8 (ZeRO 1), recompute full trains ")
     fit = "TP 1 x PP 1 x DP 16, EP 8 (ZeRO 3), recompute full does not fit on these 16 GPUs: 75.6 GiB a GPU"
     assert got["h100-sxm-80gb"]["stated_layout"]["why"].startswith(fit)
+    # the fill turns recompute on only where no layout holds the count without it: a file's
+    # layout that needs it says so, faster or not (A100 x 24: 1.17x the row's tokens/s)
+    a100 = rows(case("rl-verl-dapo-qwen3-30b-a3b-megatron-ep8"), "a100-sxm-80gb")["a100-sxm-80gb"]
+    why = a100["stated_layout"]["why"]
+    assert why.startswith("on these 24 GPUs TP 1 x PP 1 x DP 24, EP 8 (ZeRO 3), recompute full trains ")
+    assert why.endswith("; the search turns recompute on only where no layout holds the count without it")
 
 
 def test_plans_max_context_of_a_multi_turn_chat_is_the_conversations() -> None:
