@@ -29,6 +29,7 @@ from .compare_columns import (
     text_fmt,
 )
 from .compare_formats import usd_fmt
+from .stated_layout_text import said_notes, stated_lines
 from .unmet_text import unmet_head
 from .wide_band_text import is_wide, wide_band_lines, wide_tip
 
@@ -117,10 +118,11 @@ def compare_text(
         lines.append("(yours) priced with your own prices (--prices).")
     lines += [f"Why ({o['gpu']}): {o['layout_reason']}" for o in options[:10] if o.get("layout_reason")]
     lines += need_lines(options[:10])
+    lines += stated_lines(options)  # a stated TP/PP the rows replaced, said once
     lines += caveat_lines(options, training)
     lines += wide_band_lines(options, s) if s is not None else []
     lines += [not_offered_line(o) for o in options if o["unmet"]]
-    said = {o.get("unmet_reason") for o in options}
+    said = {o.get("unmet_reason") for o in options} | said_notes(options)
     lines += sorted({f"Note ({o['gpu']}): {n}" for o in options for n in o["notes"] if n not in said})
     return "\n".join(lines)
 

@@ -59,6 +59,7 @@ from .savings import Variant
 from .served import idle_slots, load_users, queue_clause
 from .spare_words import spare_words
 from .stated import SEARCH_COVERS, own_gpu, stated_fits
+from .stated_layout import split_words, stated_layout, stated_notes
 from .stated_stage import replaced_stage_note
 from .units import Unit, layer_box, pool_beside, with_pool
 from .unmet import capped_speed_clause, context_reason, fill_refusal, practical_reason, unreachable_reason
@@ -224,7 +225,8 @@ class GpuAdvice:
         node = self.g.hardware.gpus_per_node
         par = s.parallelism.model_dump(mode="json")
         changes = dict(self.variants[c.variant].changes) | pool_changes(self.s, s)
-        notes = self._notes(c, growth, est, bought, changes)
+        stated = stated_layout(self.s, c, self.filler)  # a stated TP/PP not kept says so
+        notes = self._notes(c, growth, est, bought, changes) + stated_notes(stated)
         need = needed(self.s, self.fewest, self.filler, c, growth, bought)
         split = propose_split(s, self._most())
         if split is not None:
@@ -250,6 +252,7 @@ class GpuAdvice:
             "targets_met": growth.met,
             "notes": tuple(notes),
             "unit": self._unit(bought),
+            "stated_layout": stated,
             **judged(self.s, self.filler, self._caps(), c, growth, est.rl, queue_clause(est)),
             **need,
             **goodput(self.s, c),
@@ -257,7 +260,8 @@ class GpuAdvice:
         }
         # serving.disaggregated: the split ranked where it is the cheaper (core/sizing/pd_choice.py)
         split_bought = growth.unit.count(split.gpus) if split is not None else 0
-        return SizingOption(**pd_fields(fields, split, split_bought, node, self._unit, asked_pools(self.s)))
+        out = pd_fields(fields, split, split_bought, node, self._unit, asked_pools(self.s))
+        return SizingOption(**split_words(out))  # a replaced width's words of the split chosen
 
     def _notes(
         self, c: Choice, growth: Growth, est: Estimate, bought: int, changes: dict[str, Any]

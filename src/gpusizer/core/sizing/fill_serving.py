@@ -127,15 +127,16 @@ class ServingFill:
             got = self._replica(*width, n)
             if got is not None:
                 found.append(got)
-        key = lambda c: (  # noqa: E731
-            not c.met,
-            -(c.pace.tokens_per_second or 0.0),
-            -(c.pace.tokens_per_second_per_user or 0.0),
-            c.layout.gpus,
-            layout_preference(c.layout, s.profile),
-        )
-        found.sort(key=key)
+        found.sort(key=lambda c: _rank(c, s))
         return [replace(c, weighed=len(found)) for c in found[:keep]]
+
+    def at_width(self, tp: int, n: int) -> Choice | None:
+        """The first by the fill's order of the replicas of TP ``tp`` on ``n`` GPUs that it
+        weighs (None: ``tp`` is not weighed there, or holds nothing): what a stated TP the
+        answer did not keep would run (core/sizing/stated_layout.py)."""
+        found = [self._replica(*w, n) for w in self._widths(n) if w[0] == tp and w[2] == 1]
+        held = [c for c in found if c is not None]
+        return min(held, key=lambda c: _rank(c, self.base)) if held else None
 
     def _replica(self, tp: int, ep_all: bool, ad: int, n: int) -> Choice | None:
         """TP ``tp`` with the fewest stages that hold the memory and as many replicas as
@@ -219,3 +220,15 @@ class ServingFill:
             self._weights = (float(one.memory.weights), share)
         weights, share = self._weights
         return math.floor(weights * (1 - share + share / ep) / (tp * pp))
+
+
+def _rank(c: Choice, s: Scenario) -> tuple[bool, float, float, int, tuple[int, ...]]:
+    """The fill's order: meeting the targets, tokens/s over the replicas, per user, fewer GPUs,
+    the engine's preferred shape."""
+    return (
+        not c.met,
+        -(c.pace.tokens_per_second or 0.0),
+        -(c.pace.tokens_per_second_per_user or 0.0),
+        c.layout.gpus,
+        layout_preference(c.layout, s.profile),
+    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 
+from ..serving.multi_turn import turns_of
 from .fill_serving import Choice
 from .fit_search import largest_fitting
 from .layout_search import Evaluator
@@ -35,4 +36,19 @@ def limits(ev: Evaluator, c: Choice, capacity: int) -> dict[str, int]:
         w.prompt_tokens - 1,
         capacity,
     )
-    return {"max_batch_size": batch, "max_context_tokens": prompt + w.generated_tokens}
+    return {"max_batch_size": batch, "max_context_tokens": _context(ev, prompt + w.generated_tokens)}
+
+
+def _context(ev: Evaluator, turn: int) -> int:
+    """The context a request reaches at ``turn`` tokens a turn (prompt and reply). A multi-turn
+    chat's probe is each turn's new tokens (core/serving/multi_turn.py: turn k sends the k - 1
+    earlier turns' prompts and replies with its own), so its last turn reaches ``turns`` x that,
+    within the engine's context (``serving.max_context``, else the model's). A plan for 15-turn
+    chats of 140 + 100 tokens read "Max context 2324", under the 3,600 tokens its last turn
+    sends: the column was one turn's share."""
+    s = ev.base
+    turns = turns_of(s)
+    if turns is None:
+        return turn
+    cap = s.serving.max_context or s.model.max_context
+    return turns * turn if cap is None else min(turns * turn, cap)

@@ -217,6 +217,9 @@ class SizingOption:
     # colocated RL: the split placement weighed beside it (core/sizing/rl_split_alt.py); in the
     # unpriced JSON only where set, priced into ``rl_split_alternative`` (rl_split_words.py)
     rl_split: tuple[SplitAlternative, ...] = ()
+    # a stated parallelism.tensor or pipeline (core/sizing/stated_layout.py): in the JSON only
+    # where the file states one
+    stated_layout: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The public option: every field of :data:`FIELDS` (money null until priced)."""
@@ -242,6 +245,8 @@ class SizingOption:
             split = split | {"level_count": self.level_count.fields()}
         if self.rl_split:
             split = split | {"rl_split_options": [a.fields() for a in self.rl_split]}
+        if self.stated_layout is not None:
+            split = split | {"stated_layout": dict(self.stated_layout)}
         return out | dict(self.unit) | copy.deepcopy(self.band) | split | dict(self.pd or {})
 
     def edits(self, gpu: bool = True) -> dict[str, Any]:
