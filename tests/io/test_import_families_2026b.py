@@ -68,8 +68,7 @@ ARITHMETIC: dict[str, int] = {
     + 61 * _moe(4096, 128, 1408, 2 * 1408)
     + 2 * 152064 * 4096,
     # Ling-lite-1.5: 28 MoE layers, 2 shared experts of 1408
-    "ling-lite-1.5": 28 * (_attention(2048, 16, 4, 128) + _moe(2048, 64, 1408, 2 * 1408))
-    + 2 * 126464 * 2048,
+    "ling-lite-1.5": 28 * (_attention(2048, 16, 4, 128) + _moe(2048, 64, 1408, 2 * 1408)) + 2 * 126464 * 2048,
     # Ling-mini-2.0: q/k norm of head_dim, 1 dense layer of 5120, 19 MoE layers
     "ling-mini-2.0": 20 * _attention(2048, 16, 4, 128, norm=256)
     + 3 * 2048 * 5120
@@ -78,11 +77,9 @@ ARITHMETIC: dict[str, int] = {
     # SmolLM3: Llama's layer, tied embeddings
     "smollm3-3b": 36 * (_attention(2048, 16, 4, 128) + 3 * 2048 * 11008) + 128256 * 2048,
     # Olmo3Attention: q_norm over 32 x 128, k_norm over 32 x 128
-    "olmo-3-7b": 32 * (_attention(4096, 32, 32, 128, norm=2 * 4096) + 3 * 4096 * 11008)
-    + 2 * 100278 * 4096,
+    "olmo-3-7b": 32 * (_attention(4096, 32, 32, 128, norm=2 * 4096) + 3 * 4096 * 11008) + 2 * 100278 * 4096,
     # ApertusMLP: up and down only; q/k norm of head_dim
-    "apertus-8b": 32 * (_attention(4096, 32, 8, 128, norm=256) + 2 * 4096 * 21504)
-    + 2 * 131072 * 4096,
+    "apertus-8b": 32 * (_attention(4096, 32, 8, 128, norm=256) + 2 * 4096 * 21504) + 2 * 131072 * 4096,
     # Glm4vMoeTextAttention: q/k/v biases, no o bias; 1 dense layer, 45 MoE layers
     "glm-4.5v": 46 * _attention(4096, 96, 8, 128, bias=96 * 128 + 2 * 8 * 128)
     + 3 * 4096 * 10944

@@ -48,9 +48,7 @@ def dots1(r: Reader) -> Block:
 
 def bailing_moe(r: Reader) -> Block:
     block = base(r)
-    block.update(
-        fused_qkv=True, qkv_bias=r.flag("use_qkv_bias"), attention_output_bias=r.flag("use_bias")
-    )
+    block.update(fused_qkv=True, qkv_bias=r.flag("use_qkv_bias"), attention_output_bias=r.flag("use_bias"))
     if r.flag("use_qk_norm"):
         block["qk_norm"] = "head"
     first = min(block["layers"], r.count("first_k_dense_replace", default=0) or 0)

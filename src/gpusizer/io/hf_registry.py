@@ -19,7 +19,10 @@ that says its blocks are not Llama's (``NOT_LLAMA_KEYS``: linear-attention or st
 mixers, latent attention, per-layer embeddings, or ``layer_types`` naming a layer other than full
 or sliding attention). Such a config is refused naming the key, rather than counted as all-MHA
 layers: Kimi Linear's ``linear_attn_config`` (modeling_kimi.py, moonshotai/Kimi-Linear-48B-A3B),
-MiniMax-M1's ``attn_type_list`` (modeling_minimax.py), LongCat-Flash's ``kv_lora_rank``.
+MiniMax-M1's ``attn_type_list`` (modeling_minimax.py), LongCat-Flash's ``kv_lora_rank``,
+Step3's ``share_q_dim`` (its factorised query), ERNIE-4.5-VL's and Step-3.5's
+``moe_num_experts`` (experts the Llama-like reading does not count: ERNIE-4.5-VL-28B-A3B read as
+3.6B dense). LFM2-MoE (``lfm2_moe``) is refused by name: its short convolutions have no field.
 """
 
 from __future__ import annotations
