@@ -162,3 +162,14 @@ def test_unlisted_experts_and_factorised_attention_are_refused(extra: dict[str, 
     with pytest.raises(ScenarioError) as err:
         import_hf_config({**BASE, **extra})
     assert named in str(err.value) and extra["model_type"] in str(err.value)
+
+
+def test_ling_mini_2_0_against_its_published_breakdown() -> None:
+    # inclusionAI/Ling-mini-2.0 model card: 16B total, "1.4B are activated per input token
+    # (non-embedding 789M)"; the Ling-V2 repository's variant table (deepwiki.com/inclusionAI/
+    # Ling-V2/1.2-model-variants, from its README): 16.26B total, 1.43B activated
+    p = _parameters("ling-mini-2.0")
+    assert p["total"] == pytest.approx(16.26e9, rel=0.001)  # 16,255,638,528
+    assert p["active"] == pytest.approx(1.43e9, rel=0.005)  # 1,432,968,192
+    # less the input embedding and the untied head (2 x 157,184 x 2048): 789,142,528
+    assert p["active"] - 2 * 157184 * 2048 == pytest.approx(789e6, rel=0.001)
