@@ -22,6 +22,7 @@ from ..core.readfile import MiB, parse_json_object, read_text
 from .hf_encoder import ENCODER_FAMILIES
 from .hf_families import FAMILIES
 from .hf_families_2026 import FAMILIES_2026, TEXT_TYPES_2026
+from .hf_families_2026b import FAMILIES_2026B
 from .hf_gated import GATED_FAMILIES
 from .hf_legacy import LEGACY_FAMILIES
 from .hf_mtp import mtp_layers
@@ -187,6 +188,7 @@ _FAMILIES = merged(
     _OWN,
     FAMILIES,
     FAMILIES_2026,
+    FAMILIES_2026B,
     PLAIN_FAMILIES,
     LEGACY_FAMILIES,
     GATED_FAMILIES,

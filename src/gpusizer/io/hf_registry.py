@@ -19,14 +19,17 @@ that says its blocks are not Llama's (``NOT_LLAMA_KEYS``: linear-attention or st
 mixers, latent attention, per-layer embeddings, or ``layer_types`` naming a layer other than full
 or sliding attention). Such a config is refused naming the key, rather than counted as all-MHA
 layers: Kimi Linear's ``linear_attn_config`` (modeling_kimi.py, moonshotai/Kimi-Linear-48B-A3B),
-MiniMax-M1's ``attn_type_list`` (modeling_minimax.py), LongCat-Flash's ``kv_lora_rank``.
+MiniMax-M1's ``attn_type_list`` (modeling_minimax.py), LongCat-Flash's ``kv_lora_rank``,
+Step3's ``share_q_dim`` (its factorised query), ERNIE-4.5-VL's and Step-3.5's
+``moe_num_experts`` (experts the Llama-like reading does not count: ERNIE-4.5-VL-28B-A3B read as
+3.6B dense). LFM2-MoE (``lfm2_moe``) is refused by name: its short convolutions have no field.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from ..core.errors import ScenarioError
+from ..core.errors import MESSAGE_CHARS, ScenarioError
 from .hf_reader import Block, Config, Reader
 
 Readers = Mapping[str, Callable[[Reader], Block]]
@@ -41,6 +44,9 @@ UNMODELLED: dict[str, str] = {
     **dict.fromkeys(("gemma3n", "gemma3n_text"), "per-layer embeddings, AltUp: hidden_size_per_layer_input"),
     **{t: "recurrent blocks, no attention" for t in _RECURRENT},
     **{t: "hybrid blocks" for t in _HYBRID},
+    # LFM2-MoE (modeling_lfm2_moe.py ``Lfm2MoeShortConv``: in_proj, a depthwise conv1d of
+    # ``conv_L_cache``, out_proj on the "conv" layers): no block field prices a short convolution
+    "lfm2_moe": "short convolutions, layer_types conv: no block field prices them",
     **{t: "encoder-decoder" for t in _ENCODER_DECODER + _ENCODER_DECODER_MORE},
 }
 
@@ -59,6 +65,11 @@ NOT_LLAMA_KEYS: dict[str, str] = {
     "ssm_state_size": "state-space mixers",
     "mamba_d_state": "state-space mixers",
     "hidden_size_per_layer_input": "per-layer embeddings",
+    # Step3 (step3_text): q through share_q_dim, inter_norm, then wq; one key-value head
+    "share_q_dim": "factorised (MFA) query attention",
+    # ERNIE-4.5-VL (ernie4_5_moe_vl: text and vision experts, a list each) and Step-3.5
+    # (step3p5): experts under keys the Llama-like reading does not read, so a dense count
+    "moe_num_experts": "experts under moe_num_experts",
 }
 _LLAMA_LAYER_TYPES = frozenset({"full_attention", "sliding_attention", "attention"})
 
@@ -110,6 +121,14 @@ def refuse_unmodelled(cfg: Config, kind: str, supported: Readers) -> None:
         return
     arch = cfg.get("architectures")
     names = ",".join(str(a)[:40] for a in arch[:2]) if isinstance(arch, list) and arch else "(none)"
+    head = f"architectures {names} ({kind or 'no model_type'}) not modelled ({why}); supported: "
+    room = MESSAGE_CHARS - len("config: " + head)  # str(error) carries the field too
+    raise ScenarioError("config", head + _supported_list(supported, room))
+
+
+def _supported_list(supported: Readers, room: int) -> str:
+    """The supported ``model_type`` values, folded (below), as many whole names as fit in
+    ``room`` characters and then how many more: never a name cut by the message's limit."""
     # variants of a listed family (qwen2_moe, xlm-roberta, nested *_text configs, Falcon's old
     # names) left out, so that the list fits the one-line message
     kinds = {
@@ -123,8 +142,13 @@ def refuse_unmodelled(cfg: Config, kind: str, supported: Readers) -> None:
         for k in kinds
         if not any(k.startswith(j + "_") or k.endswith("-" + j) or _generation_of(k, j) for j in kinds)
     )
-    raise ScenarioError(
-        "config",
-        f"architectures {names} ({kind or 'no model_type'}) not modelled ({why}); supported: "
-        + ",".join(["llama-like", *listed]),
-    )
+    # and a type read by the reader of a name listed before it (kimi_k2: DeepSeek's) under that name
+    first = {supported[k]: k for k in reversed(listed)}
+    names = ["llama-like", *(k for k in listed if first[supported[k]] == k)]
+    text = ",".join(names)
+    if len(text) <= room:
+        return text
+    keep = len(names)
+    while keep > 1 and len(",".join(names[:keep])) + len(f",+{len(names) - keep} more") > room:
+        keep -= 1
+    return ",".join(names[:keep]) + f",+{len(names) - keep} more"
