@@ -109,10 +109,11 @@ def test_its_step_falls_short_by_far_less_than_glms(tpot_ms: list[tuple[dict[str
 
 
 def test_a_per_tensor_fp8_run_of_a_later_release_shows_no_such_gap() -> None:
-    """aiconfigurator's one TensorRT-LLM 1.2 row of Qwen3-235B-A22B-FP8 on H100 (1.2.0rc6.post1, measured
-    2026-01-23, quant modes ``fp8``, aiconfigurator's per-tensor mode, as the GLM checkpoint's; TP 4 EP 4, 28 users, 4000/1000): 23.18 ms
-    measured against 26.7 ms estimated, speed 0.87 (within 0.02), the estimate slow, not 7 ms
-    fast: neither the quantisation nor a release of the GLM recipes' date adds the fixed cost."""
+    """aiconfigurator's one TensorRT-LLM 1.2 row of Qwen3-235B-A22B-FP8 on H100 (1.2.0rc6.post1,
+    measured 2026-01-23; quant modes ``fp8``, aiconfigurator's per-tensor mode, as the GLM
+    checkpoint's; TP 4 EP 4, 28 users, 4000/1000): 23.18 ms measured against 26.7 ms estimated,
+    speed 0.87 (within 0.02), the estimate slow, not 7 ms fast: in that run neither the
+    quantisation nor a release of the GLM recipes' date added the fixed cost."""
     row = DATA["later_release_row"]
     assert (row["backend_version"], row["gemm_quant_mode"], row["moe_quant_mode"]) == (
         "1.2.0rc6.post1",
