@@ -50,7 +50,8 @@ def parameter_offload_note(est: Estimate) -> list[str]:
     if not s.parallelism.offload_parameters or s.workload.serves or est.rl is not None:
         return []
     host = est.memory.host_memory / 1e9
-    passes = "forward, recompute and backward" if s.parallelism.recompute == "full" else "forward and backward"
+    full = s.parallelism.recompute == "full"
+    passes = "forward, recompute and backward" if full else "forward and backward"
     return [
         f"parameter offload: the weights live in host RAM ({host:,.1f} GB a GPU with the other "
         f"offloads) and are copied up over the host link before each {passes}; the time "

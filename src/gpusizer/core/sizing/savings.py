@@ -152,7 +152,8 @@ def _steps(s: Scenario) -> list[tuple[str, dict[str, Any]]]:
         # split or ZeRO stage is set back to DDP's (core/pipeline/validate_ddp.py)
         ddp = ddp_changes(s) if fallback.data_parallel_only else {}
         # the weights come back to the GPU where the fallback cannot offload them
-        kept = {} if fallback.parameter_offload else {"parallelism.offload_parameters": s.parallelism.offload_parameters}
+        resident = {"parallelism.offload_parameters": s.parallelism.offload_parameters}
+        kept = {} if fallback.parameter_offload else resident
         edits = {"framework": fallback.id, **profile_edits(fallback.id), **ddp, **kept}
         out.append((fallback.label, edits))
     return out

@@ -6,16 +6,19 @@ What moves, read at the sources:
 - PyTorch FSDP ``CPUOffload(offload_params=True)`` (torch 2.1-2.2, the stack Answer.AI's
   fsdp_qlora ran; ``torch/distributed/fsdp/_flat_param.py`` and ``_runtime_utils.py``): a unit's
   flat-parameter shard lives on the CPU (``_local_shard``); ``_unshard`` first runs
-  ``handle.pre_unshard()`` on the ``pre_unshard_stream``, which copies the shard host-to-device,
-  then all-gathers it on the unshard stream. Both run beside the compute stream, so the next
-  unit's copy hides behind this unit's compute (``BACKWARD_PRE`` prefetch in the backward; the
-  CPU running ahead under ``limit_all_gathers`` in the forward). The unit is resharded after its
-  forward (``FULL_SHARD``), so the backward copies it again; under reentrant activation
-  checkpointing the recompute re-gathers each unit too (docs/evidence/training.md, the FSDP-QLoRA
-  section), so a fully recomputed micro-batch copies each shard three times. The reduced gradient
-  shard is copied device-to-host and the optimizer steps on the CPU (FSDP docs: "the optimizer
-  step happens on CPU"), as ``offload_optimizer`` already prices (core/speed/train_dp.py
-  ``cpu_optimizer_seconds``); the updated weights stay in host RAM, so that step uploads none.
+  ``handle.pre_unshard()`` on the ``pre_unshard_stream``, which copies the shard host-to-device
+  (``flat_param_to(self.device, non_blocking=True)``, or ``_use_low_precision_shard`` under a
+  mixed-precision ``param_dtype``), then all-gathers it on the unshard stream. Both run beside
+  the compute stream, so the next unit's copy hides behind this unit's compute
+  (``BACKWARD_PRE`` prefetch in the backward; the CPU running ahead under ``limit_all_gathers``
+  in the forward). The unit is resharded after its forward (``FULL_SHARD``), so the backward
+  copies it again; under reentrant activation checkpointing the recompute re-gathers each unit
+  too (docs/evidence/training.md, the FSDP-QLoRA section), so a fully recomputed micro-batch
+  copies each shard three times. The reduced gradient shard is copied device-to-host and the
+  optimizer steps on the CPU (``CPUOffload`` docstring: "this offloads gradients to CPU as well,
+  meaning that the optimizer step runs on CPU"), as ``offload_optimizer`` already prices
+  (core/speed/train_dp.py ``cpu_optimizer_seconds``); the updated weights stay in host RAM, so
+  that step uploads none.
 - DeepSpeed ZeRO-3 ``offload_param`` (ZeRO-Infinity, Rajbhandari et al. 2021, arXiv
   2104.07857, §5-6): parameters are fetched to the GPU before each module's forward and backward
   (and the recompute's forward), each rank fetching its own partition over its own PCIe link
