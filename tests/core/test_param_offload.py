@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 
 import gpusizer
+from gpusizer.core.errors import ScenarioError
 from gpusizer.core.model.presets import scenario_gpu
 from gpusizer.core.pipeline.scenario import parse_scenario
-from gpusizer.core.sizing.savings import ladder
+from gpusizer.core.sizing.savings import ladder, offload_moot
 from gpusizer.core.speed import train_step
 from gpusizer.core.speed.param_offload import (
     OffloadedLayers,
@@ -175,3 +176,25 @@ def test_round_54s_case_before_and_after() -> None:
     a6000 = got["rtx-a6000-48gb"]
     assert a6000["gpus"] == 1 and "parameter offload" not in a6000["layout"]
     assert a6000["time_seconds"] == pytest.approx(47937.46, rel=1e-6)
+
+
+def test_no_rung_where_host_ram_is_the_gpus_memory() -> None:
+    # Apple silicon: unified memory, nothing to offload the weights to; the rung sits on no count
+    # there, and the Mac's answer is round 42's (8 take 3.6 days; before this check the last rung
+    # broke the ladder's bisection there and the row read "nothing fits")
+    s = parse_scenario(case("lora-llama-3.3-70b-50m-2days") | {"hardware": {"gpu": "apple-m4-max-128gb"}})
+    variants = ladder(s)
+    v = next(i for i, x in enumerate(variants) if "parameter offload" in x.names)
+    assert offload_moot(variants, v, scenario_gpu(s))
+    assert not offload_moot(variants, v, scenario_gpu(parse_scenario(case("lora-llama-3.3-70b-50m-2days"))))
+    o = rows(case("lora-llama-3.3-70b-50m-2days"), "apple-m4-max-128gb")["apple-m4-max-128gb"]
+    assert "parameter offload" not in (o["layout"] or "") and "8 take 3.6 days" in o["unmet_reason"]
+
+
+def test_a_precomputed_reference_refuses_parameter_offload() -> None:
+    # TRL refuses precompute_ref_log_probs under DeepSpeed ZeRO-3, and DeepSpeed offloads
+    # parameters at stage 3 only (config-json.md: "Available only with ZeRO stage 3")
+    s = case("dpo-qwen3-8b-full-copy")
+    s["workload"]["preference"]["reference"] = "precomputed"
+    with pytest.raises(ScenarioError, match="precomputed is refused by TRL under ZeRO-3"):
+        parse_scenario(s | {"parallelism": {"offload_parameters": True}})

@@ -32,7 +32,7 @@ from ..errors import ScenarioError
 from ..memory.layouts import activation_layout
 from ..memory.techniques import profile_edits
 from ..model.presets import scenario_gpu
-from ..model.specs import Scenario
+from ..model.specs import GPUSpec, Scenario
 from ..pipeline.runs_on import runs_on
 from ..pipeline.validate import check_scenario
 from ..pipeline.validate_ddp import ddp_changes
@@ -157,6 +157,17 @@ def _steps(s: Scenario) -> list[tuple[str, dict[str, Any]]]:
         edits = {"framework": fallback.id, **profile_edits(fallback.id), **ddp, **kept}
         out.append((fallback.label, edits))
     return out
+
+
+def offload_moot(variants: list[Variant], v: int, gpu: GPUSpec) -> bool:
+    """Whether rung ``v`` turns on parameter offload on a unified-memory GPU (Apple silicon),
+    where host RAM is the GPU's own memory: there is nothing to offload the weights to, and the
+    rung is kept in place on no count of GPUs (core/sizing/advise_all.py)."""
+    adds = (
+        variants[v].scenario.parallelism.offload_parameters
+        and not variants[0].scenario.parallelism.offload_parameters
+    )
+    return bool(adds and gpu.unified_memory)
 
 
 def ladder(s: Scenario) -> list[Variant]:
