@@ -83,8 +83,8 @@ def _check_preference(s: Scenario) -> None:
     """A preference fine-tune is one training stage's step (not RL's roles, not serving); TRL
     refuses precomputed reference log-probs under DeepSpeed ZeRO-3 (dpo_trainer.py v0.24.0:
     "You cannot use `precompute_ref_log_probs=True` with Deepspeed ZeRO-3"), and so under
-    parameter offload, which DeepSpeed runs at stage 3 only (docs/_pages/config-json.md,
-    ``offload_param``: "Available only with ZeRO stage 3")."""
+    parameter offload, which DeepSpeed runs at stage 3 only (its config docs, deepspeed.ai
+    config-json, ``offload_param``: "Available only with ZeRO stage 3")."""
     w = s.workload
     if w.preference is None:
         return
