@@ -107,8 +107,11 @@ def test_the_new_serving_fields_stay_on_every_row() -> None:
 def test_fsdp_qlora_keeps_its_quant_storage() -> None:
     got = rows(case("qlora-70b-fsdp-bf16-storage"), "rtx-5090-32gb")
     o = got["rtx-5090-32gb"]
-    # two 32 GB cards hold a 70B's 4-bit base only sharded (ZeRO 3), as Answer.AI's FSDP-QLoRA
-    assert o["fits"] and o["parallelism"]["zero_stage"] == 3 and not changed(o, "precision")
+    # two 32 GB cards held a 70B's 4-bit base only sharded (ZeRO 3), as Answer.AI's FSDP-QLoRA;
+    # since the advice's ladder offers parameter offload (their use_cpu_offload,
+    # core/sizing/savings.py) one card holds it with the weights in host RAM; the storage stays
+    p = o["parallelism"]
+    assert o["fits"] and (p["zero_stage"] == 3 or p["offload_parameters"]) and not changed(o, "precision")
 
 
 # --- 2. the readings fixed --------------------------------------------------------------------

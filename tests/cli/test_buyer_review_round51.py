@@ -84,9 +84,12 @@ def test_unsloth_layouts_are_ddp(name: str) -> None:
 def test_a_sharding_framework_splits_it() -> None:
     data = case(QLORA) | {"framework": "huggingface"}
     got = rows(data, "rtx-5090-32gb")["rtx-5090-32gb"]
-    # the reason's other half: FSDP (ZeRO 3) spreads the 70B over two 32 GB cards (Answer.AI's
-    # FSDP-QLoRA), as it did before this round; huggingface answers are unchanged
-    assert got["fits"] and got["gpus"] == 2 and got["parallelism"]["zero_stage"] == 3
+    # the reason's other half: FSDP (ZeRO 3) spread the 70B over two 32 GB cards (Answer.AI's
+    # FSDP-QLoRA, 10.4 h); since the advice's ladder offers parameter offload (their
+    # use_cpu_offload; core/sizing/savings.py) one card holds it, its weights in host RAM, and
+    # meets the 3 days (19 h): a framework that shards or offloads the weights holds it
+    assert got["fits"] and got["gpus"] == 1 and got["targets_met"]
+    assert got["parallelism"]["offload_parameters"] is True
 
 
 # --- 2. targets met at the estimate only ----------------------------------------------------------

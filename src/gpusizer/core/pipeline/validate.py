@@ -82,7 +82,9 @@ def check_workload(s: Scenario) -> None:
 def _check_preference(s: Scenario) -> None:
     """A preference fine-tune is one training stage's step (not RL's roles, not serving); TRL
     refuses precomputed reference log-probs under DeepSpeed ZeRO-3 (dpo_trainer.py v0.24.0:
-    "You cannot use `precompute_ref_log_probs=True` with Deepspeed ZeRO-3")."""
+    "You cannot use `precompute_ref_log_probs=True` with Deepspeed ZeRO-3"), and so under
+    parameter offload, which DeepSpeed runs at stage 3 only (its config docs, deepspeed.ai
+    config-json, ``offload_param``: "Available only with ZeRO stage 3")."""
     w = s.workload
     if w.preference is None:
         return
@@ -91,7 +93,8 @@ def _check_preference(s: Scenario) -> None:
             "workload.preference",
             f"applies to a fine-tune (full_finetune, lora, qlora); not to kind {w.kind}",
         )
-    if w.reference_info is not None and w.reference_info.precomputed and s.parallelism.zero_stage == 3:
+    zero3 = s.parallelism.zero_stage == 3 or s.parallelism.offload_parameters
+    if w.reference_info is not None and w.reference_info.precomputed and zero3:
         raise ScenarioError(
             "workload.preference.reference",
             "precomputed is refused by TRL under ZeRO-3; use copy, or zero_stage 0-2",

@@ -112,6 +112,10 @@ class FrameworkProfile(ProfileQueries):
     # new one on the GPU and copies it back down (stage_1_and_2.py ``copy_grads_in_partition``,
     # ``async_accumulate_grad_in_cpu_via_gpu``); core/speed/offload_grads.py prices it.
     host_grad_accumulation: bool = False
+    # Its sharded weights can live in host RAM (``parallelism.offload_parameters``: FSDP's
+    # CPUOffload(offload_params=True), DeepSpeed ZeRO-3 offload_param); the advice's ladder turns
+    # it on only here (core/sizing/savings.py), core/speed/param_offload.py prices the copies.
+    parameter_offload: bool = False
     # ZeRO-2 reduces all of its gradients in every backward, not once a step (DeepSpeed
     # stage_1_and_2.py ``reduce_ready_partitions_and_remove_grads``); core/speed/zero2_reduce.py
     reduce_every_backward: bool = False

@@ -208,6 +208,7 @@ FINETUNE_RECIPES: tuple[FrameworkProfile, ...] = (
         pipeline_source=_PP_AXOLOTL,
         **HF_TRAINER,
         no_sync=TRANSFORMERS_TRAINER,  # its trainers subclass transformers' Trainer
+        parameter_offload=True,  # fsdp_config fsdp_offload_params (its FSDP QLoRA examples)
         reports="reserved",
         scenario_defaults=(("workload", "loss", "fused"),),
         techniques=(

@@ -83,6 +83,8 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
         pipeline_serving=True,
         pipeline_source=_PP_HF,
         pipeline_device_map_training=True,  # Trainer's is_model_parallel (core/memory/device_map.py)
+        # TrainingArguments fsdp "full_shard offload" / a DeepSpeed config's offload_param
+        parameter_offload=True,
         **HF_TRAINER,
         no_sync=TRANSFORMERS_TRAINER,  # accumulation under FSDP1's no_sync() (core/registry/no_sync.py)
         kv_window_slack=1,
@@ -217,6 +219,7 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
         gradients="scenario",
         fp32_step_gradients=True,
         host_grad_accumulation=True,
+        parameter_offload=True,  # zero_optimization.offload_param (ZeRO-3; docs, config-json)
         reduce_every_backward=True,
         param_gather_overlap=False,
         techniques=("ZeRO 1-3 sharding", "fp32 gradient partition at the ZeRO-1/2 step"),
@@ -244,6 +247,7 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
         step_counters=True,
         gradients="scenario",
         foreach_scratch=True,
+        parameter_offload=True,  # CPUOffload(offload_params=True) / FSDP2 CPUOffloadPolicy
         techniques=("FSDP2 sharding (ZeRO 3)", "all-gather of two units at a time"),
         sources=(
             "PyTorch FSDP docs (sharded parameters, gradients, optimizer states)",
@@ -271,6 +275,7 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
         grad_reduce_bytes=4,
         pipeline_gathered=True,
         fsdp2=True,
+        parameter_offload=True,  # training.enable_cpu_offload: FSDP2 CPUOffloadPolicy
         scenario_defaults=(
             ("precision", "weights", "fp32"),
             ("precision", "master_weights", None),

@@ -47,7 +47,7 @@ from .level_count import with_level
 from .lighter_run import lighter_run_note
 from .links import links_for
 from .need_lever import need_lever
-from .offload_note import offload_step_note
+from .offload_note import offload_step_note, parameter_offload_note
 from .option import SizingOption, layout_label
 from .pd_choice import pd_fields
 from .practical import cap_words, practical_cap
@@ -275,7 +275,7 @@ class GpuAdvice:
             notes.append(f"serving speed: {est.serving.simulation_note}")
         notes += split_notes(est.rl)
         notes += idle_slots(self.s, c.layout, c.batch, est)
-        notes += offload_step_note(est)
+        notes += offload_step_note(est) + parameter_offload_note(est)
         if bought > lay.gpus:
             units = f"{growth.unit.units(bought)} x {growth.unit.name(bought)}"
             notes.append(idle_note(self.s, lay, bought, units))

@@ -26,7 +26,7 @@ from .headroom import limits
 from .layout_search import Evaluator, GpuTarget
 from .layout_space import Layout
 from .option import SizingOption
-from .savings import Variant, ladder
+from .savings import Variant, ladder, offload_moot
 from .search import EvaluatorFactory, search_catalog
 from .units import Unit
 from .work import Work, gpu_key, per_gpu, sharing
@@ -86,6 +86,10 @@ def _ladder_counts(
         for g in gpus:
             searched[g.id][v] = None
         gpus = [g for g in gpus if runs_on(variants[v].scenario.profile, g.spec)]  # its framework's
+        moot = [g for g in gpus if offload_moot(variants, v, g.spec)]
+        if moot:  # parameter offload on unified memory: the rung before it instead
+            search(v - 1, moot)
+            gpus = [g for g in gpus if g not in moot]
         if not gpus:
             return
         found, v_evs, _ = _searched(variants[v].scenario, gpus, Ask(ask.whole_nodes, most), factory)
@@ -103,7 +107,7 @@ def _ladder_counts(
         search(v, todo)
     for g in todo:  # a heavy rung counts only where it saves whole units
         if min((whole(g.id, v) for v in fewest[g.id]), default=2**62) >= whole(g.id, 0):
-            for v in heavy:
+            for v in [v for v in fewest[g.id] if v]:  # the heavy rungs (and one searched for a moot one)
                 fewest[g.id].pop(v, None)
     return Ladder(fewest, searched, evs, notes)
 
@@ -165,8 +169,13 @@ def _limited(
 
 def _runs_here(variants: list[Variant], g: GpuTarget) -> list[Variant]:
     """The ladder on ``g``: a rung whose framework does not run on it (the adapter fallback on a
-    Mac) is kept in place, its index shared, but on no count of GPUs."""
-    return [v if runs_on(v.scenario.profile, g.spec) else replace(v, max_gpus=0) for v in variants]
+    Mac), or that offloads the weights to a unified memory they already live in, is kept in
+    place, its index shared, but on no count of GPUs."""
+    here = [
+        runs_on(v.scenario.profile, g.spec) and not offload_moot(variants, i, g.spec)
+        for i, v in enumerate(variants)
+    ]
+    return [v if ok else replace(v, max_gpus=0) for v, ok in zip(variants, here, strict=True)]
 
 
 def _with_limits(entry: Entry, variants: list[Variant], g: GpuTarget, token: CancelToken) -> Entry:

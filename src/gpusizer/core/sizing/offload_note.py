@@ -40,3 +40,20 @@ def offload_step_note(est: Estimate) -> list[str]:
         "micro-batches steps it once per batch (the frameworks step at the accumulation boundary) "
         "and shortens the run"
     ]
+
+
+def parameter_offload_note(est: Estimate) -> list[str]:
+    """``[sentence]`` where ``est``'s training layout offloads its weights: they live in host RAM
+    and cross the host link before each pass (core/speed/param_offload.py prices the copies in
+    the step's time), so the host RAM the option needs is part of the answer."""
+    s = est.scenario
+    if not s.parallelism.offload_parameters or s.workload.serves or est.rl is not None:
+        return []
+    host = est.memory.host_memory / 1e9
+    full = s.parallelism.recompute == "full"
+    passes = "forward, recompute and backward" if full else "forward and backward"
+    return [
+        f"parameter offload: the weights live in host RAM ({host:,.1f} GB a GPU with the other "
+        f"offloads) and are copied up over the host link before each {passes}; the time "
+        "includes what the compute does not hide"
+    ]

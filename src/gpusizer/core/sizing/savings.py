@@ -10,6 +10,10 @@ tries them; docs/evidence/training.md has the memory each saves):
    third more FLOPs, core/model/flops.py);
 4. offloaded gradient checkpointing (the checkpoints in host RAM, Unsloth's);
 5. optimizer offload (ZeRO-Offload: optimizer states in host RAM, stepped on the CPU);
+5b. parameter offload, where the framework has it (``FrameworkProfile.parameter_offload``:
+   FSDP's ``CPUOffload(offload_params=True)``, DeepSpeed ZeRO-3 ``offload_param``): the
+   sharded weights in host RAM, copied up before each pass (core/speed/param_offload.py prices
+   the copies; Answer.AI's fsdp_qlora trains Llama 2 70B on two 24 GB cards so);
 6. for LoRA and QLoRA, an adapter-friendly framework: Unsloth (its fused LoRA kernels save
    fewer tensors; core/memory/activations_unsloth.py), with the defaults its profile sets, on
    one GPU or as data-parallel copies (its DDP: core/pipeline/validate_ddp.py).
@@ -28,7 +32,7 @@ from ..errors import ScenarioError
 from ..memory.layouts import activation_layout
 from ..memory.techniques import profile_edits
 from ..model.presets import scenario_gpu
-from ..model.specs import Scenario
+from ..model.specs import GPUSpec, Scenario
 from ..pipeline.runs_on import runs_on
 from ..pipeline.validate import check_scenario
 from ..pipeline.validate_ddp import ddp_changes
@@ -42,6 +46,7 @@ STEPS: tuple[tuple[str, str, Any], ...] = (
     ("gradient checkpointing", "parallelism.recompute", "full"),
     ("offloaded checkpoints", "parallelism.activation_offload", "checkpoints"),
     ("optimizer offload", "parallelism.offload_optimizer", True),
+    ("parameter offload", "parallelism.offload_parameters", True),
 )
 
 
@@ -127,6 +132,8 @@ def _applies(s: Scenario, path: str, value: Any) -> bool:
         return not activation_layout(s.profile).vocab_parallel_loss and keeps_logits
     if value == "selective":
         return current == "none"
+    if path == "parallelism.offload_parameters" and not s.profile.parameter_offload:
+        return False
     return bool(current != value)
 
 
@@ -144,8 +151,23 @@ def _steps(s: Scenario) -> list[tuple[str, dict[str, Any]]]:
         # a data-parallel-only fallback (Unsloth's DDP) runs whole-model copies: the stated
         # split or ZeRO stage is set back to DDP's (core/pipeline/validate_ddp.py)
         ddp = ddp_changes(s) if fallback.data_parallel_only else {}
-        out.append((fallback.label, {"framework": fallback.id, **profile_edits(fallback.id), **ddp}))
+        # the weights come back to the GPU where the fallback cannot offload them
+        resident = {"parallelism.offload_parameters": s.parallelism.offload_parameters}
+        kept = {} if fallback.parameter_offload else resident
+        edits = {"framework": fallback.id, **profile_edits(fallback.id), **ddp, **kept}
+        out.append((fallback.label, edits))
     return out
+
+
+def offload_moot(variants: list[Variant], v: int, gpu: GPUSpec) -> bool:
+    """Whether rung ``v`` turns on parameter offload on a unified-memory GPU (Apple silicon),
+    where host RAM is the GPU's own memory: there is nothing to offload the weights to, and the
+    rung is kept in place on no count of GPUs (core/sizing/advise_all.py)."""
+    adds = (
+        variants[v].scenario.parallelism.offload_parameters
+        and not variants[0].scenario.parallelism.offload_parameters
+    )
+    return bool(adds and gpu.unified_memory)
 
 
 def ladder(s: Scenario) -> list[Variant]:
@@ -165,6 +187,8 @@ def ladder(s: Scenario) -> list[Variant]:
         changes, names = trial, [*names, name]
         if name == "gradient checkpointing" and "selective recompute" in names:
             names.remove("selective recompute")  # full recompute replaces it
+        if "parameter offload" in names and not sc.parallelism.offload_parameters:
+            names.remove("parameter offload")  # a fallback that cannot offload the weights
         fallback = _fallback_in(step)
         most = fallback.max_gpus if fallback is not None and fallback.max_gpus else 2**31
         out.append(Variant(sc, dict(changes), tuple(names), most))

@@ -36,7 +36,10 @@ def optimizer_step(s: Scenario, trainable: float, ranks: int, bandwidth: float) 
     kind = OPTIMIZER_KINDS[pr.optimizer]
     params = stepped(s, trainable, ranks)
     if p.offload_optimizer:
-        return cpu_optimizer_seconds(params, grad_bytes(s), nbytes(pr.weights))
+        # under parameter offload the stepped weights stay in host RAM: the next forward copies
+        # them up (core/speed/param_offload.py), the step uploads none
+        up = 0.0 if p.offload_parameters else nbytes(pr.weights)
+        return cpu_optimizer_seconds(params, grad_bytes(s), up)
     master = nbytes(pr.master_weights or pr.weights)
     states = kind.states * (kind.fixed_state_bytes or nbytes(pr.optimizer_states))
     foreach = (FRAMEWORKS[s.framework].foreach_scratch or kind.foreach_stated) and kind.foreach

@@ -24,6 +24,7 @@ from ..model.expert_tensor import expert_data_ranks, expert_data_stride, expert_
 from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
+from .param_offload import OffloadedLayers, offload_seconds
 from .train_dp import DataParallel, data_parallel_seconds
 from .train_layer import (
     StepParts,
@@ -236,10 +237,16 @@ def data_parallel_pricer(
             if expert_weights
             else None,
         )
+        # the weights' trip up from host RAM under parameter offload: the host leg of the ZeRO-3
+        # gather (core/speed/param_offload.py; 0 without it)
+        layer_bytes = (layer_weights + expert_weights) * weight_bytes
+        host = OffloadedLayers(st.layers, layer_bytes, ranks, st.forward, st.backward, round(m))
         extra = StepParts(
             pipeline_bubble=bubble * m if per_micro else bubble,
             # plus DeepSpeed ZeRO-2's reductions in the backwards before the boundary (0 elsewhere)
-            dp_communication=data_parallel_seconds(dp) + early_reduce_seconds(s, dp),
+            dp_communication=data_parallel_seconds(dp)
+            + early_reduce_seconds(s, dp)
+            + offload_seconds(s, gpu, host),
             # plus ZeRO-1/2 offload's per-backward host accumulation (0 elsewhere)
             optimizer=optimizer_step(s, params, ranks, st.bandwidth)
             + exposed_host_copies(s, stepped(s, params, ranks), round(m), st.layers, st.backward),
