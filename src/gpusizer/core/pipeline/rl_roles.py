@@ -32,6 +32,7 @@ from .rl_tokens import computed_tokens, longest_response, responses, row_respons
 from .rl_tokens import trained_tokens as trained_tokens  # importable from here (rl_report.py)
 from .role_model import role_model_block
 from .scenario import parse_role_dict, parse_scenario
+from .validate_block_quant import rollout_engine
 
 # verl's examples' gpu_memory_utilization 0.5 beside the training states
 # (examples/grpo_trainer/*.sh); its max_num_seqs default is rl_spec.VERL_MAX_SEQUENCES
@@ -231,7 +232,8 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
         "generated_tokens": longest_response(rl),
     }
     data["serving"] = _rollout_serving(s, batch)
-    return parse_role(data, "rollout engine", parse_role_dict)
+    with rollout_engine():  # its FP8 blocks are judged on rl.rollout (validate_block_quant.py)
+        return parse_role(data, "rollout engine", parse_role_dict)
 
 
 def _rollout_serving(s: Scenario, batch: int) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from ..model.specs import Scenario
 from ..registry.frameworks import FRAMEWORKS
 from ..serving.attention_dp import attention_tp, per_rank_note
 from ..serving.expert_in_tensor import check_expert_in_tensor
+from .validate_block_quant import check_block_quant
 from .validate_context import check_context_heads
 from .validate_ddp import check_data_parallel_only
 from .validate_expert_tensor import check_expert_tensor
@@ -36,6 +37,7 @@ def check_parallelism(s: Scenario) -> None:
     _check_replicated_mixers(s)
     check_no_sync(s)
     check_sub_group(s)
+    check_block_quant(s)  # after the expert checks: the experts' TP size reads a valid EP
 
 
 def _check_tensor(s: Scenario) -> None:

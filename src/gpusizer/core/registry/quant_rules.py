@@ -77,6 +77,10 @@ class QuantRule:
     tied_as_head: bool = False
     row_fallback: dict[str, str] = field(default_factory=dict)
     source: str = ""
+    # (block_n, block_k): each quantised matrix is scaled per block of n output x k input
+    # values, so an engine's TP partition of it must hold whole blocks (core/pipeline/
+    # validate_block_quant.py); None: per-tensor, per-channel or per-group scales
+    weight_block: tuple[int, int] | None = None
 
     def spec(self, group: str) -> str:
         return self.groups.get(group, _UNNAMED.get(group, "weights"))
@@ -155,6 +159,7 @@ for _r in (
         source="DeepSeek-V3 config.json quantization_config (quant_method fp8, "
         "weight_block_size [128, 128]) and inference/model.py (head, gate and "
         "embedding in the default dtype); transformers FineGrainedFP8Config",
+        weight_block=(128, 128),
     ),
     QuantRule(
         "meta-fp8",
