@@ -85,8 +85,10 @@ def test_an_rl_option_carries_the_step_band(options: list[dict[str, Any]]) -> No
     # MI300X joined (rl.md, "a seventh blind round": 1.10-1.67 published / estimate; 53 steps, the
     # fifths dealt again; p10 1.000 -> 1.065, p90 1.694 -> 1.668); 1.054-1.694 since the eighth
     # round's nine verl Megatron GRPO steps on 8 H100 joined (rl.md, "an eighth blind round":
-    # 1.05-5.20 published / estimate; 62 steps, the fifths dealt again)
-    assert b.p10 == pytest.approx(1.054, abs=0.005) and b.p90 == pytest.approx(1.694, abs=0.005)
+    # 1.05-5.20 published / estimate; 62 steps, the fifths dealt again); 1.054-1.668 since
+    # Megatron-Core's unfused gradient accumulation is priced per micro-batch (rl.md, "the
+    # Megatron policy's per-micro-batch cost": p90 1.694 -> 1.668)
+    assert b.p10 == pytest.approx(1.054, abs=0.005) and b.p90 == pytest.approx(1.668, abs=0.005)
     for o in options:
         assert o["fits"], o["gpu"]
         step, run, rate = (

@@ -252,6 +252,10 @@ GLOSSARY: dict[str, str] = {
     "NeMo RL v0.4.0 left it off for Qwen3 models, v0.5.0 on set it true). Off: the policy's "
     "passes run the activation as separate ops, about 16 more bytes per routed expert value "
     "forward and 36 backward (Megatron policies only).",
+    "rl.policy.gradient_accumulation_fusion": "Megatron-Core's gradient_accumulation_fusion "
+    "(verl v0.5.0-v0.7.0 leave it off). Off: after every micro-batch's backward, DDP adds each "
+    "16-bit gradient into the FP32 main_grad, about 10 bytes per parameter a GPU holds at its "
+    "memory bandwidth, so small micro-batches pay it more often (Megatron policies only).",
     "rl.policy.pad_packed_rows": "NeMo RL's Megatron policy under pipeline parallelism pads "
     "every packed micro-batch to the longest packed row of its batch (a static PP buffer): the "
     "log-prob forwards and training compute the padding too, 1.1-1.15x the tokens where "

@@ -3,7 +3,8 @@
 the policy's achieved FLOP/s (core/speed/compute.py), with the exposed gathers
 (core/pipeline/rl_gathers.py), the host's pacing (core/speed/train_host.py for Megatron's
 layers, core/speed/train_host_hf.py for Hugging Face ones) and the policy's stated framework
-flags (core/pipeline/rl_logits.py, core/pipeline/rl_swiglu.py)."""
+flags (core/pipeline/rl_logits.py, core/pipeline/rl_swiglu.py,
+core/pipeline/rl_grad_accumulation.py)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from ..speed.train_layer import loss_bytes_per_logit
 from ..speed.train_rates import memory_rate
 from .rl_check import rl_of, role_model
 from .rl_gathers import exposed_gathers
+from .rl_grad_accumulation import unfused_accumulation_seconds
 from .rl_logits import fp32_logprob_seconds, fp32_loss_seconds
 from .rl_logprob_batch import scoring_policy, split_paced
 from .rl_reference_copy import reference_copy_seconds
@@ -61,9 +63,11 @@ def forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float]
     flags = _policy_flags(s, policy, gpu, sum(passes))
     copies = reference_copy_seconds(s, gpu)  # an offloaded reference brought in per micro-batch
     late = _waits_for_longest(s, c.training_step, fwd, train)
+    # Megatron-Core's unfused gradient accumulation, per micro-batch (the critic's too)
+    adds = unfused_accumulation_seconds(s, policy, gpu, train)
     return (
         fwd + waits[0] + host[0] + hf[0] + flags[0] + copies + late[0],
-        train + waits[1] + host[1] + hf[1] + flags[1] + late[1],
+        train + waits[1] + host[1] + hf[1] + flags[1] + late[1] + adds,
     )
 
 

@@ -121,7 +121,8 @@ _VERL_030 = RLRelease(
     ),
 )
 # v0.5.0: rollout settings move to rollout.yaml (same values); the one-step-off-policy recipe's
-# split sync broadcasts tensor by tensor
+# split sync broadcasts tensor by tensor; the Megatron workers' TransformerConfig leaves
+# gradient_accumulation_fusion at Megatron-Core's false (the same through v0.7.0, and mbridge's)
 _VERL_050 = changed(
     _VERL_030,
     "0.5.0",
@@ -131,6 +132,12 @@ _VERL_050 = changed(
         True,
         "recipe/one_step_off_policy/fsdp_workers.py sync_rollout_weights: collective.broadcast "
         "per tensor (v0.5.0)",
+    ),
+    RLDefault(
+        "policy.gradient_accumulation_fusion",
+        False,
+        "verl/models/mcore/config_converter.py _get_base_transformer_config: no "
+        "gradient_accumulation_fusion, Megatron-Core ModelParallelConfig's False (v0.5.0)",
     ),
 )
 # v0.6.0: CUDA graphs on; sleep level 2 (verl/third_party/vllm/__init__.py VLLM_SLEEP_LEVEL 2

@@ -20,6 +20,7 @@ from .logprob_row import refresh_logprob_row
 FUSION = "rl.policy.moe_permute_fusion"
 FP32_LOGPROBS = "rl.policy.fp32_logprobs"
 SWIGLU = "rl.policy.bias_activation_fusion"
+GRAD_FUSION = "rl.policy.gradient_accumulation_fusion"
 PAD_ROWS = "rl.policy.pad_packed_rows"
 PAD_CAPACITY = "rl.policy.pad_rows_to_capacity"
 OLD_LOGPROBS = "rl.policy.old_logprobs"
@@ -36,6 +37,7 @@ _CHECKS = (
     ("Fused MoE permute (Megatron)", FUSION, "check_rl_moe_permute_fusion"),
     ("FP32 log-probs (NeMo RL)", FP32_LOGPROBS, "check_rl_fp32_logprobs"),
     ("Fused SwiGLU (Megatron)", SWIGLU, "check_rl_bias_activation_fusion"),
+    ("Fused grad accumulation (Megatron)", GRAD_FUSION, "check_rl_gradient_accumulation_fusion"),
     ("Pad packed rows under PP", PAD_ROWS, "check_rl_pad_packed_rows"),
     ("Old-policy log-probs pass", OLD_LOGPROBS, "check_rl_old_logprobs"),
     ("Ranks' micro-batches balanced", BALANCED, "check_rl_policy_balanced_micro_batches"),
@@ -108,6 +110,7 @@ class PolicyRows:
         f.show(FUSION, (moe and self.megatron()) or bool(st.value(FUSION)))
         # shown where Megatron's layers run, or held off elsewhere (so it can be set back)
         f.show(SWIGLU, self.megatron() or st.value(SWIGLU) is False)
+        f.show(GRAD_FUSION, self.megatron() or st.value(GRAD_FUSION) is False)
         # the padding is priced with packing under pipeline parallelism (core/pipeline/rl_padding.py)
         pipelined = (st.value("parallelism.pipeline") or 1) > 1
         f.show(PAD_ROWS, pipelined or bool(st.value(PAD_ROWS)))
