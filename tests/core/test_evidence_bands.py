@@ -266,11 +266,10 @@ SHORT = {
 # below) holds 80 % of its figures but these, and why (docs/evidence/speed.md sections 18 and
 # 18.3, training.md section 17):
 CV_SHORT: dict[str, tuple[int, int]] = {
-    # the eighth blind round of RL steps (rl-time-blind8.json; docs/evidence/rl.md, its section),
-    # as first replayed, nothing refitted: colocated dense RL steps 44 of 53 -> 49 of 62 (79 %),
-    # verl Megatron GRPO rows without dynamic batching read 1.8-5.2x the estimate; 49 -> 50 of
-    # 62 since Megatron-Core's unfused gradient accumulation is priced (rl.md, its section)
-    "speed/rl/colocated/dense": (50, 62),
+    # (colocated dense RL steps: 44 of 53 -> 49 of 62 (79 %) with the eighth blind round of RL
+    # steps as first replayed (rl-time-blind8.json; docs/evidence/rl.md, its section), verl
+    # Megatron GRPO rows without dynamic batching reading 1.8-5.2x the estimate; 50 of 62 (81 %)
+    # since Megatron-Core's unfused gradient accumulation is priced: no longer short)
     # the seventh blind round of serving speeds (speed-figures-blind7.json; docs/evidence/speed.md,
     # its section), as first replayed, nothing refitted: TensorRT-LLM MoE 21 of 25 -> 39 of 49
     # (80 % less 0.2 of a figure: the GLM-4.7 GB200 table's 4-32-user TPOT and output rate read
