@@ -37,6 +37,19 @@ from ..speed.train_step import step_for
 from .rl_check import rl_of
 
 BYTES_PER_PARAM = 2.0 + 8.0  # read the 16-bit grad; read and write the FP32 main_grad
+# ``grad_reduce_in_fp32`` false (NeMo RL's grpo_math_1B.yaml megatron_cfg.distributed_data_parallel_config,
+# tags v0.3.0-v0.7.0): Megatron-Core's buffer takes the parameters' dtype (``grad_dtype =
+# torch.float if ddp_config.grad_reduce_in_fp32 else param.dtype``,
+# megatron/core/distributed/distributed_data_parallel.py), so main_grad is 16-bit as well
+BYTES_PER_PARAM_16BIT_MAIN_GRAD = 2.0 + 4.0  # read the grad; read and write the 16-bit main_grad
+
+
+def bytes_per_param(policy: Scenario) -> float:
+    """Bytes the hook's add moves per parameter: FP32 ``main_grad`` unless the policy's
+    ``precision.grad_reduce_in_fp32`` is false (null: Megatron's bf16 rule, FP32)."""
+    if policy.precision.grad_reduce_in_fp32 is False:
+        return BYTES_PER_PARAM_16BIT_MAIN_GRAD
+    return BYTES_PER_PARAM
 
 
 def params_per_gpu(policy: Scenario) -> float:
@@ -57,4 +70,4 @@ def unfused_accumulation_seconds(s: Scenario, policy: Scenario, gpu: GPUSpec, tr
     if not step.seconds:
         return 0.0
     microbatches = train / step.seconds * step.microbatches
-    return microbatches * BYTES_PER_PARAM * params_per_gpu(policy) / memory_rate(gpu)
+    return microbatches * bytes_per_param(policy) * params_per_gpu(policy) / memory_rate(gpu)
