@@ -223,8 +223,8 @@ class RLFigure(NamedTuple):
                 "zero_stage": 1,
                 **({"sequence_parallel": True} if self.sequence_parallel else {}),
             },
-            # megatron_cfg.distributed_data_parallel_config.grad_reduce_in_fp32 false (grpo_math_1B.yaml
-            # and grpo_math_1B_megatron.yaml, tags v0.3.0-v0.7.0): a 16-bit main_grad buffer
+            # megatron_cfg.distributed_data_parallel_config.grad_reduce_in_fp32 false (tags v0.3.x:
+            # grpo_math_1B_megatron.yaml; v0.4.0-v0.7.0: grpo_math_1B.yaml): a 16-bit main_grad buffer
             "precision": {"grad_reduce_in_fp32": False, **({"matmuls": "fp8"} if self.fp8 else {})},
             "rl": {
                 "algorithm": "grpo",
