@@ -223,7 +223,9 @@ class RLFigure(NamedTuple):
                 "zero_stage": 1,
                 **({"sequence_parallel": True} if self.sequence_parallel else {}),
             },
-            "precision": {"matmuls": "fp8"} if self.fp8 else {},
+            # megatron_cfg.distributed_data_parallel_config.grad_reduce_in_fp32 false (tags v0.3.x:
+            # grpo_math_1B_megatron.yaml; v0.4.0-v0.7.0: grpo_math_1B.yaml): a 16-bit main_grad buffer
+            "precision": {"grad_reduce_in_fp32": False, **({"matmuls": "fp8"} if self.fp8 else {})},
             "rl": {
                 "algorithm": "grpo",
                 "prompt_tokens": PROMPT,
@@ -234,6 +236,10 @@ class RLFigure(NamedTuple):
                     # log-probs and the loss run DistributedLogprob over FP32 logits
                     "fp32_logprobs": True,
                     "bias_activation_fusion": self.bias_activation_fusion,
+                    # Megatron-Core's wgrad accumulation unfused at every tag v0.3.0-v0.7.0
+                    # (core/registry/rl_framework_releases.py NEMO_RL's sources): DDP's hook
+                    # adds each micro-batch's gradient into main_grad (rl.md section 108)
+                    "gradient_accumulation_fusion": False,
                     **({} if self.packing else {"sequence_packing": False}),
                     # NeMo RL's Megatron worker pads each packed row to its batch's longest under
                     # PP > 1 (tags v0.3.0-v0.7.0; docs/evidence/rl.md section 27, ``pad_packed_rows``)

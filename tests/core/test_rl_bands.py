@@ -190,11 +190,13 @@ def test_the_v04_qwen3_32b_step_sits_just_under_the_dense_band() -> None:
     # source: NeMo RL docs/about/performance-summary.md (Total Step time): Qwen3-32B on 32 H100
     # 393 s, published / estimate 1.04. Inside the dense band while its p10 was 1.00-1.04; since the
     # seventh blind round's eight verl steps (published / estimate 1.10-1.67; rl.md, "a seventh
-    # blind round") the p10 is 1.065 and the step lies 1 % under the range's low end (397 s)
+    # blind round") the p10 is 1.065 and the step lies 1 % under the range's low end (397 s);
+    # since NeMo RL's unfused gradient accumulation (rl.md section 108: estimate 372.7 -> 377.1 s,
+    # p10 1.054 -> 1.042) the low end is 393.0 s, the step on it (within 1 %, either side)
     figure = FIGURES[3]
     assert figure.name == "v0.4 Qwen3-32B, 32 H100"
     lo, _ = estimate_report(figure.scenario())["rl"]["time_per_step_seconds_range"]
-    assert 0.98 * lo <= figure.measured < lo
+    assert 0.98 * lo <= figure.measured < 1.01 * lo
 
 
 def test_the_step_note_is_the_band_in_words() -> None:

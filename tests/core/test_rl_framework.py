@@ -279,8 +279,9 @@ def test_nemo_rl_replay_stated_as_the_framework() -> None:
     stated, gone = _stated_as(knobs, "nemo_rl", "0.6.0")
     # memory fraction, log-prob copies, FP32 log-probs, pageable..., the vLLM pin (9 before the
     # replays stated it), the refit gather "shard" (10 before the release set it: rl.md section 43),
-    # the math environment's 8 verify workers (11 before: core/pipeline/rl_verify.py)
-    assert len(gone) == 12, gone
+    # the math environment's 8 verify workers (11 before: core/pipeline/rl_verify.py), the unfused
+    # gradient accumulation (12 before: rl.md section 108)
+    assert len(gone) == 13, gone
     rep, base = estimate_report(stated), estimate_report(knobs)
     assert _answer(rep) == _answer(base)
     # filled where the replay left the field's default, with no effect here: the collective

@@ -58,20 +58,23 @@ def bounds(colocated: str, split: str) -> tuple[float, float, float, float]:
 # vLLM's BF16 Triton MoE read at its measured time (docs/evidence/speed.md section 93) cut the
 # rollouts' modelled time (Qwen3-30B-A3B's experts at TP 1-2 run faster than the grouped rates
 # read them), so y rose and x_min fell: were 1.71 / 1.58 / 1.46, 1.80 / 1.35 / 1.35, 1.83 / 1.65 /
-# 1.48 (x_min / y_min / y_max) and v0.4's 0.18 / 2.59 (x_min / y_max)
+# 1.48 (x_min / y_min / y_max) and v0.4's 0.18 / 2.59 (x_min / y_max). NeMo RL's unfused gradient
+# accumulation (rl.md section 108) lengthened the modelled passes, so x fell: the 30B-A3B's x_min /
+# x_max were 1.61 / 1.49, 1.67 / 1.80, 1.72 / 1.51 (v0.6, v0.7, v0.5), v0.4's 0.20 / 2.75; the
+# Qwen3-32B's x_max 0.95, 0.88, 0.90 (v0.4, v0.5, v0.7; v0.7's x_min 0.60, v0.4's y_max 2.31)
 PAIRS = [
-    ("v0.6 Qwen3-30B-A3B, 32 H100", "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100", 1.61, 1.49, 1.63, 1.57),
-    ("v0.7 Qwen3-30B-A3B, 32 H100", "v0.7 Qwen3-30B-A3B 1-off, 16+16 H100", 1.67, 1.80, 1.40, 1.45),
-    ("v0.5 Qwen3-30B-A3B, 32 H100", "v0.5 Qwen3-30B-A3B 1-off, 16+16 H100", 1.72, 1.51, 1.70, 1.59),
+    ("v0.6 Qwen3-30B-A3B, 32 H100", "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100", 1.58, 1.47, 1.63, 1.57),
+    ("v0.7 Qwen3-30B-A3B, 32 H100", "v0.7 Qwen3-30B-A3B 1-off, 16+16 H100", 1.64, 1.77, 1.40, 1.45),
+    ("v0.5 Qwen3-30B-A3B, 32 H100", "v0.5 Qwen3-30B-A3B 1-off, 16+16 H100", 1.70, 1.49, 1.70, 1.59),
     # v0.4's x bounds were 0.14 / 1.97 before its EP 8, replayed at expert TP = TP 2 across two
     # nodes, ran the all-to-all at one NIC a GPU (the recipe's expert TP 1 kept it in one node);
     # 0.11 / 1.51 / 1.19 before the replays stated that expert TP 1 (rl.md section 33); x_max
     # 2.62 while its TP 2 MoE layers paid a dense MLP's TP pair Megatron-Core does not run for
     # routed-only layers (core/speed/train_moe_comm.py; speed.md, the MoE layer's TP collectives)
-    ("v0.4 Qwen3-30B-A3B, 32 H100", "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100", 0.20, 2.75, 1.14, 2.58),
-    ("v0.4 Qwen3-32B, 32 H100", "v0.4 Qwen3-32B 1-off, 32+32 H100", 0.37, 0.95, 1.31, 2.31),
-    ("v0.5 Qwen3-32B, 32 H100", "v0.5 Qwen3-32B 1-off, 32+32 H100", 0.48, 0.88, 1.38, 2.12),
-    ("v0.7 Qwen3-32B, 32 H100", "v0.7 Qwen3-32B 1-off, 32+32 H100", 0.60, 0.90, 1.26, 1.70),
+    ("v0.4 Qwen3-30B-A3B, 32 H100", "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100", 0.19, 2.71, 1.14, 2.58),
+    ("v0.4 Qwen3-32B, 32 H100", "v0.4 Qwen3-32B 1-off, 32+32 H100", 0.37, 0.93, 1.31, 2.30),
+    ("v0.5 Qwen3-32B, 32 H100", "v0.5 Qwen3-32B 1-off, 32+32 H100", 0.48, 0.87, 1.38, 2.12),
+    ("v0.7 Qwen3-32B, 32 H100", "v0.7 Qwen3-32B 1-off, 32+32 H100", 0.59, 0.89, 1.26, 1.70),
 ]
 
 

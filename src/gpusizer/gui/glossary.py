@@ -253,8 +253,9 @@ GLOSSARY: dict[str, str] = {
     "passes run the activation as separate ops, about 16 more bytes per routed expert value "
     "forward and 36 backward (Megatron policies only).",
     "rl.policy.gradient_accumulation_fusion": "Megatron-Core's gradient_accumulation_fusion "
-    "(verl v0.5.0-v0.7.0 leave it off). Off: after every micro-batch's backward, DDP adds each "
-    "16-bit gradient into the FP32 main_grad, about 10 bytes per parameter a GPU holds at its "
+    "(verl v0.5.0-v0.7.0 and NeMo RL leave it off). Off: after every micro-batch's backward, DDP "
+    "adds each 16-bit gradient into main_grad, about 10 bytes per parameter a GPU holds (6 with a "
+    "16-bit main_grad, grad_reduce_in_fp32 false) at its "
     "memory bandwidth, so small micro-batches pay it more often (Megatron policies only).",
     "rl.policy.pad_packed_rows": "NeMo RL's Megatron policy under pipeline parallelism pads "
     "every packed micro-batch to the longest packed row of its batch (a static PP buffer): the "

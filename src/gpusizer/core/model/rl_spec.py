@@ -130,7 +130,7 @@ class PolicySpec(Strict):
     # bytes in the policy's passes (core/pipeline/rl_swiglu.py; Megatron policies only)
     bias_activation_fusion: bool = True
     # Megatron-Core's ``gradient_accumulation_fusion`` (the wgrad GEMM accumulates into the FP32
-    # main_grad): false, as verl v0.5.0-v0.7.0 leave it, DDP's hook adds each micro-batch's
+    # main_grad): false, as verl v0.5.0-v0.7.0 and NeMo RL leave it, DDP's hook adds each micro-batch's
     # 16-bit gradient into main_grad (core/pipeline/rl_grad_accumulation.py; Megatron policies only)
     gradient_accumulation_fusion: bool = True
     # the policy's own log-prob forward over the rollout before training (NeMo RL prev_logprobs,

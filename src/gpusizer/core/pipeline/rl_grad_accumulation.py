@@ -20,7 +20,9 @@ v0.7.0 never set it for dense models (``verl/models/mcore/config_converter.py``
 ``_get_base_transformer_config``; the DeepSeek converter's ``gradient_accumulation_fusion=True``
 is commented out; the default ``override_transformer_config`` holds only recompute keys), nor
 does mbridge's ``LLMBridge._build_base_config`` (ISEEKYAN/mbridge 0656235), which v0.7.0 uses
-under ``use_mbridge``. A micro-batch's GPU time is the layers' compute; this add runs beside it
+under ``use_mbridge``. NeMo RL leaves it off at every tag v0.3.1-v0.7.0 (its release defaults,
+core/registry/rl_framework_releases.py) over a 16-bit ``main_grad`` (``grad_reduce_in_fp32``
+false: :func:`bytes_per_param`). A micro-batch's GPU time is the layers' compute; this add runs beside it
 at the GPU's achieved HBM rate (core/speed/train_rates.py ``memory_rate``), per micro-batch and
 so unchanged by its size: micro-batches of 2 responses pay it 6-7x as often as 10,000-token
 dynamic ones. Each GPU holds the non-expert parameters over tensor x pipeline and the routed
@@ -37,6 +39,20 @@ from ..speed.train_step import step_for
 from .rl_check import rl_of
 
 BYTES_PER_PARAM = 2.0 + 8.0  # read the 16-bit grad; read and write the FP32 main_grad
+# ``grad_reduce_in_fp32`` false (NeMo RL's megatron_cfg.distributed_data_parallel_config:
+# grpo_math_1B_megatron.yaml at v0.3.x, grpo_math_1B.yaml v0.4.0-v0.7.0): Megatron-Core's
+# buffer takes the parameters' dtype (``grad_dtype = torch.float if
+# ddp_config.grad_reduce_in_fp32 else param.dtype``,
+# megatron/core/distributed/distributed_data_parallel.py), so main_grad is 16-bit as well
+BYTES_PER_PARAM_16BIT_MAIN_GRAD = 2.0 + 4.0  # read the grad; read and write the 16-bit main_grad
+
+
+def bytes_per_param(policy: Scenario) -> float:
+    """Bytes the hook's add moves per parameter: FP32 ``main_grad`` unless the policy's
+    ``precision.grad_reduce_in_fp32`` is false (null: Megatron's bf16 rule, FP32)."""
+    if policy.precision.grad_reduce_in_fp32 is False:
+        return BYTES_PER_PARAM_16BIT_MAIN_GRAD
+    return BYTES_PER_PARAM
 
 
 def params_per_gpu(policy: Scenario) -> float:
@@ -57,4 +73,4 @@ def unfused_accumulation_seconds(s: Scenario, policy: Scenario, gpu: GPUSpec, tr
     if not step.seconds:
         return 0.0
     microbatches = train / step.seconds * step.microbatches
-    return microbatches * BYTES_PER_PARAM * params_per_gpu(policy) / memory_rate(gpu)
+    return microbatches * bytes_per_param(policy) * params_per_gpu(policy) / memory_rate(gpu)

@@ -178,6 +178,13 @@ _NEMO_031 = RLRelease(
             f"{_NEMO_YAML} env.math.num_workers 8; nemo_rl/environments/math_environment.py "
             "HFVerifyWorker.verify: math_verify's math_metric per response, the same through v0.7.0 (v0.3.1)",
         ),
+        RLDefault(
+            "policy.gradient_accumulation_fusion",
+            False,
+            "NeMo 33259f2 nemo/collections/llm/gpt/model/base.py GPTConfig gradient_accumulation_fusion "
+            "= _grad_accum_fusion_available (imports apex's fused_weight_gradient_mlp_cuda), which "
+            "neither pyproject.toml nor uv.lock installs; no megatron_cfg key (v0.3.1)",
+        ),
         vllm_pin("0.9.0", f"{_NEMO_PIN}: vllm==0.9.0; uv.lock vllm 0.9.0 from pypi.org/simple (v0.3.1)"),
     ),
 )
@@ -220,6 +227,13 @@ _NEMO_040 = changed(
         "router",
         f"{_NEMO_YAML} megatron_cfg.moe_router_load_balancing_type 'none', freeze_moe_router true (v0.4.0)",
     ),
+    RLDefault(
+        "policy.gradient_accumulation_fusion",
+        False,
+        "Megatron-Bridge 62f4704 (1e9a459 at v0.5.0) gpt_provider.py default_factory "
+        "can_enable_gradient_accumulation_fusion: only apex's fused_weight_gradient_mlp_cuda, not in "
+        "uv.lock; nemo_rl/models/megatron/community_import.py leaves it (v0.4.0)",
+    ),
     vllm_pin("0.10.0", f"{_NEMO_PIN}: vllm==0.10.0; uv.lock vllm 0.10.0 from pypi.org/simple (v0.4.0)"),
 )
 # v0.5.0: skip_tokenizer_init respected again; SwiGLU fused in grpo_math_1B.yaml (PR #1241)
@@ -244,6 +258,13 @@ _NEMO_060 = changed(
     _NEMO_050,
     "0.6.0",
     "2026-04",
+    RLDefault(
+        "policy.gradient_accumulation_fusion",
+        False,
+        f"{_NEMO_YAML} megatron_cfg.gradient_accumulation_fusion false, set on the provider by "
+        "nemo_rl/models/megatron/community_import.py (v0.7.0: megatron/setup.py too), no recipe "
+        "sets it true (v0.6.0)",
+    ),
     vllm_pin("0.17.1", f"{_NEMO_PIN}: vllm==0.17.1; uv.lock vllm 0.17.1 from pypi.org/simple (v0.6.0)"),
 )
 # v0.7.0: vLLM 0.20.0 from the project's GitHub release wheels (PyPI's elsewhere); vLLM's Triton
