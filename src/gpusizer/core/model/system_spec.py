@@ -17,7 +17,7 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator, model_validator
 
 from ..errors import check_id
-from ..limits import Degree, LinkRate, NonNegRate, Strict
+from ..limits import Degree, LinkRate, NonNegRate, PosInt, Strict
 from ..registry.host_cpus import HOST_CPUS
 from .hardware_spec import LinkKind, PriceDate
 
@@ -72,6 +72,10 @@ class SystemSpec(Strict):
     notes: list[str] = Field(default_factory=list)
     # the CPU its engines' Python runs on (core/registry/host_cpus.py; null: not stated, x86)
     host_cpu: str | None = None
+    # system RAM of the whole unit as its spec sheet ships it (null: not stated; the advice then
+    # checks no offload against it, core/sizing/unit_host.py)
+    host_memory_bytes: PosInt | None = None
+    host_memory_source: Text | None = None
 
     @field_validator("host_cpu", mode="before")  # any type: the message names the ids
     @classmethod

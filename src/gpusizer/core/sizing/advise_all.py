@@ -92,9 +92,12 @@ def _ladder_counts(
             gpus = [g for g in gpus if g not in moot]
         if not gpus:
             return
-        found, v_evs, _ = _searched(variants[v].scenario, gpus, Ask(ask.whole_nodes, most), factory)
+        found, v_evs, v_notes = _searched(variants[v].scenario, gpus, Ask(ask.whole_nodes, most), factory)
         for g in gpus:
             searched[g.id][v] = found[g.id].gpus if g.id in found else None
+            if "host RAM" in v_notes.get(g.id, ""):  # why the rung needs more: core/sizing/unit_host.py
+                rung = variants[v].phrase
+                notes[g.id] = "; ".join(n for n in (notes.get(g.id), f"{rung}: {v_notes[g.id]}") if n)
         for gid, lay in found.items():
             fewest[gid][v], evs[gid, v] = lay, v_evs[gid]
 

@@ -40,6 +40,7 @@ from .layout_space import (
 from .pace import TrainingClock
 from .savings import Variant
 from .search import holds
+from .unit_host import host_short, offloads
 from .widest import Widest, widest, with_dp
 
 __all__ = ["Filler"]
@@ -214,8 +215,13 @@ class Filler(ServingFill, DeadlineFill):
 
     def _pooled_fits(self, v: int, lay: Layout) -> bool:
         """Whether a layout whose GPU memory fits leaves the rest of a unified-memory machine
-        enough too (always, on a GPU of its own memory)."""
-        return not self.pooled or holds(estimate(self.scenario(v, lay, None)), self.g.capacity)
+        enough too (always, on a GPU of its own memory), and what it offloads fits the host
+        RAM of its purchase unit (core/sizing/unit_host.py; checked where it offloads)."""
+        hosted = offloads(self.variants[v].scenario.parallelism)
+        if not self.pooled and not hosted:
+            return True
+        est = estimate(self.scenario(v, lay, None))
+        return holds(est, self.g.capacity) and host_short(est, self.g) is None
 
     def _first_fitting(self, v: int, layouts: list[Layout], keep: int, weighed: int) -> list[Choice]:
         clock, out = self.clock(v), []

@@ -11,6 +11,7 @@ same compared alone or in the catalog.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Sequence
 
 from ..model.presets import gpu_presets, gpu_spec, resolve_gpu_id
@@ -23,7 +24,9 @@ from ..pipeline.work import builder_of
 from ..serving.rules import memory_rule
 from .compare_options import DEFAULT_MARGIN
 from .layout_search import Evaluator, GpuTarget, solve
-from .layout_space import Layout
+from .layout_space import Layout, dp_values
+from .unit_host import host_short
+from .widest import with_dp
 
 Fitted = tuple[Layout, Scenario, Estimate]
 EvaluatorFactory = Callable[[Scenario, HardwareSpec], Evaluator]
@@ -92,10 +95,58 @@ def holds(est: Estimate, capacity: int) -> bool:
 
 def fitted(ev: Evaluator, g: GpuTarget, lay: Layout) -> Fitted | None:
     """The layout re-estimated in full on its own GPU; None if it does not hold there
-    (:func:`holds`, the margin kept)."""
+    (:func:`holds`, the margin kept), or if what it offloads needs more host RAM than its
+    purchase unit has (core/sizing/unit_host.py; the scenario's stated RAM wins)."""
     s = ev.scenario(lay).model_copy(update={"hardware": g.hardware})
     est = estimate(s)
-    return (lay, s, est) if holds(est, g.capacity) else None
+    return (lay, s, est) if holds(est, g.capacity) and host_short(est, g) is None else None
+
+
+def _holds(ev: Evaluator, g: GpuTarget, lay: Layout) -> bool:
+    return fitted(ev, g, lay) is not None
+
+
+def _short(ev: Evaluator, g: GpuTarget, lay: Layout) -> str | None:
+    return host_short(estimate(ev.scenario(lay).model_copy(update={"hardware": g.hardware})), g)
+
+
+def host_widened(
+    ev: Evaluator, g: GpuTarget, lays: Sequence[Layout], max_gpus: int
+) -> tuple[list[Fitted], str | None]:
+    """Where the fewest layouts hold the GPU but their offloads not the unit's host RAM
+    (core/sizing/unit_host.py): each at the next wider data-parallel degrees, since ZeRO
+    partitions the offloaded optimizer states and weights over the DP ranks (Rajbhandari et
+    al. 2021, arXiv 2104.07857 §5: each rank offloads its own partition), so the host RAM a GPU
+    needs falls about as 1/DP; the first that holds both, and the note of why the fewest did
+    not (None where none was turned away for host RAM)."""
+    why = _short(ev, g, lays[0]) if lays else None
+    if why is None:
+        return [], None
+    lay = lays[0]
+    note = f"{lay.gpus} GPU{'s' if lay.gpus != 1 else ''} would hold it, but {why}"
+    for base in lays:
+        got = _wider(ev, g, base, max_gpus)
+        if got is not None:
+            return [got], note
+    return [], note
+
+
+def _wider(ev: Evaluator, g: GpuTarget, base: Layout, max_gpus: int) -> Fitted | None:
+    """``base`` at ZeRO-3 (which partitions the offloaded weights too; the training search
+    weighs every stage, core/sizing/layout_space.py) or its own stage, at the fewest wider DP
+    that holds GPU and host RAM (bisected: both fall as DP grows)."""
+    for zero in dict.fromkeys((3, base.zero)):
+        lay = Layout(base.tp, base.pp, base.cp, base.ep, zero, base.recompute, base.dp, base.ad, base.et)
+        dps = [d for d in dp_values(ev.base, lay, max_gpus) if d > base.dp]
+        if not dps or ev.checked(with_dp(lay, dps[0])) is None:
+            continue
+        at = [with_dp(lay, d) for d in dps]
+        if fitted(ev, g, at[-1]) is not None:
+            first = bisect.bisect_left(
+                range(len(at) - 1), True, key=lambda j: fitted(ev, g, at[j]) is not None
+            )
+            return fitted(ev, g, at[first])
+    return None
 
 
 def search_catalog(
@@ -126,5 +177,8 @@ def search_catalog(
             seed = [lay for lay in held if ev.total(lay) <= g.capacity]  # as its own search weighs
             one, again = solve(ev.base, [g], ev, keep, max_gpus, seed)
             got, note = [fitted(ev, g, lay) for _, lay in one[g.id]], again.get(g.id)
+            if not any(got):  # turned away for the unit's host RAM: wider DP, and why
+                wider, why = host_widened(ev, g, [lay for _, lay in one[g.id]], max_gpus)
+                got, note = (list[Fitted | None](wider), why) if why is not None else (got, note)
         out[g.id] = (ev, [f for f in got if f is not None], note)
     return out

@@ -65,6 +65,7 @@ class PurchaseUnit:
     power_watts: float | None
     priced_as: str  # "system" (the whole unit) | "gpus only" (the host is not priced)
     sources: Mapping[str, str | None] = field(default_factory=dict)
+    host_memory_bytes: int | None = None  # the unit's system RAM (None: not stated)
 
 
 @cache
@@ -111,6 +112,7 @@ def _system_unit(sys: SystemSpec) -> PurchaseUnit:
         power_watts=sys.power_watts,
         priced_as="system",
         sources={k: getattr(sys, k) for k in (*SOURCE_KEYS, "power_basis", "power_source")},
+        host_memory_bytes=sys.host_memory_bytes,
     )
 
 
