@@ -81,17 +81,24 @@ def _ladder_counts(
         lay = fewest[gid].get(v)
         return units[gid].count(lay.gpus) if lay is not None else 2**62
 
-    def search(v: int, gpus: list[GpuTarget]) -> None:
+    def search(v0: int, gpus0: list[GpuTarget]) -> None:
+        # a work list, not a recursive call: a closure that calls itself is a reference cycle
+        # that keeps this call's layouts for the cyclic collector (tests/core/test_sizing_reuse.py)
+        pending = [(v0, gpus0)]
+        while pending:
+            v, gpus = pending.pop()
+            for g in gpus:
+                searched[g.id][v] = None
+            gpus = [g for g in gpus if runs_on(variants[v].scenario.profile, g.spec)]  # its framework's
+            moot = [g for g in gpus if offload_moot(variants, v, g.spec)]
+            if moot:  # parameter offload on unified memory: the rung before it instead
+                pending.append((v - 1, moot))
+                gpus = [g for g in gpus if g not in moot]
+            if gpus:
+                search_rung(v, gpus)
+
+    def search_rung(v: int, gpus: list[GpuTarget]) -> None:
         most = min(ask.max_gpus, variants[v].max_gpus)
-        for g in gpus:
-            searched[g.id][v] = None
-        gpus = [g for g in gpus if runs_on(variants[v].scenario.profile, g.spec)]  # its framework's
-        moot = [g for g in gpus if offload_moot(variants, v, g.spec)]
-        if moot:  # parameter offload on unified memory: the rung before it instead
-            search(v - 1, moot)
-            gpus = [g for g in gpus if g not in moot]
-        if not gpus:
-            return
         found, v_evs, v_notes = _searched(variants[v].scenario, gpus, Ask(ask.whole_nodes, most), factory)
         for g in gpus:
             searched[g.id][v] = found[g.id].gpus if g.id in found else None
