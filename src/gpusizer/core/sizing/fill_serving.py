@@ -73,7 +73,7 @@ class ServingFill:
     evaluator: Callable[[int], Evaluator]
     _estimates: dict[tuple[Layout, int | None], Estimate]
     _weights: tuple[float, float] | None
-    _replicas: dict[tuple[int, bool, int, int], Choice | None]
+    _replicas: dict[tuple[int, int, int, int], Choice | None]
 
     def _check(self) -> None:
         raise NotImplementedError
@@ -179,9 +179,10 @@ class ServingFill:
             if mode == EP_REPLICAS and (dp < 2 or s.model.moe is None or stated_physical(s) % dp):
                 return None
             if mode == EP_WHOLE:  # as EP_REPLICAS: no deeper PP is tried for the experts' sake
-                ep = expert_span(s, tp, dp)
-                if ep is None:
+                whole = expert_span(s, tp, dp)
+                if whole is None:
                     return None
+                ep = whole
             # under EP_WHOLE a GPU holds experts / (TP x DP) whole: as EP = DP over TP slices
             if self._weights_bound(tp, pp, ep // tp if mode == EP_WHOLE else ep) > self.g.capacity:
                 continue
