@@ -72,7 +72,7 @@ class Filler(ServingFill, DeadlineFill):
         self._estimates: dict[tuple[Layout, int | None], Estimate] = {}
         self._weights: tuple[float, float] | None = None  # (one GPU's weights, expert share)
         self._best: dict[tuple[int, int], list[Choice]] = {}
-        self._replicas: dict[tuple[int, bool, int, int], Choice | None] = {}
+        self._replicas: dict[tuple[int, int, int, int], Choice | None] = {}
         self.pooled = pool_bytes(g.spec) is not None  # unified memory: check the machine too
 
     def _pref(self, lay: Layout) -> tuple[int, ...]:

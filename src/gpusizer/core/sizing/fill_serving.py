@@ -1,7 +1,8 @@
 """Serving layouts of one GPU type on a count (core/sizing/fill.Filler's serving half): one
 replica is TP x PP GPUs (TP within the node, PP for what TP cannot hold), as many replicas as
 the count takes; a MoE model may also spread its experts over the replicas (EP = DP, as vLLM's
-``--enable-expert-parallel`` does), or, on an engine that runs it, be one attention-DP engine of
+``--enable-expert-parallel`` does), hold them whole inside TP (EP = TP x DP: core/sizing/
+layout_tpep.py), or, on an engine that runs it, be one attention-DP engine of
 N GPUs (attention DP N, EP N: core/sizing/layout_adp.py) with as many such engines as the count
 takes. Each TP width is tried with the fewest stages that hold the memory of its share of the
 users. The fastest serves the most tokens per second over all its replicas (at a fixed count,
@@ -30,6 +31,7 @@ from .layer_split import tensor_widths
 from .layout_adp import adp_layout, adp_widths
 from .layout_search import Evaluator, GpuTarget
 from .layout_space import Layout, layout_preference, stage_counts
+from .layout_tpep import EP_NONE, EP_REPLICAS, EP_WHOLE, expert_modes, expert_span
 from .option import Pace
 from .pace import option_pace
 from .search import holds
@@ -71,7 +73,7 @@ class ServingFill:
     evaluator: Callable[[int], Evaluator]
     _estimates: dict[tuple[Layout, int | None], Estimate]
     _weights: tuple[float, float] | None
-    _replicas: dict[tuple[int, bool, int, int], Choice | None]
+    _replicas: dict[tuple[int, int, int, int], Choice | None]
 
     def _check(self) -> None:
         raise NotImplementedError
@@ -79,20 +81,21 @@ class ServingFill:
     def scenario(self, v: int, lay: Layout, batch: int | None) -> Scenario:
         raise NotImplementedError
 
-    def _widths(self, n: int) -> list[tuple[int, bool, int]]:
-        """(TP, experts over the replicas, attention-DP ranks) of the replicas weighed on ``n``
-        GPUs, widest first (the likeliest to meet a speed target); the attention-DP engines
-        (ranks = TP) after the plain widths."""
+    def _widths(self, n: int) -> list[tuple[int, int, int]]:
+        """(TP, where the experts go: core/sizing/layout_tpep.py's EP_NONE, EP_REPLICAS or
+        EP_WHOLE, attention-DP ranks) of the replicas weighed on ``n`` GPUs, widest first (the
+        likeliest to meet a speed target); the attention-DP engines (ranks = TP) after the
+        plain widths."""
         s = self.base
         node = self.g.hardware.gpus_per_node
         tp_max = self.arch.heads if s.hardware.allow_cross_node_tensor_parallel else node
         tps = tensor_widths(s, self.arch.heads, min(tp_max, n))  # any width under llama.cpp
         # vLLM runs no EP under LoRA on the experts: those layouts are not weighed
-        spread = (True, False) if s.model.moe and not refuses_expert_parallel(s) else (False,)
-        plain = [(tp, ep_all, 1) for tp in reversed(tps) for ep_all in spread]
+        spread = (EP_REPLICAS, EP_NONE) if s.model.moe and not refuses_expert_parallel(s) else (EP_NONE,)
+        plain = [(tp, mode, 1) for tp in reversed(tps) for mode in expert_modes(s, tp, spread)]
         # per count of attention-DP engines the widest: the same users over more of the GPUs
         engines = {n // w: w for w in adp_widths(s, n)}  # ascending: the widest of a count stays
-        return plain + [(w, False, w) for w in sorted(engines.values(), reverse=True)]
+        return plain + [(w, EP_NONE, w) for w in sorted(engines.values(), reverse=True)]
 
     def serves(self, n: int, level: ServiceLevel | None = None) -> bool:
         """Whether some layout on up to ``n`` GPUs meets the serving targets (stops at the
@@ -104,7 +107,7 @@ class ServingFill:
                 return True
         return False
 
-    def progress(self, n: int) -> dict[tuple[int, bool, int], tuple[float, float]]:
+    def progress(self, n: int) -> dict[tuple[int, int, int], tuple[float, float]]:
         """Per width that holds the users on ``n`` GPUs: (tokens/s per user, -TTFT), the
         speeds more replicas can raise, each only when a target asks for it (the count
         search stops when none rises)."""
@@ -138,18 +141,18 @@ class ServingFill:
         held = [c for c in found if c is not None]
         return min(held, key=lambda c: _rank(c, self.base)) if held else None
 
-    def _replica(self, tp: int, ep_all: bool, ad: int, n: int) -> Choice | None:
+    def _replica(self, tp: int, mode: int, ad: int, n: int) -> Choice | None:
         """TP ``tp`` with the fewest stages that hold the memory and as many replicas as
-        ``n`` takes (their experts spread over them when ``ep_all``); ``ad`` above 1: engines
-        of ``tp`` attention-DP ranks (:meth:`_adp_of`)."""
-        key = (tp, ep_all, ad, n)
+        ``n`` takes (their experts spread over them as ``mode`` says, core/sizing/layout_tpep.py);
+        ``ad`` above 1: engines of ``tp`` attention-DP ranks (:meth:`_adp_of`)."""
+        key = (tp, mode, ad, n)
         if key not in self._replicas:
-            self._replicas[key] = self._adp_of(tp, n) if ad > 1 else self._replica_of(tp, ep_all, n)
+            self._replicas[key] = self._adp_of(tp, n) if ad > 1 else self._replica_of(tp, mode, n)
         return self._replicas[key]
 
     def adp_engine(self, width: int, n: int) -> Choice | None:
         """Attention-DP engines of ``width`` GPUs on ``n`` GPUs (None: they do not hold the work)."""
-        return self._replica(width, False, width, n)
+        return self._replica(width, EP_NONE, width, n)
 
     def _adp_of(self, width: int, n: int) -> Choice | None:
         """As many attention-DP engines of ``width`` GPUs as ``n`` takes, each serving its share
@@ -164,7 +167,7 @@ class ServingFill:
         batch = ceil_div(users, engines) if users is not None else s.workload.batch_size
         return self._held(adp_layout(s, width, engines), batch)
 
-    def _replica_of(self, tp: int, ep_all: bool, n: int) -> Choice | None:
+    def _replica_of(self, tp: int, mode: int, n: int) -> Choice | None:
         s = self.base
         users = s.targets.users
         for pp in stage_counts(s, self.arch):
@@ -172,10 +175,16 @@ class ServingFill:
             if tp * pp > n:
                 return None
             dp = n // (tp * pp)
-            ep = dp if ep_all else 1
-            if ep_all and (dp < 2 or s.model.moe is None or stated_physical(s) % dp):
+            ep = dp if mode == EP_REPLICAS else 1
+            if mode == EP_REPLICAS and (dp < 2 or s.model.moe is None or stated_physical(s) % dp):
                 return None
-            if self._weights_bound(tp, pp, ep) > self.g.capacity:
+            if mode == EP_WHOLE:  # as EP_REPLICAS: no deeper PP is tried for the experts' sake
+                whole = expert_span(s, tp, dp)
+                if whole is None:
+                    return None
+                ep = whole
+            # under EP_WHOLE a GPU holds experts / (TP x DP) whole: as EP = DP over TP slices
+            if self._weights_bound(tp, pp, ep // tp if mode == EP_WHOLE else ep) > self.g.capacity:
                 continue
             batch = ceil_div(users, dp) if users is not None else s.workload.batch_size
             got = self._held(Layout(tp, pp, 1, ep, 0, s.parallelism.recompute, dp), batch)

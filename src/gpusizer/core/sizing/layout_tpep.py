@@ -1,0 +1,53 @@
+"""Where the serving fill (core/sizing/fill_serving.py) puts a MoE model's routed experts: not
+split over experts (EP_NONE: each TP rank a slice of every expert), over the replicas (EP_REPLICAS:
+EP = DP, the replicas one engine), or whole inside TP (EP_WHOLE: EP = TP x DP).
+
+EP_WHOLE is the engines' expert-parallel switch at a TP above 1: vLLM ``--tensor-parallel-size N
+--enable-expert-parallel`` (vLLM docs "Expert Parallel Deployment": ``EP_SIZE = TP_SIZE x
+DP_SIZE``; vllm-project/vllm ``vllm/model_executor/layers/fused_moe/config.py``
+``FusedMoEParallelConfig.make``: "each device owns a set of experts fully. There is no tensor
+parallel", the experts' ``tp_size`` 1), SGLang ``--tp N --ep-size N`` (``moe_tp_size = tp_size //
+ep_size``), TensorRT-LLM ``moe_expert_parallel_size`` = ``tp_size``. It is how vLLM's users serve a
+block-FP8 checkpoint whose experts' width over TP is not whole 128 x 128 blocks (MiniMax-M2 and
+Qwen3-235B-A22B-FP8 at TP 8: 1536 / 8 = 192; core/pipeline/validate_block_quant.py, whose message
+names this fix; vllm-project/vllm#17569), and it reads each activated expert whole on one rank
+where TP reads a slice of each (core/serving/expert_in_tensor.py prices both).
+
+The layout is the scenario's own ``parallelism.expert`` = TP x DP (``data`` the replicas), which
+core/serving/expert_in_tensor.py takes as TP shards of whole experts inside each TP group and EP
+= DP over the replicas; so its memory and speed are the estimator's. Weighed where the engine has
+the switch (the registry's ``FrameworkProfile.expert_in_tensor_flag``), TP is above 1 (at TP 1 it
+is EP_REPLICAS), the experts may span ranks (the caller's ``spread``: vLLM runs no EP under LoRA on
+the experts), no expert replicas are stated (the estimator refuses them on this layout), and TP x
+DP divides the routed experts (the engines assert EP divides them). One more replica per TP width
+is priced (a count of GPUs weighs at most the node's TP widths once more).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..model.redundant import stated_physical
+from ..model.specs import Scenario
+
+EP_NONE, EP_REPLICAS, EP_WHOLE = 0, 1, 2
+
+
+def expert_modes(s: Scenario, tp: int, spread: Sequence[int]) -> tuple[int, ...]:
+    """The modes weighed at TP ``tp``: ``spread`` (what the fill weighed before), then EP_WHOLE
+    where the module docstring's conditions hold (last: a tie in speed keeps the others)."""
+    whole = (
+        EP_REPLICAS in spread
+        and tp > 1
+        and not s.workload.trains
+        and bool(s.profile.expert_in_tensor_flag)
+        and not s.serving.redundant_experts
+    )
+    return (*spread, EP_WHOLE) if whole else tuple(spread)
+
+
+def expert_span(s: Scenario, tp: int, dp: int) -> int | None:
+    """``parallelism.expert`` of EP_WHOLE at TP ``tp`` over ``dp`` replicas: TP x DP where it
+    divides the routed experts (None: it does not)."""
+    ep = tp * dp
+    return ep if s.model.moe is not None and stated_physical(s) % ep == 0 else None
