@@ -55,8 +55,11 @@ def expert_tp(s: Scenario) -> int:
     """The ranks one routed expert's width is split over when serving (module docstring)."""
     p = s.parallelism
     if p.attention_data > 1:
-        whole = BLOCK_CHECKS[s.framework].whole_under_attention_dp
-        return 1 if whole else p.tensor // max(1, p.expert)
+        # the estimate prices attention DP with the routed experts sharded whole over the group
+        # (core/serving/attention_dp.py ``rank_view``: SGLang's --enable-dp-attention with
+        # --ep-size, vLLM's --data-parallel-size with --enable-expert-parallel), so no expert's
+        # width is split
+        return 1
     if p.expert <= 1:
         return p.tensor
     f = shards(s)

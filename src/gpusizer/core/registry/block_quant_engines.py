@@ -16,9 +16,9 @@ checkpoint's ``weight_block_size`` [block_n, block_k] before any weight loads:
   ``Fp8LinearMethod.validate_block_quant_shapes``, the same two rules, and its MoE method's
   check of the experts' width over ``moe_tp_size = tp_size // ep_size``).
 
-``whole_under_attention_dp``: the engine's attention data parallelism holds the experts whole
-(vLLM's ``--data-parallel-size`` runs with ``--enable-expert-parallel``); SGLang's
-``--enable-dp-attention`` keeps them split over ``tp_size // ep_size``.
+Under attention data parallelism the scenario's experts span the group
+(core/serving/attention_dp.py), so their width is checked whole on either engine
+(core/pipeline/validate_block_quant.py ``expert_tp``).
 """
 
 from __future__ import annotations
@@ -31,10 +31,9 @@ class BlockCheck:
     """How one engine checks a block-quantised layer's TP share (module docstring)."""
 
     source: str
-    whole_under_attention_dp: bool
 
 
 BLOCK_CHECKS: dict[str, BlockCheck] = {
-    "vllm": BlockCheck("vLLM quantization/fp8.py Fp8MoEMethod / Fp8LinearMethod.create_weights", True),
-    "sglang": BlockCheck("SGLang quantization/fp8.py validate_block_quant_shapes and its MoE method", False),
+    "vllm": BlockCheck("vLLM quantization/fp8.py Fp8MoEMethod / Fp8LinearMethod.create_weights"),
+    "sglang": BlockCheck("SGLang quantization/fp8.py validate_block_quant_shapes and its MoE method"),
 }
