@@ -88,8 +88,12 @@ def test_without_the_flag_or_the_shape_the_rates_price_the_experts() -> None:
     assert not serving_step(_qwen3_next("mi355x-288gb")).moe_points  # default: no AITER MoE
     # CDNA3 (cu_num 304): no row of this shape in any tuned table
     assert not serving_step(_qwen3_next("mi325x-256gb", moe_backend=AITER)).moe_points
-    # TP 8: inter_dim 64, not tuned
-    assert not serving_step(_qwen3_next("mi355x-288gb", tp=8, moe_backend=AITER)).moe_points
+    # TP 8: inter_dim 64, not tuned; and not loaded either: 512 / 8 = 64 is half a 128-wide FP8
+    # block, which vLLM refuses (core/pipeline/validate_block_quant.py, serving.md's section on
+    # block-FP8 TP shares)
+    with pytest.raises(ScenarioError) as err:
+        parse_scenario(_qwen3_next("mi355x-288gb", tp=8, moe_backend=AITER))
+    assert err.value.field == "parallelism.tensor" and "512 / 8 = 64" in err.value.message
 
 
 def test_a_rocm_kernel_on_an_nvidia_gpu_is_refused_in_one_line() -> None:

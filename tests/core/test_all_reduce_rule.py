@@ -39,6 +39,9 @@ def _step(framework: str, tp: int, gpu: str = "h100-sxm-80gb", node: int = 8) ->
             "hardware": hw,
             "parallelism": {"tensor": tp},
             "workload": {"kind": "inference", "batch_size": 64},
+            # DeepSeek V3's BF16 weights: its FP8 release's 128-wide blocks do not split 32 ways
+            # (2048 / 32 = 64), which vLLM refuses (core/pipeline/validate_block_quant.py)
+            **({"precision": {"weights": "bf16"}} if tp > 8 else {}),
         }
     )
     g = scenario_gpu(s)

@@ -102,10 +102,11 @@ def test_gpus_needed_of_a_70b_full_fine_tune_is_worded_alike(qapp: Any) -> None:
     # need and purchase apart; the techniques the window always listed, now in the report too
     techniques = "with a fused loss, gradient checkpointing, offloaded checkpoints and optimizer offload"
     # the need, then what is bought apart: a whole 8-GPU server, whose spare GPUs the layout
-    # uses; 3 hold it: with the optimizer offloaded its gradients wait in host RAM too
-    # (ZeRO-Offload)
-    assert window.startswith("GPUs needed: 3 × H100 SXM 80GB; bought as 1 × ")
-    assert "(8 GPUs, 5 spare, used by the layout that follows), TP 1 x PP 1 x DP 8" in window
+    # uses; 5 hold it: with the optimizer offloaded its gradients wait in host RAM too
+    # (ZeRO-Offload), and the server's 2 TiB (275 GB a GPU, core/sizing/unit_host.py) holds
+    # those states for 5 GPUs, not for the 3 whose GPU memory alone would do
+    assert window.startswith("GPUs needed: 5 × H100 SXM 80GB; bought as 1 × ")
+    assert "(8 GPUs, 3 spare, used by the layout that follows), TP 1 x PP 1 x DP 8" in window
     assert techniques in window and techniques in first
     assert window.removeprefix("GPUs needed: ") == first  # the same sentence
     assert html.escape(first) in to_html(facts)
