@@ -11,7 +11,7 @@ synchronous run is already counted (tests/core/test_disagg_published_runs.py); i
 were left out while the split took closed-loop users only, and are replayed here open loop at
 each stated rate over the run's requests (``serving.load: "rate"``). Each ratio (ours /
 published) is pinned within 0.02 so that a model change that moves one updates the evidence;
-whether it is within 25 % (issue 36's bar) is pinned beside it."""
+whether it is within 25 % (the P/D evidence bar) is pinned beside it."""
 
 from __future__ import annotations
 
@@ -19,47 +19,16 @@ from typing import Any
 
 import pytest
 
-from gpusizer import estimate_report
 from tests.core.blind_replay import check_recorded, load
+
+# the second round's replay: open loop at the stated rate, the split and engine settings as
+# stated (the gaps' gamma shape travels in ``serving``: ``arrival_burstiness``)
+from tests.core.test_disagg_blind2 import ours, scenario
 
 DATA = load("disagg-blind3.json")
 RUNS = DATA["runs"]
-TOL = 0.25  # the issue's bar
+TOL = 0.25  # the P/D evidence bar
 PIN = 0.02  # a ratio's pin: a model change that moves one by more updates the record
-
-
-def scenario(run: dict[str, Any]) -> dict[str, Any]:
-    """The scenario of one run: open loop at its stated rate over its requests, the split as
-    stated (``split``, its gaps' gamma shape in ``arrival_burstiness``), the engine's settings
-    (``serving``). The users (one) size nothing here: a rate load's arrivals are the stated
-    rate's (core/serving/disagg_rate.py)."""
-    return {
-        "model": {"preset": run["model"]},
-        "framework": run["framework"],
-        "hardware": {"gpu": run["gpu"]},
-        "parallelism": {"tensor": run["tensor"]},
-        "precision": {"weights": run["weights"]},
-        "workload": {
-            "kind": "inference",
-            "prompt_tokens": run["prompt"],
-            "generated_tokens": run["output"],
-            "batch_size": 1,
-        },
-        "serving": {
-            "concurrency": 1,
-            "load": "rate",
-            "request_rate": run["rate"],
-            "requests": run["requests"],
-            "disaggregated": run["split"],
-            **run["serving"],
-        },
-    }
-
-
-def ours(run: dict[str, Any]) -> tuple[float, float]:
-    """Our P/D first token and time per token of one run (ms)."""
-    sv = estimate_report(scenario(run))["serving"]
-    return sv["disaggregated_ttft_seconds"] * 1e3, sv["disaggregated_tpot_seconds"] * 1e3
 
 
 @pytest.mark.parametrize("run", RUNS, ids=lambda r: r["id"])
@@ -100,3 +69,6 @@ def test_blind3_count() -> None:
     assert sum(abs(x - 1) <= TOL for x in ttft) == 0
     assert sum(abs(x - 1) <= TOL for x in tpot) == 7
     assert all(0.10 <= x <= 0.36 for x in ttft)
+
+
+__all__ = ["RUNS", "ours", "scenario"]

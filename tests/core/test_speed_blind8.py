@@ -45,14 +45,28 @@ _A81 = "vllm-atom-2026-03-mi355x-dsr1-0528-fp8-tp8-8k1k-c4"
 _MLX = "rapidmlx-pr159-m3ultra256-qwen3.6-35b-a3b-and-27b-4bit-decode"
 _GLM_METRICS = ("output tokens/s", "TTFT", "TPOT")
 
+
+def _grid(
+    record: str, metrics: tuple[str, ...], by_users: dict[int, tuple[float, ...]], prefix: str = ""
+) -> dict[tuple[str, str], float]:
+    """A source table's pinned ratios, one row of ``metrics`` per user count, keyed as the
+    record's figures are ("<prefix><metric> (c=<users>)")."""
+    return {
+        (record, f"{prefix}{m} (c={c})"): v
+        for c, vals in by_users.items()
+        for m, v in zip(metrics, vals, strict=True)
+    }
+
+
 # Each figure's speed ratio (estimate / published, a time inverted), with its source beside it;
 # tolerance 0.02 on the ratio (a later change that moves one shows here).
 PINNED = {
     # NVIDIA/TensorRT-LLM#11559, '1k/1k (ISL=1024, OSL=1024)' on 8 x H100 SXM (TP 8, EP 8);
     # attention DP at 128 users (its config file)
-    **{
-        (_H1, f"{m} (c={c})"): v
-        for c, vals in {
+    **_grid(
+        _H1,
+        _GLM_METRICS,
+        {
             4: (1.61, 2.48, 1.60),
             8: (1.55, 1.65, 1.53),
             16: (1.57, 1.29, 1.54),
@@ -60,34 +74,34 @@ PINNED = {
             64: (1.42, 0.80, 1.41),
             128: (1.09, 1.33, 1.05),
             256: (1.55, 0.66, 1.53),
-        }.items()
-        for m, v in zip(_GLM_METRICS, vals, strict=True)
-    },
+        },
+    ),
     # NVIDIA/TensorRT-LLM#11559, '1k/8k (ISL=1024, OSL=8192)', the same GPUs and split
-    **{
-        (_H8, f"{m} (c={c})"): v
-        for c, vals in {
+    **_grid(
+        _H8,
+        _GLM_METRICS,
+        {
             4: (1.62, 2.78, 1.62),
             8: (1.59, 2.80, 1.54),
             16: (1.66, 2.76, 1.52),
             32: (1.56, 3.08, 1.32),
             64: (1.68, 2.77, 1.33),
             128: (1.64, 3.38, 1.27),
-        }.items()
-        for m, v in zip(_GLM_METRICS, vals, strict=True)
-    },
+        },
+    ),
     # ROCm/ATOM#409, DeepSeek-R1 FP8 TP 8 (ATOM's vLLM plugin), 1024/8192 at ratio 0.8
-    **{
-        (_A18, f"mean {m} (c={c})"): v
-        for c, vals in {
+    **_grid(
+        _A18,
+        ("TTFT", "TPOT"),
+        {
             4: (1.34, 1.29),
             8: (1.04, 1.17),
             16: (0.96, 1.06),
             32: (0.89, 1.03),
             64: (1.06, 0.89),
-        }.items()
-        for m, v in zip(("TTFT", "TPOT"), vals, strict=True)
-    },
+        },
+        prefix="mean ",
+    ),
     # ROCm/ATOM#409, 8192/1024 at 4 users (the stored copy's one complete row of that shape)
     (_A81, "mean TTFT (c=4)"): 0.96,
     (_A81, "mean TPOT (c=4)"): 1.32,
