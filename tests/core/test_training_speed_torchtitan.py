@@ -57,11 +57,10 @@ def test_mxfp8_speeds_up_as_published() -> None:
         assert abs(gain / published - 1) <= 0.20, (model, gain, published)
 
 
-def test_the_llama_rows_are_over_the_card_in_the_estimate() -> None:
-    # The Llama 3 8B rows ran at 174.49 and 179.94 GiB reserved (94.7 % and 97.6 % of the card);
-    # the estimate is +12 % to +15 % over them (tests/core/test_training_heldout.py) and so over
-    # the card: it prices the speed all the same, and says the memory does not fit
+def test_every_run_fits_its_card() -> None:
+    # each ran on 4 GB200s (the page's percentages); the Llama 3 8B rows at 174.49 and 179.94 GiB
+    # reserved, 94.7 % and 97.6 % of the card. Before torchtitan's chunked loss was read as
+    # running each chunk's backward inside the loss, the estimate put them over the card
     for r in RECORDS:
         rep = estimate_report(r["scenario"])
-        assert rep["compute"]["tokens_per_second_per_gpu"] > 0
-        assert rep["fits"] is ("qwen3" in r["id"]), r["id"]
+        assert rep["fits"], (r["id"], rep["fit_reason"])
