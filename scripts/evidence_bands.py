@@ -217,6 +217,7 @@ def _training_speeds() -> Iterator[Figure]:
         "speed-figures-training-moe.json",
         "speed-figures-training-blackwell.json",
         "speed-figures-training-amd.json",
+        "speed-figures-training-torchtitan.json",
     ):
         for rec in load(name):
             est, pub = predicted(rec)

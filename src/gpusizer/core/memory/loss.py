@@ -41,6 +41,15 @@ tests/core/data/techniques-measured.json, scripts/measure_techniques.py):
   ``next_pow2(ceil(T / ceil(V / h)))`` unless ``loss_chunks`` is set. Forward transient: one
   chunk's fp32 logits and the chunk's weight-gradient product; backward: the gradients scaled
   by the loss gradient (as measured).
+* ``chunked_backward`` (torchtitan's ``ChunkedLossWrapper``, ``torchtitan/components/loss.py``
+  at f90c845): the loss runs each of its ``loss_chunks`` (8) chunks' backward inside the loss
+  call, so no logits outlive the loss. Saved beside the layers: the hidden states' gradient the
+  wrapper hands the decoder's backward, cast to their dtype (p·T·h), and the labels. Forward
+  transient, one chunk's eager ``F.cross_entropy(logits.float())`` at its backward: the fp32
+  log-softmax it saved, ``nll_loss``'s zero-filled fp32 gradient and ``log_softmax``'s fp32
+  result (12·T·V/n); beside them the fp32 ``GradAccumulator`` (4·T·h) and the unsharded head's
+  gradient, whose sync waits for the last chunk. Backward: the gradient entering the final norm
+  (p·T·h); the head's gradient is reduce-scattered by then.
 * ``unsloth_fused`` (Unsloth from 2025.9, core/memory/unsloth_fused_ce.py): the ``fused`` saved
   bytes; its compiled chunk holds the chunk's 16-bit logits, the gradient written over them,
   and the hidden states' gradient (p·rows·(V + h)); the chunks are sized from the card's free
@@ -137,6 +146,8 @@ def saved(arch: Arch, loss: LossSetup, logits: Logits, head_trainable: bool) -> 
     and weight instead."""
     t, v, h, p = logits.tokens, logits.vocab, arch.hidden, logits.p
     kind = loss.kind
+    if kind.backward_per_chunk:  # the head's gradient is reduce-scattered inside the loss
+        return p * t * h + 8 * t
     if kind.fused:
         return p * t * h + (p * v * h if head_trainable else 0.0) + 8 * t
     if loss.compiled and kind.compilable:
@@ -160,6 +171,9 @@ def transients(arch: Arch, loss: LossSetup, logits: Logits, head_grad: float) ->
     tokens, vocab, p = logits.tokens, logits.vocab, logits.p
     tv = tokens * vocab
     kind = loss.kind
+    if kind.backward_per_chunk:  # one chunk's eager cross-entropy at its backward
+        rows = tokens / chunks(loss.chunks)
+        return 12 * rows * vocab + 4 * tokens * arch.hidden + head_grad, p * tokens * arch.hidden
     if kind.fused and kind.free_memory_share is not None:  # Unsloth 2025.9: one chunk here
         whole = math.ceil(tokens / (loss.chunks or 1))  # (core/memory/unsloth_fused_ce.py)
         return p * whole * (vocab + arch.hidden) + head_grad, p * tokens * arch.hidden + head_grad

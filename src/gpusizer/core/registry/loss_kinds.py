@@ -55,6 +55,10 @@ class LossKind:
     # (``short_loss``: Unsloth 2025.9 returns the logits at bsz * q_len <= 1024)
     short_tokens: int = 0
     short_loss: str | None = None
+    # each chunk's backward runs inside the loss call (torchtitan's ChunkedLossWrapper): the
+    # hidden states' gradient is accumulated in fp32 and the head's gradient reduce-scattered
+    # at the last chunk, before the layers' backward begins (core/memory/loss.py)
+    backward_per_chunk: bool = False
     sources: tuple[str, ...] = ()
 
 
@@ -140,6 +144,23 @@ for _k in (
         fused=True,
         advisor_fallback=True,
         sources=("Liger src/liger_kernel/ops/fused_linear_cross_entropy.py",),
+    ),
+    LossKind(
+        "chunked_backward",
+        "Chunked loss, backward per chunk (torchtitan)",
+        chunked=True,
+        compilable=False,
+        logit_list=False,
+        fused=True,
+        backward_per_chunk=True,
+        sources=(
+            "pytorch/torchtitan@f90c845 torchtitan/components/loss.py ChunkedLossWrapper: the "
+            "model skips its head, each of num_chunks (8) detached hidden-state chunks runs "
+            "lm_head -> cross_entropy_loss -> backward() inside the loss call, the chunk "
+            "gradients assembled by GradAccumulator(dtype=torch.float32) and cast to the "
+            "hidden states' dtype, the head's gradient sync deferred to the last chunk",
+            "the same file, cross_entropy_loss: F.cross_entropy(pred.float(), ...) in eager",
+        ),
     ),
     LossKind(
         "lse_16bit",
