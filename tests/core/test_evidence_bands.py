@@ -239,8 +239,9 @@ SHORT = {
     # 8; outside, axolotl's gpt-oss-20b FSDP2 full fine-tune (0.860, under the band's 0.8601
     # edge), torchtitan's Llama 3.1 70B on 256 H100 (0.852), torchtune v0.2.1's Llama 2 70B full
     # (0.757) and DeepSpeedExamples' bf16 master run (0.773); each fifth held out in turn 42 of
-    # 52 -> 47 of 57 (82 %)
-    "memory/fsdp-deepspeed/full": (8, 12),
+    # 52 -> 47 of 57 (82 %); 11 of 12 since torchtitan's chunked loss is read as running each
+    # chunk's backward inside the loss (training.md, the NVFP4 page's section: the NVFP4-page
+    # Llama 3 8B baseline 1.151 -> 0.992) and its two MXFP8 rows joined: no longer short
     # FSDP / ZeRO-3 adapters: 2 of 3 (too few to test) until the tenth blind round of training
     # peaks (docs/evidence/training.md, its section; training-peaks-blind10.json) added
     # fms-acceleration's ten FSDP1 LoRA / QLoRA rows: a held-out fifth of 5 on the band
