@@ -1,8 +1,8 @@
 """The loading, replay and counting that the blind-round tests share: a record file of
 tests/core/data, the RL step a record's scenario estimates and its ratio to the published step,
 a training record's peak per GPU over its published one, the records within 25 % either way,
-one pinned figure of a blind serving-speed set, an engine-log round's counts, and a P/D run's
-ratio against the ratio and the verdict its record holds.
+one pinned figure of a blind serving-speed set and a source table's pinned grid, an engine-log
+round's counts, and a P/D run's ratio against the ratio and the verdict its record holds.
 
 Only the mechanics live here. Each test module keeps its pinned values, their tolerances and
 the source comment beside its assertion; nothing here knows a pinned number.
@@ -82,6 +82,18 @@ def pinned_speed(blind: BlindSpeeds, key: tuple[str, str]) -> float:
     (r, e), *more = [(r, e) for r, e in blind.figures if r["id"] == rid and e["label"].startswith(label)]
     assert not more, key
     return blind.speed(r, e)
+
+
+def pinned_grid(
+    record: str, metrics: tuple[str, ...], by_users: dict[int, tuple[float, ...]], prefix: str = ""
+) -> dict[tuple[str, str], float]:
+    """A source table's pinned ratios, one row of ``metrics`` per user count, keyed as the
+    record's figures are ("<prefix><metric> (c=<users>)")."""
+    return {
+        (record, f"{prefix}{m} (c={c})"): v
+        for c, vals in by_users.items()
+        for m, v in zip(metrics, vals, strict=True)
+    }
 
 
 def check_recorded(run: Record, metric: str, ratio: float, pin: float, tol: float) -> None:

@@ -259,6 +259,18 @@ SHORT = {
     # outside, axolotl's Llama 3 70B QLoRA with FSDP offload (0.444) and the round's Qwen-14B
     # Q-LoRA at 256 tokens (0.766); each fifth held out in turn 34 of 41 (83 %)
     "memory/fsdp-deepspeed/adapter": (7, 9),
+    # mlx-lm MoE: 4 of 5 until the ninth blind round of serving speeds (speed-figures-blind9.json;
+    # docs/evidence/speed.md, its section) added MiniMax-M2.1 4-bit on an 80-core M3 Ultra as
+    # first replayed (MLX first token at 30K 1.03, decode at 30K / 146K 1.43 / 2.61): 27 figures,
+    # the fifths re-dealt, a held-out fifth of 6 on the band 0.80-1.17 holds 4; outside, that
+    # record's 30K decode (1.43) and gpt-oss-20b's 2,048-token prompt on an M4 Max (1.31)
+    "speed/mlx/apple/moe": (4, 6),
+    # vLLM MoE on NVIDIA: 7 of 7 until the ninth blind round of serving speeds added vLLM's
+    # untuned Qwen3-30B-A3B on one H100 (vllm-project/vllm#23151: 1.12, 1.63, 1.10): 38 figures,
+    # the fifths re-dealt, a held-out fifth of 8 on the band 0.85-2.27 holds 6; outside, the B200
+    # gpt-oss-120b ShareGPT burst's TPOT and output rate (4.20, 4.30, dealt into the held-out
+    # fifth, which is why the shipped band's top fell from 4.30 to 2.27)
+    "speed/vllm/nvidia/moe": (6, 8),
     # transformers + PEFT adapters (memory/hf-peft-eager/adapter) left this list with the
     # thirteenth blind round (training-peaks-blind13.json, ms-swift's Benchmark.md): its fifths
     # re-dealt, 28 of 31 held out inside 0.851-1.066 (was 17 of 25 inside 0.882-1.025)
@@ -279,12 +291,22 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # 72 of 88, vLLM MoE on AMD 73 of 89). The eighth round's one MoE decode on MLX (Qwen3.6-35B-A3B
     # 4-bit on an M3 Ultra, 1.10) re-dealt the mlx-lm MoE fifths: 19 of 23 -> 18 of 24 (75 %), the
     # regime's ends (Qwen3-30B-A3B's mlx-blind bench rows at 0.80-0.82, gpt-oss-20b's prompt at
-    # 1.31) outside the narrower bands of the folds that hold them out
-    "speed/mlx/apple/moe": (18, 24),
-    # mlx-lm's batch-one speeds: 23 of 28 -> 23 of 29 (79 %) since the eighth blind round added
-    # Qwen3.6-27B 4-bit decode on an M3 Ultra (1.04, within 25 %): the fifths re-dealt, the same
-    # ends (Gemma 3 1B / 4B decode at 1.18-1.22, Qwen3 4B's bench rows at 0.91 and 1.14) outside
-    "speed/mlx/apple/batch-one": (23, 29),
+    # 1.31) outside the narrower bands of the folds that hold them out. 21 of 27 (77 %) since the
+    # ninth blind round (speed-figures-blind9.json) added MiniMax-M2.1 4-bit on an 80-core M3 Ultra
+    # as first replayed: outside, that record's MLX decodes at 30K and 146K (1.43, 2.61), gpt-oss-
+    # 20b's 2,048-token prompt (1.31) and the bench rows' Qwen3-30B-A3B decodes (0.80-0.82)
+    "speed/mlx/apple/moe": (21, 27),
+    # (mlx-lm's batch-one speeds: 23 of 28 -> 23 of 29 (79 %) since the eighth blind round added
+    # Qwen3.6-27B 4-bit decode on an M3 Ultra (1.04, within 25 %), the same ends (Gemma 3 1B / 4B
+    # decode at 1.18-1.22, Qwen3 4B's bench rows at 0.91 and 1.14) outside; 28 of 33 (85 %) since
+    # the ninth blind round added Rapid-MLX's Gemma 3 1B QAT decodes on an M3 Ultra (1.20-1.23):
+    # no longer short)
+    # llama.cpp MoE on Apple: pooled from speed/*/apple/moe (9 of 10) until the ninth blind round of
+    # serving speeds added MiniMax-M2.1 4-bit at 30K and 146K tokens on an 80-core M3 Ultra (0.83,
+    # 1.02, 1.16): 13 figures, a band of its own; each fifth held out in turn 10 of 13 (76 %):
+    # outside, Qwen3-30B-A3B Q8_0 tg128 on an M2 Ultra (0.825), that record's 30K first token
+    # (0.826) and its 146K decode (1.157, a hair above its fold's 1.153)
+    "speed/llama.cpp/apple/moe": (10, 13),
     # (the P/D first token and time per token were short here, 98 of 125 and 82 of 106, after the
     # blind P/D round's vLLM Router runs; the second blind P/D round (docs/evidence/serving.md, its
     # section; tests/core/data/disagg-blind2.json) added Mooncake's 19 A10 runs as first

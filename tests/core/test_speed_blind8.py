@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.core.blind_replay import pinned_grid as _grid
 from tests.core.blind_replay import pinned_speed
 from tests.core.blind_speeds import BlindSpeeds, blind_tests
 from tests.core.test_speed_figures import metric
@@ -44,18 +45,6 @@ _A18 = "vllm-atom-2026-03-mi355x-dsr1-0528-fp8-tp8-1k8k-c4-64"
 _A81 = "vllm-atom-2026-03-mi355x-dsr1-0528-fp8-tp8-8k1k-c4"
 _MLX = "rapidmlx-pr159-m3ultra256-qwen3.6-35b-a3b-and-27b-4bit-decode"
 _GLM_METRICS = ("output tokens/s", "TTFT", "TPOT")
-
-
-def _grid(
-    record: str, metrics: tuple[str, ...], by_users: dict[int, tuple[float, ...]], prefix: str = ""
-) -> dict[tuple[str, str], float]:
-    """A source table's pinned ratios, one row of ``metrics`` per user count, keyed as the
-    record's figures are ("<prefix><metric> (c=<users>)")."""
-    return {
-        (record, f"{prefix}{m} (c={c})"): v
-        for c, vals in by_users.items()
-        for m, v in zip(metrics, vals, strict=True)
-    }
 
 
 # Each figure's speed ratio (estimate / published, a time inverted), with its source beside it;
