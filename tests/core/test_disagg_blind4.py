@@ -71,7 +71,10 @@ def test_blind4_count() -> None:
     runs too (``baseline_2xtp4``, ``baseline_4xtp2``: ours about 0.56 of theirs), so they are not
     the split's; the five sweeps that open with more than one prefill-decode pair open at 625-746
     ms against 201-313 ms for one pair, each new pair's first request paying vLLM's NIXL
-    handshake (docs/evidence/serving.md, the fourth blind P/D round, reads the misses)."""
+    handshake (docs/evidence/serving.md, the fourth blind P/D round, reads the misses). Now
+    first tokens 18 and times per token 8, since the runs state Ray Serve LLM with its stream
+    batcher off (``serving.frontend`` "ray_serve_llm_unbatched": its 9.4 ms of actor hops on each
+    first token; two runs at 8 users come within); first replayed with the frontend null."""
     first = [r["first_replay"] for r in RUNS]
     assert sum(f["ttft_within"] for f in first) == 16 and sum(f["tpot_within"] for f in first) == 8
     assert all(0.20 <= f["ttft_ratio"] <= 2.54 for f in first)
@@ -79,7 +82,7 @@ def test_blind4_count() -> None:
     found = [ours(r) for r in RUNS]
     ttft = [t / r["published_ttft_ms"] for (t, _), r in zip(found, RUNS, strict=True)]
     tpot = [p / r["published_tpot_ms"] for (_, p), r in zip(found, RUNS, strict=True)]
-    assert sum(abs(x - 1) <= TOL for x in ttft) == 16
+    assert sum(abs(x - 1) <= TOL for x in ttft) == 18
     assert sum(abs(x - 1) <= TOL for x in tpot) == 8
 
 

@@ -19,7 +19,7 @@ SHIPPED = json.loads(BANDS_PATH.read_text())["regimes"]
 
 def test_the_pd_regimes_hold_the_416_counted_figures() -> None:
     # scripts/disagg_figures.py: 211 first tokens, 192 times per token, 12 large-EP throughputs
-    # and one llm-d sequential request time = 416 (its "all: 154 of 416 within 25 %"; 151 and 132
+    # and one llm-d sequential request time = 416 (its "all: 156 of 416 within 25 %"; 151 and 132
     # before the fourth blind round's Ray Serve LLM gpt-oss-120b runs,
     # tests/core/test_disagg_blind4.py; 144 and 125 before the third blind round's DGX Spark
     # constant-rate runs, tests/core/test_disagg_blind3.py; 125 and 106 before the second blind
