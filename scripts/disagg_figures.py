@@ -26,6 +26,9 @@ replay and count, each module with its own scenario builder; this script imports
 - the third blind round (the constant-rate runs of the two DGX Sparks' GuideLLM sweep, vLLM
   NixlConnector 1P1D, each open loop at its stated rate, first token and time per token):
   ``tests/core/test_disagg_blind3.py`` ``ours``.
+- the fourth blind round (Anyscale's Ray Serve LLM P/D runs of gpt-oss-120b, vLLM 0.11.0
+  NixlConnector on H100 and H200 at 4-64 users, first token and time per token):
+  ``tests/core/test_disagg_blind4.py`` ``ours``.
 
 Not counted there, so not here: the aggregated baselines of the same pages, dstack's
 EOS-terminated grid (output lengths only as means), aiconfigurator's silicon rows (their own
@@ -57,6 +60,7 @@ GROUPS = (
     "blind",
     "blind2",
     "blind3",
+    "blind4",
     "tke-grid",
 )
 
@@ -188,6 +192,16 @@ def _blind3() -> Iterator[Figure]:
         yield Figure("blind3", run["id"], label, "TPOT", run["published_tpot_ms"], tpot)
 
 
+def _blind4() -> Iterator[Figure]:
+    from tests.core.test_disagg_blind4 import RUNS, ours
+
+    for run in RUNS:
+        ttft, tpot = ours(run)
+        label = f"{run['prompt']}/{run['output']} {run['users']} users {run['gpu']}"
+        yield Figure("blind4", run["id"], label, "TTFT", run["published_ttft_ms"], ttft)
+        yield Figure("blind4", run["id"], label, "TPOT", run["published_tpot_ms"], tpot)
+
+
 def _tke() -> Iterator[Figure]:
     from tests.core.test_disagg_tke_grid import GRID, _run
 
@@ -211,6 +225,7 @@ def figures(*, tke: bool = True) -> list[Figure]:
         *_blind(),
         *_blind2(),
         *_blind3(),
+        *_blind4(),
     ]
     return found + list(_tke()) if tke else found
 

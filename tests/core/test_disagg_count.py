@@ -15,10 +15,14 @@ FIGURES = disagg_figures.figures()
 
 
 def test_totals() -> None:
-    """130 of 296 within 25 % (44 %); without Tencent TKE's H20 grid 89 of 200 (44 %) since the
-    third blind round's DGX Spark constant-rate runs were counted (tests/core/test_disagg_blind3.py:
-    7 of 14, the times per token; replayed once as stated, then with a decode replica's busy
-    share read from their regular gaps, core/serving/disagg_rate.py ``arrival_busy``: no verdict
+    """156 of 416 within 25 % (38 %); without Tencent TKE's H20 grid 115 of 320 (36 %) since the
+    fourth blind round's Ray Serve LLM gpt-oss-120b runs state its stream batcher off
+    (``serving.frontend`` "ray_serve_llm_unbatched": two first tokens come within); 154 and 113
+    since they were counted (tests/core/test_disagg_blind4.py: 24 of 120, replayed once as
+    stated); 130 of 296 (44 %) and 89 of 200 (44 %) since the third blind round's DGX Spark
+    constant-rate runs were counted (tests/core/test_disagg_blind3.py: 7 of 14, the times per
+    token; replayed once as stated, then with a decode replica's busy share read from their
+    regular gaps, core/serving/disagg_rate.py ``arrival_busy``: no verdict
     moved); 123 of 282 (44 %) and 82 of 186 (44 %) since the
     1P1D runs' prompts are attended at the Triton kernel's measured gfx942 prefill rate
     (core/speed/triton_prefill.py: four Anyscale first tokens come within); 119 and 78 since
@@ -51,7 +55,7 @@ def test_totals() -> None:
     expressed (the section on experts expert-parallel inside tensor parallelism), at their stated
     rate since the split reads ``serving.load: "rate"`` (36 of 82 with Little's-law users before:
     the published latency held more requests in our decode batch than our own decode time)."""
-    assert disagg_figures.totals(FIGURES) == {"all": (130, 296), "without_tke": (89, 200)}
+    assert disagg_figures.totals(FIGURES) == {"all": (156, 416), "without_tke": (115, 320)}
 
 
 def test_each_group_as_its_module_counts_it() -> None:
@@ -66,7 +70,9 @@ def test_each_group_as_its_module_counts_it() -> None:
     route, 37 before), the blind round 7 of 14 (tests/core/test_disagg_blind.py: first tokens 5,
     times per token 2; 3 at the ``vllm-0.11`` era's former GEMM share), the second blind round 3
     of 38 (tests/core/test_disagg_blind2.py: first tokens 3, times per token 0), the third blind
-    round 7 of 14 (tests/core/test_disagg_blind3.py: first tokens 0, times per token 7), TKE's
+    round 7 of 14 (tests/core/test_disagg_blind3.py: first tokens 0, times per token 7), the fourth
+    blind round 26 of 120 (tests/core/test_disagg_blind4.py: first tokens 18, times per token 8;
+    16 with the frontend null), TKE's
     grid 41 of 96 (first tokens 36, times per token 5; 33 and 28 with the arrivals split among
     the prefill workers at random; 34 at a 46.9 ms chat route: docs/evidence/speed.md section 104)."""
     assert disagg_figures.by_group(FIGURES) == {
@@ -79,6 +85,7 @@ def test_each_group_as_its_module_counts_it() -> None:
         "blind": (7, 14),
         "blind2": (3, 38),
         "blind3": (7, 14),
+        "blind4": (26, 120),
         "tke-grid": (41, 96),
     }
     tke = [f for f in FIGURES if f.tke]

@@ -84,3 +84,18 @@ register(
         "python/ray/llm/_internal/serve/core/server/llm_server.py; ray issue 59681, PRs 50786 and 64534",
     )
 )
+# The same path with the stream batcher off (``experimental_configs["stream_batching_interval_ms"]``
+# 0, as Anyscale's ray-serve-llm-perf-examples ``launch_gptoss.py`` sets it): the batcher then
+# forwards each chunk as the engine yields it, so only the actor hops remain; ray issue 59681
+# measured that arm itself (26.3 ms to the first token against 16.9 ms from ``vllm serve``).
+register(
+    ServingFrontend(
+        "ray_serve_llm_unbatched",
+        "Ray Serve LLM, stream batcher off (stream_batching_interval_ms 0)",
+        hops=(26.3 - 16.9) * _MS,  # ray-project/ray#59681: batcher off against vllm serve, p50 at c=1
+        interval=0.0,
+        first_tick=False,
+        source="ray-project/ray python/ray/llm/_internal/serve/utils/batcher.py "
+        "(stream_batching_interval_ms); ray issue 59681 (the batcher-off run)",
+    )
+)
