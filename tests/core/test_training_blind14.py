@@ -12,10 +12,12 @@ tokens for StableLM, 4 x 1304 for Llama 2.
 Blind: 2 of 11 within 15 %. The five Llama 2 rows are ``shape_contradicted`` (their figures are
 below the same loop's one-row figures; out of the bands); of the six StableLM rows the two LoRA
 rows hold, the bf16-mixed QLoRA rows read 0.82 (bitsandbytes 0.41's fp32 inputs and outputs
-under autocast) and the bf16-true QLoRA rows 1.20 (the last step's 4-bit inputs held beside a
-second batch of the stated shape). No mechanism modelled (docs/evidence/training.md, the
-section on the fourteenth round). Tolerance: 15 % for the count; each ratio (estimate /
-published, bytes / bytes) pinned to 0.02 of its recorded value so a change that moves it shows.
+under autocast, not modelled) and the bf16-true QLoRA rows 1.20 (the last step's 4-bit inputs
+held beside a second batch of the stated shape). 4 of 11 since only the first step is read at
+the longest sample (``workload.first_step_longest``, core/memory/last_step.py): the bf16-true
+QLoRA rows 0.96, the bf16-mixed ones 0.66 (docs/evidence/training.md, the section on the
+fourteenth round). Tolerance: 15 % for the count; each ratio (estimate / published, bytes /
+bytes) pinned to 0.02 of its recorded value so a change that moves it shows.
 """
 
 from __future__ import annotations
@@ -48,8 +50,21 @@ def test_each_figure_is_pinned_to_its_recorded_ratio(rec: dict[str, Any]) -> Non
     assert _ratio(rec) == pytest.approx(rec["ratio_at_record"], abs=0.02), rec["reason"]
 
 
-def test_no_mechanism_moved_a_row_since_the_blind_replay() -> None:
-    assert all(r["ratio_at_record"] == r["ratio_blind"] for r in RECORDS)
+def test_the_first_step_alone_is_read_at_the_longest_sample() -> None:
+    # finetune/lora.py@064fd52: get_batch(..., longest_seq_ix if iter_num == 0); step 0 holds no
+    # earlier step, so the last step's logits and 4-bit inputs are not added
+    # (core/memory/last_step.py): bf16-true QLoRA 1.201 / 1.203 -> 0.959 / 0.959, the LoRA rows
+    # lose the held logits only (0.915 -> 0.905, 0.969 -> 0.949); tolerance 0.005
+    assert all(r["recipe_scenario"]["workload"]["first_step_longest"] is True for r in RECORDS)
+    after = {"qlora-nf4|bf16-true": 0.959, "qlora-nf4-dq|bf16-true": 0.959, "lora|bf16-mixed": 0.905}
+    for key, ratio in after.items():
+        assert _rec(f"stablelm-3b|{key}|mb4")["ratio_at_record"] == pytest.approx(ratio, abs=0.005)
+    assert _short([r["id"] for r in RECORDS if r["within_15"]]) == [
+        "stablelm-3b|lora|bf16-mixed|mb4",
+        "stablelm-3b|lora|bf16-true|mb4",
+        "stablelm-3b|qlora-nf4-dq|bf16-true|mb4",
+        "stablelm-3b|qlora-nf4|bf16-true|mb4",
+    ]
 
 
 def test_each_figure_is_its_printed_decimal_gb() -> None:
@@ -63,7 +78,7 @@ def test_the_round_is_11_runs_2_within_15_percent_blind() -> None:
     assert len(RECORDS) == len({r["id"] for r in RECORDS}) == 11
     hits = [r["id"] for r in RECORDS if abs(r["ratio_blind"] - 1) <= TOLERANCE]
     assert _short(hits) == ["stablelm-3b|lora|bf16-mixed|mb4", "stablelm-3b|lora|bf16-true|mb4"]
-    assert all(r["within_15"] == (r["id"] in hits) for r in RECORDS)
+    assert all(r["within_15"] == (abs(r["ratio_at_record"] - 1) <= TOLERANCE) for r in RECORDS)
     low = [r["id"] for r in RECORDS if r["ratio_blind"] < 1 - TOLERANCE]
     assert _short(low) == ["stablelm-3b|qlora-nf4-dq|bf16-mixed|mb4", "stablelm-3b|qlora-nf4|bf16-mixed|mb4"]
 
