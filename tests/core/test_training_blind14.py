@@ -101,7 +101,8 @@ def test_4bit_bases_cost_more_under_bf16_mixed_than_bf16_true() -> None:
     # 22.18 - 14.65 = 7.53 GB; the estimate's is under 0.6 GB (the miss the section explains:
     # bitsandbytes 0.41's Linear4bit returns its input's dtype, fp32 under autocast)
     for method in ("qlora-nf4", "qlora-nf4-dq"):
-        mixed, true = _rec(f"stablelm-3b|{method}|bf16-mixed|mb4"), _rec(f"stablelm-3b|{method}|bf16-true|mb4")
+        mixed = _rec(f"stablelm-3b|{method}|bf16-mixed|mb4")
+        true = _rec(f"stablelm-3b|{method}|bf16-true|mb4")
         published = (mixed["figure_bytes"] - true["figure_bytes"]) / 1e9
         estimated = (mixed["estimate_bytes_at_record"] - true["estimate_bytes_at_record"]) / 1e9
         assert published == pytest.approx(7.53, abs=0.005) and estimated < 0.6, (method, estimated)

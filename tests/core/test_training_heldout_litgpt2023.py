@@ -67,4 +67,3 @@ def test_the_rows_read_the_first_step_alone_at_the_longest_sample() -> None:
         drop = 0.13 if "qlora" in key else 0.012
         assert 0 <= before - after <= drop, (key, before, after)
         assert abs(after - 1) <= TOLERANCE, key
-
