@@ -12,12 +12,14 @@ tokens for StableLM, 4 x 1304 for Llama 2.
 Blind: 2 of 11 within 15 %. The five Llama 2 rows are ``shape_contradicted`` (their figures are
 below the same loop's one-row figures; out of the bands); of the six StableLM rows the two LoRA
 rows hold, the bf16-mixed QLoRA rows read 0.82 (bitsandbytes 0.41's fp32 inputs and outputs
-under autocast, not modelled) and the bf16-true QLoRA rows 1.20 (the last step's 4-bit inputs
+under autocast) and the bf16-true QLoRA rows 1.20 (the last step's 4-bit inputs
 held beside a second batch of the stated shape). 4 of 11 since only the first step is read at
 the longest sample (``workload.first_step_longest``, core/memory/last_step.py): the bf16-true
-QLoRA rows 0.96, the bf16-mixed ones 0.66 (docs/evidence/training.md, the section on the
-fourteenth round). Tolerance: 15 % for the count; each ratio (estimate / published, bytes /
-bytes) pinned to 0.02 of its recorded value so a change that moves it shows.
+QLoRA rows 0.96, the bf16-mixed ones 0.66; 6 of 11 since a 4-bit layer fed fp32 under autocast
+keeps and returns fp32 (core/memory/bnb_autocast_io.py): the bf16-mixed QLoRA rows 0.93
+(docs/evidence/training.md, the section on the fourteenth round). Tolerance: 15 % for the
+count; each ratio (estimate / published, bytes / bytes) pinned to 0.02 of its recorded value so
+a change that moves it shows.
 """
 
 from __future__ import annotations
@@ -59,12 +61,9 @@ def test_the_first_step_alone_is_read_at_the_longest_sample() -> None:
     after = {"qlora-nf4|bf16-true": 0.959, "qlora-nf4-dq|bf16-true": 0.959, "lora|bf16-mixed": 0.905}
     for key, ratio in after.items():
         assert _rec(f"stablelm-3b|{key}|mb4")["ratio_at_record"] == pytest.approx(ratio, abs=0.005)
-    assert _short([r["id"] for r in RECORDS if r["within_15"]]) == [
-        "stablelm-3b|lora|bf16-mixed|mb4",
-        "stablelm-3b|lora|bf16-true|mb4",
-        "stablelm-3b|qlora-nf4-dq|bf16-true|mb4",
-        "stablelm-3b|qlora-nf4|bf16-true|mb4",
-    ]
+    # every StableLM row within 15 % after both mechanisms (the Llama 2 rows are out of the bands)
+    stablelm = [r["id"] for r in RECORDS if "|stablelm-3b|" in r["id"]]
+    assert [r["id"] for r in RECORDS if r["within_15"]] == stablelm
 
 
 def test_each_figure_is_its_printed_decimal_gb() -> None:
@@ -98,11 +97,14 @@ def test_the_llama_2_rows_held_fewer_tokens_than_stated() -> None:
 
 def test_4bit_bases_cost_more_under_bf16_mixed_than_bf16_true() -> None:
     # the published difference (StableLM 3B, same NF4 base): 22.34 - 14.81 = 7.53 GB and
-    # 22.18 - 14.65 = 7.53 GB; the estimate's is under 0.6 GB (the miss the section explains:
-    # bitsandbytes 0.41's Linear4bit returns its input's dtype, fp32 under autocast)
+    # 22.18 - 14.65 = 7.53 GB; blind, the estimate's was under 0.6 GB; with a 4-bit layer fed fp32
+    # keeping and returning fp32 (bitsandbytes 0.41 Linear4bit out.to(inp_dtype) under autocast,
+    # core/memory/bnb_autocast_io.py) 6.55 GB, 0.87 of it (the fp32 embedding and norms of
+    # Fabric's bf16-mixed are not counted); tolerance 0.05 GB
     for method in ("qlora-nf4", "qlora-nf4-dq"):
         mixed = _rec(f"stablelm-3b|{method}|bf16-mixed|mb4")
         true = _rec(f"stablelm-3b|{method}|bf16-true|mb4")
         published = (mixed["figure_bytes"] - true["figure_bytes"]) / 1e9
         estimated = (mixed["estimate_bytes_at_record"] - true["estimate_bytes_at_record"]) / 1e9
-        assert published == pytest.approx(7.53, abs=0.005) and estimated < 0.6, (method, estimated)
+        assert published == pytest.approx(7.53, abs=0.005)
+        assert estimated == pytest.approx(6.55, abs=0.05), (method, estimated)
