@@ -275,7 +275,16 @@ SHORT = {
     "speed/vllm/nvidia/moe": (6, 8),
     # transformers + PEFT adapters (memory/hf-peft-eager/adapter) left this list with the
     # thirteenth blind round (training-peaks-blind13.json, ms-swift's Benchmark.md): its fifths
-    # re-dealt, 28 of 31 held out inside 0.851-1.066 (was 17 of 25 inside 0.882-1.025)
+    # re-dealt, 28 of 31 held out inside 0.851-1.066 (was 17 of 25 inside 0.882-1.025); back on
+    # it with the fourteenth (training-peaks-blind14.json, Lit-GPT 064fd52's StableLM 3B rows;
+    # docs/evidence/training.md, its section) as first replayed, 25 of 33 held out inside
+    # 0.851-1.066, the round's two bf16-mixed QLoRA rows (0.82) among those outside; off it again
+    # since a bitsandbytes 4-bit layer fed fp32 under autocast keeps and passes fp32
+    # (core/memory/bnb_autocast_io.py: those rows 0.93) and the round's first step alone is read
+    # at its longest sample (workload.first_step_longest): 27 of 33 inside 0.851-1.058; outside,
+    # axolotl's 2023-08 Llama 2 QLoRA (0.837), torchtune v0.1's Llama 2 LoRA on a 4090 (0.833),
+    # Unsloth's Gemma 2 9B notebook (1.344) and three ms-swift Qwen 1 rows just above the band
+    # (1.076-1.138); each fifth held out in turn 129 of 161 (80 %)
 }
 # Each fifth held out in turn, every regime with a band (its own from 12 figures, its parent's
 # below) holds 80 % of its figures but these, and why (docs/evidence/speed.md sections 18 and

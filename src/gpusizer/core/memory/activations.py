@@ -105,7 +105,9 @@ def mlp_block(arch: Arch, c: ActContext, ffn: int, tokens: float) -> float:
             kept = 2 if gated else 1
         if gated and c.targets is None and fused(arch, c, "gated_mlp"):
             down = 0.0
-    return c.p * tokens * ffn * kept + down + block_inputs(c, linear_inputs(arch, "mlp"), arch.hidden, tokens)
+    inner = c.autocast_io or c.p  # fp32 out of an fp32-fed 4-bit layer (core/memory/bnb_autocast_io.py)
+    reads = block_inputs(c, linear_inputs(arch, "mlp"), arch.hidden, tokens)
+    return inner * tokens * ffn * kept + down + reads
 
 
 def _moe(arch: Arch, c: ActContext) -> float:

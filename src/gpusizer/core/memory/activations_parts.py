@@ -41,6 +41,9 @@ class ActContext:
     kernels: frozenset[str] = frozenset()  # workload.fused_kernels (core/registry/fused_kernels.py)
     fp8_inputs: bool = False  # FP8 matmuls: Transformer Engine keeps FP8 Linear inputs
     quantised_inputs: bool = False  # bitsandbytes < 0.43.2: each 4-bit Linear keeps its input
+    # bytes of what a 4-bit Linear fed fp32 keeps and returns under autocast with no compute
+    # dtype (core/memory/bnb_autocast_io.py); 0: the compute dtype's
+    autocast_io: float = 0.0
     # parallelism.recompute_modules (Megatron-Core, core/registry/recompute_modules.py)
     recompute_modules: frozenset[str] = frozenset()
     # LoRA whose target names reach no routed expert (gpt-oss, Llama 4: 3-D expert parameters,
@@ -114,8 +117,9 @@ def block_inputs(c: ActContext, modules: tuple[str, ...], width: int, tokens: fl
         # copy of its input (the LM head counted 16-bit)
         return (1.0 if c.fp8_inputs and modules != ("lm_head",) else c.p) * tokens * width
     shared = c.adapter_bytes == c.p and not c.dropout_mask and any(m in c.targets for m in modules)
-    shared = shared or (c.quantised_inputs and modules != ("lm_head",))  # the head is 16-bit
-    return (c.p * tokens * width if shared else 0.0) + adapter_extra(c, modules, width, tokens)
+    quantised = c.quantised_inputs and modules != ("lm_head",)  # the head is 16-bit
+    kept = (c.autocast_io or c.p) if quantised else c.p  # an fp32-fed 4-bit layer keeps fp32
+    return (kept * tokens * width if shared or quantised else 0.0) + adapter_extra(c, modules, width, tokens)
 
 
 def linear_inputs(arch: Arch, block: str) -> tuple[str, ...]:

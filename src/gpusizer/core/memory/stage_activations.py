@@ -27,6 +27,7 @@ from ..registry.training_formats import FP8_MATMULS
 from .activations import ActContext
 from .attention_unfused import training_scores_bytes
 from .attention_vjp import attention_vjp_bytes
+from .bnb_autocast_io import autocast_io_bytes
 from .expert_loop import expert_loop
 from .layouts import activation_layout, lora_kernels, stage_layout
 from .lora import module_targets, recorded_share
@@ -146,11 +147,12 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
         and (prec.param_dtype is None or nbytes(prec.param_dtype) > pb)
     )
     lora = w.is_adapter
+    io = autocast_io_bytes(s)  # a 4-bit base under autocast keeps and passes fp32
     return ActContext(
         b=w.micro_batch_size,
         s=w.sequence_length // p.context,
         p=pb,
-        r=4.0 if autocast else pb,
+        r=4.0 if autocast or io else pb,
         tp=p.tensor,
         sp=p.sequence_parallel,
         recompute=p.recompute,
@@ -174,6 +176,7 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
         quantised_inputs=w.info.quantised_base
         and FORMAT_DEFAULTS.get(prec.weights, ("", ""))[0] == "bitsandbytes"
         and keeps_inputs(prec.bitsandbytes_version),
+        autocast_io=io,
     ), autocast
 
 

@@ -102,6 +102,11 @@ class WorkloadSpec(Strict):
     # unsloth_releases.py): from 2026.2.1 (16-bit) and 2026.7.2 (4-bit) it adapts gpt-oss's
     # routed experts; null: attention only on gpt-oss, as before, and left out of the echo
     unsloth_version: str | None = None
+    # the stated shape is the first step's only: the loop forces the training set's longest
+    # sample into step 0 and draws later batches at random (Lit-GPT's 2023 finetune scripts,
+    # core/memory/last_step.py); null or false: every step may be at the stated shape, and
+    # left out of the echo when null
+    first_step_longest: bool | None = None
     # not a field: the tokens each causal attention spans where a row packs several sequences
     # masked apart (RL's packed responses, core/pipeline/rl_packed_attention.py); None: the
     # row's own ``sequence_length``
@@ -206,6 +211,8 @@ class WorkloadSpec(Strict):
             data.pop("lora_target_parameters", None)
         if self.unsloth_version is None:
             data.pop("unsloth_version", None)
+        if self.first_step_longest is None:
+            data.pop("first_step_longest", None)
         return data
 
     @property
