@@ -11,7 +11,7 @@ from pydantic import Field, field_validator
 from ..errors import check_id, excerpt
 from ..limits import MAX_RATE, MIN_RATE, Batch, Efficiency, Rate, SomeLayers, Strict, Tokens, Whole
 from ..registry.engine_names import ZERO_CONTEXT, attention_backend_hint
-from ..registry.moe_a2a import MOE_A2A_BACKENDS
+from ..registry.moe_a2a import MOE_A2A_BACKENDS, backend_id
 from ..registry.moe_backends import MOE_BACKENDS
 from ..registry.serving_frontends import SERVING_FRONTENDS
 from .serving_features import DisaggregatedSpec, KvOffloadSpec, LoraServingSpec, PrefixSpec, SpeculativeSpec
@@ -189,7 +189,8 @@ class ServingSpec(Strict):
     @field_validator("moe_a2a_backend", mode="before")  # any type: the message names the ids
     @classmethod
     def _moe_a2a(cls, v: object) -> str | None:
-        return None if v is None else check_id(v, MOE_A2A_BACKENDS, "MoE all-to-all backend")
+        # SGLang's "deepep" and vLLM's "deepep_high_throughput" name registered kernels
+        return None if v is None else check_id(backend_id(v), MOE_A2A_BACKENDS, "MoE all-to-all backend")
 
     @field_validator("moe_backend", mode="before")  # any type: the message names the ids
     @classmethod

@@ -1,0 +1,101 @@
+"""Real configurations of 2025-26, round 5 (vLLM recipes, SGLang docs, vLLM's expert-parallel
+docs and PRs, axolotl and ms-swift examples, slime's launch script), each replayed through the
+estimate as its source states it (tests/core/data/real-configs-round5.json; docs/evidence/
+training.md, "Real runs the estimate refused, round 5"). Each runs without refusal, or is
+answered as not starting where the engine's own start check refuses it too, or is refused in
+one line naming the field, where the rule is the estimate's own (``ours``) and the variant the
+line asks for is in the file as accepted.
+
+The engines' own spellings of the MoE token exchange read as the registered kernels
+(core/registry/moe_a2a.py ``ENGINE_SPELLINGS``): SGLang's ``--moe-a2a-backend deepep`` with
+``--deepep-mode`` left at its default ``auto`` (python/sglang/srt/server_args.py, v0.5.x), vLLM's
+``--all2all-backend deepep_high_throughput`` (DeepEP's normal kernels, vllm/config/parallel.py
+``All2AllBackend``)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpusizer import estimate_report
+from gpusizer.core.errors import MESSAGE_CHARS, ScenarioError
+
+DATA = Path(__file__).parent / "data" / "real-configs-round5.json"
+CONFIGS: dict[str, dict[str, Any]] = {c["name"]: c for c in json.loads(DATA.read_text())["configs"]}
+
+
+def _by(expect: str) -> list[str]:
+    return sorted(n for n, c in CONFIGS.items() if c["expect"] == expect)
+
+
+def _report(name: str) -> dict[str, Any]:
+    return estimate_report(copy.deepcopy(CONFIGS[name]["scenario"]))
+
+
+def test_at_least_twenty_sourced() -> None:
+    assert len(CONFIGS) >= 20
+    assert all(c["source"] for c in CONFIGS.values())
+
+
+@pytest.mark.parametrize("name", _by("accepted"))
+def test_accepted(name: str) -> None:
+    report = _report(name)
+    assert report["per_gpu"]["total"] > 0
+    serving = report.get("serving")
+    assert serving is None or serving["starts"], serving and serving["reason"]
+
+
+@pytest.mark.parametrize("name", _by("not_started"))
+def test_not_started_as_the_engine(name: str) -> None:
+    # vLLM's start check: one request of max_model_len must fit the KV pool (kv_cache_utils.py)
+    config = CONFIGS[name]
+    serving = _report(name)["serving"]
+    assert not serving["starts"]
+    assert all(word in serving["reason"] for word in config["contains"]), serving["reason"]
+
+
+@pytest.mark.parametrize("name", sorted(n for n, c in CONFIGS.items() if isinstance(c["expect"], dict)))
+def test_refused_in_one_line_naming_the_field(name: str) -> None:
+    expect = CONFIGS[name]["expect"]
+    with pytest.raises(ScenarioError) as err:
+        _report(name)
+    text = str(err.value)
+    assert "\n" not in text and len(text) <= MESSAGE_CHARS and not text.endswith("…"), text
+    assert text.startswith(expect["field"] + ":"), text
+    assert all(word in text for word in expect["contains"]), text
+
+
+def test_engine_spellings_answer_as_the_registered_kernels() -> None:
+    """SGLang's ``deepep`` (deepep_mode ``auto``) is ``deepep_auto``; vLLM's
+    ``deepep_high_throughput`` is ``deepep_normal``: the same report but for nothing, and the echo
+    states the id, so it loads back the same."""
+    for name, same in (
+        ("sglang-dsv3-dpattn-deepep-h200", "deepep_auto"),
+        ("vllm-dsv3-dp16-ep-deepep-ht-2xh200", "deepep_normal"),
+    ):
+        stated = copy.deepcopy(CONFIGS[name]["scenario"])
+        stated["serving"]["moe_a2a_backend"] = same
+        spelled, by_id = _report(name), estimate_report(stated)
+        assert spelled == by_id
+        assert spelled["scenario"]["serving"]["moe_a2a_backend"] == same
+        assert estimate_report(copy.deepcopy(spelled["scenario"])) == spelled
+
+
+def test_deepep_under_vllm_names_the_engine_rule() -> None:
+    # "deepep" is SGLang's value; under vLLM it reads as SGLang's auto mode, which vLLM lacks
+    s = copy.deepcopy(CONFIGS["vllm-dsv3-dp16-ep-deepep-ht-2xh200"]["scenario"])
+    s["serving"]["moe_a2a_backend"] = "deepep"
+    with pytest.raises(ScenarioError, match=r"^serving\.moe_a2a_backend: .*sglang"):
+        estimate_report(s)
+
+
+@pytest.mark.parametrize("value", ["deep_ep", "pplx", "mooncake", "DeepEP"])
+def test_other_backends_keep_the_id_message(value: str) -> None:
+    s = copy.deepcopy(CONFIGS["sglang-dsv3-dpattn-deepep-h200"]["scenario"])
+    s["serving"]["moe_a2a_backend"] = value
+    with pytest.raises(ScenarioError, match=r"serving\.moe_a2a_backend: unknown MoE all-to-all backend"):
+        estimate_report(s)
