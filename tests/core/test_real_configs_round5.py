@@ -99,3 +99,24 @@ def test_other_backends_keep_the_id_message(value: str) -> None:
     s["serving"]["moe_a2a_backend"] = value
     with pytest.raises(ScenarioError, match=r"serving\.moe_a2a_backend: unknown MoE all-to-all backend"):
         estimate_report(s)
+
+
+def test_a_stated_attention_backend_answers_as_the_default() -> None:
+    """vLLM's Qwen3.5 GB200 recipe states ``--attention-backend FLASH_ATTN``: a backend name of
+    vLLM's registry other than TRITON_ATTN is priced as null (the attention's bytes and FLOPs),
+    the assumptions say so, and the echo keeps the name."""
+    named, plain = _report("vllm-qwen35-397b-gb200-2x4-flash-attn"), _report("vllm-qwen35-397b-gb200-2x4")
+    extra = [a for a in named["assumptions"] if a not in plain["assumptions"]]
+    assert len(extra) == 1 and extra[0].startswith("attention backend FLASH_ATTN"), extra
+    assert named["scenario"]["serving"]["attention_backend"] == "FLASH_ATTN"
+    assert {k: v for k, v in named.items() if k not in ("scenario", "assumptions")} == {
+        k: v for k, v in plain.items() if k not in ("scenario", "assumptions")
+    }
+
+
+@pytest.mark.parametrize("value", ["flash_attn", "FLASH", "PALLAS", "NO_ATTENTION", 1])
+def test_other_attention_backends_name_the_field(value: object) -> None:
+    s = copy.deepcopy(CONFIGS["vllm-qwen35-397b-gb200-2x4"]["scenario"])
+    s["serving"]["attention_backend"] = value
+    with pytest.raises(ScenarioError, match=r"^serving\.attention_backend: not a vLLM --attention-backend"):
+        estimate_report(s)

@@ -137,7 +137,9 @@ class ServingSpec(Strict):
     # "TRITON_ATTN": its decode walks each sequence's context at the measured floor where one is
     # measured (CDNA3, core/speed/decode_walk.py), its prefill at the kernel's measured gfx942 rate
     # (core/speed/triton_prefill.py). Null: the attention's bytes and FLOPs, as before.
-    attention_backend: Literal["TRITON_ATTN"] | None = None
+    # Any other of vLLM's GPU backend names (core/registry/engine_names.py
+    # VLLM_ATTENTION_BACKENDS) is priced as null, and the assumptions say so.
+    attention_backend: str | None = None
     # Additive: redundant expert replicas an expert-parallel deployment adds (SGLang
     # --ep-num-redundant-experts, vLLM --num-redundant-experts with EPLB): the EP ranks hold the
     # routed experts plus these, evenly (core/model/redundant.py). Null / 0: none, as before.
