@@ -120,3 +120,27 @@ def test_other_attention_backends_name_the_field(value: object) -> None:
     s["serving"]["attention_backend"] = value
     with pytest.raises(ScenarioError, match=r"^serving\.attention_backend: not a vLLM --attention-backend"):
         estimate_report(s)
+
+
+def test_an_offload_tier_without_a_prefix_prices_no_load() -> None:
+    """llm-d's tiered prefix cache runs vLLM's OffloadingConnector (100 GiB of host memory a
+    server) whatever the prompts share: without ``serving.prefix`` the report is the one
+    without the tier but for the tokens it holds (vLLM's ``cpu_bytes_to_use // block bytes``
+    whole blocks, core/serving/kv_offload.py) and one assumption line; nothing loads from it."""
+    tier = copy.deepcopy(CONFIGS["llmd-gptoss-120b-cpu-offload-h100"]["scenario"])
+    bare = copy.deepcopy(tier)
+    del bare["serving"]["kv_offload"]
+    with_tier, without = estimate_report(tier), estimate_report(bare)
+    extra = [a for a in with_tier["assumptions"] if a not in without["assumptions"]]
+    assert len(extra) == 1 and "no shared prefix stated (serving.prefix)" in extra[0], extra
+    moved = {k for k in with_tier["serving"] if with_tier["serving"][k] != without["serving"][k]}
+    assert moved == {"kv_offload_capacity_tokens"}, moved
+    # gpt-oss-120b at TP 1: 36 layers x 8 KV heads x 64 x 2 (K, V) x 2 B = 73,728 B a token;
+    # 107,374,182,400 B // (128 tokens x that) = 11,377 blocks of 128 tokens (vLLM's own count)
+    assert with_tier["serving"]["kv_bytes_per_token"] == 73_728
+    assert with_tier["serving"]["kv_offload_capacity_tokens"] == 107_374_182_400 // (128 * 73_728) * 128
+    assert with_tier["serving"]["kv_offload_holds_prefix"] is None
+    assert with_tier["serving"]["kv_offload_load_seconds"] == 0
+    assert {k: v for k, v in with_tier.items() if k not in ("scenario", "assumptions", "serving")} == {
+        k: v for k, v in without.items() if k not in ("scenario", "assumptions", "serving")
+    }

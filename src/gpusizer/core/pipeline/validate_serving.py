@@ -16,7 +16,6 @@ from ..serving.attention_dp import check_attention_data
 from ..serving.context_limit import check_context_limit
 from ..serving.cpu_moe import check_cpu_moe
 from ..serving.disaggregated import check_disaggregated
-from ..serving.kv_offload import check_offload
 from ..serving.lora_serving import check_lora
 from ..serving.multi_turn import check_turns
 from ..serving.prefix import check_prefix
@@ -52,7 +51,6 @@ def check_serving(s: Scenario) -> None:
     check_turns(s)
     check_speculative(s)
     check_lora(s)
-    check_offload(s)
     check_cpu_moe(s)
     check_disaggregated(s)
     check_attention_data(s)
