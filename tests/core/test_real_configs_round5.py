@@ -144,3 +144,39 @@ def test_an_offload_tier_without_a_prefix_prices_no_load() -> None:
     assert {k: v for k, v in with_tier.items() if k not in ("scenario", "assumptions", "serving")} == {
         k: v for k, v in without.items() if k not in ("scenario", "assumptions", "serving")
     }
+
+
+@pytest.mark.parametrize(
+    ("framework", "value", "words"),
+    [
+        ("vllm", "fa3", "is SGLang's --attention-backend name"),
+        ("vllm", "triton", "state 'TRITON_ATTN'"),
+        ("sglang", "FLASH_ATTN", "is vLLM's --attention-backend name"),
+    ],
+)
+def test_another_engines_backend_name_is_refused(framework: str, value: str, words: str) -> None:
+    """Each engine takes its own --attention-backend names (vLLM's registry in capitals,
+    SGLang's ATTENTION_BACKEND_CHOICES in lower case); the other's is refused naming whose."""
+    s = copy.deepcopy(CONFIGS["sglang-dsr1-fp8-h200-flashinfer"]["scenario"])
+    s["framework"] = framework
+    s["serving"]["attention_backend"] = value
+    with pytest.raises(ScenarioError, match=r"^serving\.attention_backend: ") as err:
+        estimate_report(s)
+    assert words in str(err.value), str(err.value)
+
+
+def test_sglang_backend_names_answer_as_the_default() -> None:
+    """InferenceMAX's SGLang DeepSeek-R1 jobs state ``--attention-backend flashinfer`` (H200)
+    and ``trtllm_mla`` (B200): priced as null, one assumption line; ``TRITON_ATTN`` under SGLang
+    answers as before (no line)."""
+    for name in ("sglang-dsr1-fp8-h200-flashinfer", "sglang-dsr1-fp8-b200-trtllm-mla"):
+        named = _report(name)
+        plain = copy.deepcopy(CONFIGS[name]["scenario"])
+        plain["serving"]["attention_backend"] = None
+        bare = estimate_report(plain)
+        extra = [a for a in named["assumptions"] if a not in bare["assumptions"]]
+        assert len(extra) == 1 and extra[0].startswith("attention backend "), extra
+        assert named["per_gpu"] == bare["per_gpu"] and named["serving"] == bare["serving"]
+    s = copy.deepcopy(CONFIGS["sglang-dsr1-fp8-h200-flashinfer"]["scenario"])
+    s["serving"]["attention_backend"] = "TRITON_ATTN"
+    assert not [a for a in estimate_report(s)["assumptions"] if a.startswith("attention backend")]

@@ -35,6 +35,8 @@ Sources, by engine:
 
 from __future__ import annotations
 
+from .attention_backends import SGLANG_ATTENTION_BACKENDS, VLLM_ATTENTION_BACKENDS, VLLM_TRITON
+
 # vLLM's MTPModelTypes (vllm/config/speculative.py, main 2026): each rewritten to "mtp"
 _VLLM_MTP = (
     "deepseek_mtp",
@@ -248,41 +250,19 @@ ZERO_CONTEXT = (
 )
 
 
-# vLLM's --attention-backend / VLLM_ATTENTION_BACKEND names for GPU kernels: the ``_Backend`` members
-# of vllm/attention/backends/registry.py (vllm-project/vllm@0001743e, 0.11) and those the
-# ``AttentionBackendEnum`` of vllm/v1/attention/backends/registry.py adds later (FLASH_ATTN_DIFFKV,
-# the ROCm AITER and sparse-MLA kernels). TPU, XPU, CPU and attention-free entries are left out.
-VLLM_ATTENTION_BACKENDS: tuple[str, ...] = (
-    "FLASH_ATTN", "TRITON_ATTN", "XFORMERS", "ROCM_FLASH", "ROCM_ATTN", "ROCM_AITER_MLA",
-    "ROCM_AITER_FA", "ROCM_AITER_TRITON_MLA", "ROCM_AITER_MLA_SPARSE", "ROCM_AITER_UNIFIED_ATTN",
-    "TORCH_SDPA", "FLASHINFER", "FLASHINFER_MLA", "FLASHINFER_MLA_SPARSE", "TRITON_MLA",
-    "CUTLASS_MLA", "FLASHMLA", "FLASHMLA_SPARSE", "FLASH_ATTN_MLA", "FLASH_ATTN_DIFFKV",
-    "DUAL_CHUNK_FLASH_ATTN", "DIFFERENTIAL_FLASH_ATTN", "FLEX_ATTENTION", "TREE_ATTN",
-)  # fmt: skip
-
-
 def attention_backend_hint(value: object) -> str | None:
-    """The refusal's line for a ``serving.attention_backend`` that is not one of vLLM's GPU
-    backend names (:data:`VLLM_ATTENTION_BACKENDS`); None for one of them or null."""
-    if value is None or value in VLLM_ATTENTION_BACKENDS:
+    """The refusal's line for a ``serving.attention_backend`` that is neither one of vLLM's GPU
+    backend names (:data:`VLLM_ATTENTION_BACKENDS`) nor SGLang's
+    (:data:`SGLANG_ATTENTION_BACKENDS`); None for one of them or null. Which engine a name
+    belongs to is judged with the framework (pipeline/validate_serving.py)."""
+    if value is None or value in VLLM_ATTENTION_BACKENDS or value in SGLANG_ATTENTION_BACKENDS:
         return None
     if isinstance(value, str) and value.lower() in ("triton", "triton_attn"):
-        return "vLLM's Triton backend: state 'TRITON_ATTN'"
+        return VLLM_TRITON
     return (
         "not a vLLM --attention-backend name for a GPU (vllm/attention/backends/registry.py: "
         "'FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', 'FLASHMLA'...), in its capitals; or null, "
         "the engine's default for the GPU"
-    )
-
-
-def attention_backend_note(value: str | None) -> str | None:
-    """The assumption line for a stated backend whose kernels are not modelled apart (every one
-    but ``TRITON_ATTN``, whose CDNA3 floors core/speed/decode_walk.py reads); None otherwise."""
-    if value is None or value == "TRITON_ATTN":
-        return None
-    return (
-        f"attention backend {value} (--attention-backend): priced as the attention's bytes and "
-        "FLOPs, as the engine's default for the GPU (only TRITON_ATTN's CDNA3 walk is modelled apart)"
     )
 
 
