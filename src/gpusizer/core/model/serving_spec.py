@@ -137,8 +137,8 @@ class ServingSpec(Strict):
     # "TRITON_ATTN": its decode walks each sequence's context at the measured floor where one is
     # measured (CDNA3, core/speed/decode_walk.py), its prefill at the kernel's measured gfx942 rate
     # (core/speed/triton_prefill.py). Null: the attention's bytes and FLOPs, as before.
-    # Any other of vLLM's GPU backend names (core/registry/engine_names.py
-    # VLLM_ATTENTION_BACKENDS) is priced as null, and the assumptions say so.
+    # Any other of vLLM's or SGLang's GPU backend names (core/registry/attention_backends.py,
+    # each engine its own: pipeline/validate_serving.py) is priced as null, the assumptions say so.
     attention_backend: str | None = None
     # Additive: redundant expert replicas an expert-parallel deployment adds (SGLang
     # --ep-num-redundant-experts, vLLM --num-redundant-experts with EPLB): the EP ranks hold the

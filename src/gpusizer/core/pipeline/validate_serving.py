@@ -126,7 +126,7 @@ def _check_moe_backend(s: Scenario) -> None:
 
 def check_attention_backend(s: Scenario) -> None:
     """``serving.attention_backend`` names a backend of the engine that runs it: vLLM's names
-    under vLLM, SGLang's under SGLang (core/registry/engine_names.py)."""
+    under vLLM, SGLang's under SGLang (core/registry/attention_backends.py)."""
     hint = attention_backend_engine_hint(s.framework, s.serving.attention_backend)
     if hint:
         raise ScenarioError(
