@@ -12,7 +12,7 @@ from tests.cli.refusal_suite import refusal_tests
 from tests.core.hostile_inputs import SERVE, at
 
 FIELD, WORDS = "serving.attention_backend", ("'TRITON_ATTN'",)
-NOT_BACKENDS: tuple[Any, ...] = ("triton", "TRITON", "triton_attn", "ROCM_AITER_FA", "", True, 0, 1.5, [], {})
+NOT_BACKENDS: tuple[Any, ...] = ("triton", "TRITON", "triton_attn", "rocm_aiter_fa", "", True, 0, 1.5, [], {})
 CASES: list[tuple[dict[str, Any], str, tuple[str, ...]]] = [
     (at(SERVE, FIELD, value), FIELD, WORDS) for value in NOT_BACKENDS
 ]

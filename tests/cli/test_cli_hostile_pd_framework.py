@@ -51,7 +51,7 @@ CASES = [
     ),
     (_at(EP8, "serving", expert_balance=1e-9), ("serving.expert_balance", "allowed 0.125 to 1")),
     (_at(EP8, "serving", redundant_experts=10**9), ("serving.redundant_experts", "65536")),
-    (_at(EP8, "serving", moe_a2a_backend="deepep"), ("serving.moe_a2a_backend", "deepep_normal")),
+    (_at(EP8, "serving", moe_a2a_backend="deep_ep"), ("serving.moe_a2a_backend", "deepep_normal")),
     (_at(EP8, "serving", two_batch_overlap=True), ("serving.two_batch_overlap", "false or null")),
     (_at(RL_SPLIT, "rl", framework="VERL"), ("rl.framework", "nemo_rl, verl, openrlhf")),
     (_at(RL_SPLIT, "rl", framework_version="0.7.0"), ("rl.framework_version", "needs rl.framework")),

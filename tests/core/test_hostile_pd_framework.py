@@ -177,7 +177,7 @@ def test_a_balance_at_its_floor_answers_and_a_dense_model_keeps_it_unread() -> N
         ("expert_balance", 1e9, ("less than or equal to 1",)),
         ("redundant_experts", 10**9, ("less than or equal to 65536",)),
         ("redundant_experts", 8.5, ("whole number",)),
-        ("moe_a2a_backend", "deepep", ("none, deepep_normal, deepep_low_latency, deepep_auto",)),
+        ("moe_a2a_backend", "deep_ep", ("none, deepep_normal, deepep_low_latency, deepep_auto",)),
         ("two_batch_overlap", "true", ("valid boolean",)),
     ],
 )

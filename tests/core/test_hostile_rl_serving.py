@@ -203,7 +203,6 @@ def test_huge_valid_rl_values_give_finite_figures_quickly(rl: dict[str, Any]) ->
             "serving.disaggregated.decode_gpus",
             ("required",),
         ),
-        (SERVE, "serving.kv_offload", {"capacity_gb": 10}, "serving.kv_offload", ("needs serving.prefix",)),
         (SERVE, "serving.max_prefill_tokens", 4096, "serving.max_prefill_tokens", ("framework sglang",)),
     ],
 )

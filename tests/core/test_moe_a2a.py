@@ -197,7 +197,10 @@ def _bad(backend: object, framework: str = "sglang", gpu: str = "h100-sxm-80gb")
 @pytest.mark.parametrize(
     ("sc", "says"),
     [
-        (_bad("deepep"), "must be one of none, deepep_normal, deepep_low_latency, deepep_auto; got 'deepep'"),
+        (
+            _bad("deep_ep"),
+            "must be one of none, deepep_normal, deepep_low_latency, deepep_auto; got 'deep_ep'",
+        ),
         (_bad(7), "must be one of none, deepep_normal"),
         (_bad("deepep_normal", "tensorrt-llm"), "runs under vllm, sglang, not TensorRT-LLM"),
         (_bad("deepep_auto", "vllm"), "runs under sglang, not vLLM"),

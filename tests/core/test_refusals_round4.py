@@ -153,7 +153,7 @@ def test_hostile_rl_names(path: tuple[str, ...], value: Any, field: str) -> None
         ({"framework": "vLLM"}, "framework", "state framework vllm"),
         ({"framework": "lmdeploy"}, "framework", "not a modelled engine"),
         ({"framework": None}, "framework", "must be one of"),
-        ({"serving": {"attention_backend": "FLASHINFER"}}, "serving.attention_backend", "leave it null"),
+        ({"serving": {"attention_backend": "flashinfer"}}, "serving.attention_backend", "is SGLang's"),
         ({"serving": {"attention_backend": "triton"}}, "serving.attention_backend", "TRITON_ATTN"),
         ({"serving": {"max_context": False}}, "serving.max_context", "valid integer"),
         ({"precision": {"weights": "IQ2_XXS"}}, "precision.weights", "gpusizer-cli import"),

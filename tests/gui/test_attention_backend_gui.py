@@ -27,7 +27,7 @@ def test_the_row_sets_the_field_and_refuses_hostile_values(window) -> None:
     window.state.edit(PATH, "TRITON_ATTN", immediate=True)
     assert window.state.error is None
     assert window.state.value(PATH) == "TRITON_ATTN"
-    for value in (*NOT_IDS, "triton", "TRITON", "ROCM_AITER_FA"):
+    for value in (*NOT_IDS, "triton", "TRITON", "rocm_aiter_fa"):
         refused(window, PATH, value, WIDGET)
     window.state.edit(PATH, None, immediate=True)
     assert window.state.error is None

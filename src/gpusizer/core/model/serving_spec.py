@@ -11,7 +11,7 @@ from pydantic import Field, field_validator
 from ..errors import check_id, excerpt
 from ..limits import MAX_RATE, MIN_RATE, Batch, Efficiency, Rate, SomeLayers, Strict, Tokens, Whole
 from ..registry.engine_names import ZERO_CONTEXT, attention_backend_hint
-from ..registry.moe_a2a import MOE_A2A_BACKENDS
+from ..registry.moe_a2a import MOE_A2A_BACKENDS, backend_id
 from ..registry.moe_backends import MOE_BACKENDS
 from ..registry.serving_frontends import SERVING_FRONTENDS
 from .serving_features import DisaggregatedSpec, KvOffloadSpec, LoraServingSpec, PrefixSpec, SpeculativeSpec
@@ -137,7 +137,9 @@ class ServingSpec(Strict):
     # "TRITON_ATTN": its decode walks each sequence's context at the measured floor where one is
     # measured (CDNA3, core/speed/decode_walk.py), its prefill at the kernel's measured gfx942 rate
     # (core/speed/triton_prefill.py). Null: the attention's bytes and FLOPs, as before.
-    attention_backend: Literal["TRITON_ATTN"] | None = None
+    # Any other of vLLM's or SGLang's GPU backend names (core/registry/attention_backends.py,
+    # each engine its own: pipeline/validate_serving.py) is priced as null, the assumptions say so.
+    attention_backend: str | None = None
     # Additive: redundant expert replicas an expert-parallel deployment adds (SGLang
     # --ep-num-redundant-experts, vLLM --num-redundant-experts with EPLB): the EP ranks hold the
     # routed experts plus these, evenly (core/model/redundant.py). Null / 0: none, as before.
@@ -189,7 +191,8 @@ class ServingSpec(Strict):
     @field_validator("moe_a2a_backend", mode="before")  # any type: the message names the ids
     @classmethod
     def _moe_a2a(cls, v: object) -> str | None:
-        return None if v is None else check_id(v, MOE_A2A_BACKENDS, "MoE all-to-all backend")
+        # SGLang's "deepep" and vLLM's "deepep_high_throughput" name registered kernels
+        return None if v is None else check_id(backend_id(v), MOE_A2A_BACKENDS, "MoE all-to-all backend")
 
     @field_validator("moe_backend", mode="before")  # any type: the message names the ids
     @classmethod

@@ -8,6 +8,7 @@ from ..errors import ScenarioError, excerpt
 from ..model.presets import scenario_gpu
 from ..model.redundant import check_redundant
 from ..model.specs import Scenario
+from ..registry.attention_backends import attention_backend_engine_hint
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
 from ..registry.moe_backends import AITER, MOE_BACKENDS
@@ -16,7 +17,6 @@ from ..serving.attention_dp import check_attention_data
 from ..serving.context_limit import check_context_limit
 from ..serving.cpu_moe import check_cpu_moe
 from ..serving.disaggregated import check_disaggregated
-from ..serving.kv_offload import check_offload
 from ..serving.lora_serving import check_lora
 from ..serving.multi_turn import check_turns
 from ..serving.prefix import check_prefix
@@ -52,8 +52,8 @@ def check_serving(s: Scenario) -> None:
     check_turns(s)
     check_speculative(s)
     check_lora(s)
-    check_offload(s)
     check_cpu_moe(s)
+    check_attention_backend(s)
     check_disaggregated(s)
     check_attention_data(s)
     check_redundant(s)
@@ -122,3 +122,13 @@ def _check_moe_backend(s: Scenario) -> None:
     allowed = f"{' or '.join(told)} or null" if told else "null"
     msg = f"is {vllm}'s --moe-backend, not {s.profile.label}'s; {allowed} for this engine"
     raise ScenarioError("serving.moe_backend", msg)
+
+
+def check_attention_backend(s: Scenario) -> None:
+    """``serving.attention_backend`` names a backend of the engine that runs it: vLLM's names
+    under vLLM, SGLang's under SGLang (core/registry/attention_backends.py)."""
+    hint = attention_backend_engine_hint(s.framework, s.serving.attention_backend)
+    if hint:
+        raise ScenarioError(
+            "serving.attention_backend", f"{hint}; got {excerpt(s.serving.attention_backend)}"
+        )

@@ -35,6 +35,8 @@ Sources, by engine:
 
 from __future__ import annotations
 
+from .attention_backends import SGLANG_ATTENTION_BACKENDS, VLLM_ATTENTION_BACKENDS, VLLM_TRITON
+
 # vLLM's MTPModelTypes (vllm/config/speculative.py, main 2026): each rewritten to "mtp"
 _VLLM_MTP = (
     "deepseek_mtp",
@@ -248,17 +250,19 @@ ZERO_CONTEXT = (
 )
 
 
-# vLLM --attention-backend / SGLang --attention-backend names other than the one the field states
 def attention_backend_hint(value: object) -> str | None:
-    """The refusal's line for ``serving.attention_backend`` other than ``TRITON_ATTN``; None for
-    that value or a non-string (the schema judges it)."""
-    if not isinstance(value, str) or value == "TRITON_ATTN":
+    """The refusal's line for a ``serving.attention_backend`` that is neither one of vLLM's GPU
+    backend names (:data:`VLLM_ATTENTION_BACKENDS`) nor SGLang's
+    (:data:`SGLANG_ATTENTION_BACKENDS`); None for one of them or null. Which engine a name
+    belongs to is judged with the framework (pipeline/validate_serving.py)."""
+    if value is None or value in VLLM_ATTENTION_BACKENDS or value in SGLANG_ATTENTION_BACKENDS:
         return None
-    if value.lower() in ("triton", "triton_attn"):
-        return "vLLM's Triton backend: state 'TRITON_ATTN'"
+    if isinstance(value, str) and value.lower() in ("triton", "triton_attn"):
+        return VLLM_TRITON
     return (
-        "only 'TRITON_ATTN' (vLLM's Triton decode on ROCm) changes a figure; other backends are "
-        "priced as the engine's default for the GPU: leave it null"
+        "not a vLLM --attention-backend name for a GPU (vllm/attention/backends/registry.py: "
+        "'FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', 'FLASHMLA'...), in its capitals; or null, "
+        "the engine's default for the GPU"
     )
 
 

@@ -231,6 +231,20 @@ register(
     )
 )
 
+# The engines' own values for a registered backend, read as its id (the echo states the id):
+# SGLang's ``--moe-a2a-backend deepep`` runs ``--deepep-mode`` "auto" unless that is set
+# (python/sglang/srt/server_args.py, v0.5.x: ``moe_a2a_backend: Literal["none", "deepep", ...]``,
+# ``deepep_mode: Literal["auto", "normal", "low_latency"] = "auto"``); vLLM's
+# ``--all2all-backend deepep_high_throughput`` is DeepEP's normal kernels
+# (vllm/config/parallel.py ``All2AllBackend``; FusedMoEParallelConfig ``use_deepep_ht_kernels``).
+ENGINE_SPELLINGS: dict[str, str] = {"deepep": "deepep_auto", "deepep_high_throughput": "deepep_normal"}
+
+
+def backend_id(value: object) -> object:
+    """``value`` with an engine's own spelling (:data:`ENGINE_SPELLINGS`) read as the backend's
+    id; any other value as given, for the id check to judge."""
+    return ENGINE_SPELLINGS.get(value, value) if isinstance(value, str) else value
+
 
 @dataclass(frozen=True)
 class MoeA2A:

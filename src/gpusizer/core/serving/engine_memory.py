@@ -24,6 +24,7 @@ from ..model.architecture import Arch, resolve
 from ..model.params import ParamCounts
 from ..model.result import EngineMemory, Estimate, PoolLine, Serving
 from ..model.specs import GPUSpec, Scenario
+from ..registry.attention_backends import attention_backend_note
 from ..registry.engines import EngineRelease, cuda_total_bytes
 from .a2a_memory import a2a_buffers
 from .disaggregated import disaggregated_fields
@@ -196,7 +197,8 @@ def serving_notes(
             f"{fixed * 1e3:.3f} ms + {per_seq * 1e3:.3f} ms a sequence for the last one's outputs"
         )
     out.append(load_note(s, gpu, em, st))
-    return (*out, *em.notes, *feature_notes(s, st, em))
+    backend = attention_backend_note(s.serving.attention_backend)  # registry/attention_backends.py
+    return (*out, *((backend,) if backend else ()), *em.notes, *feature_notes(s, st, em))
 
 
 def sampler_note(rel: EngineRelease, flashinfer: bool | None) -> str:

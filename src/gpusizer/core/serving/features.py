@@ -18,7 +18,7 @@ from ..speed.step_model import step_model
 from .eagle_extra import head_extra
 from .engine_settings import EngineSettings
 from .inverse import kv_moved, outside
-from .kv_offload import load_seconds, offload_fields
+from .kv_offload import load_seconds, offload_fields, offload_note
 from .lora_serving import lora_bytes, lora_fields, with_lora
 from .mtp import mtp_note
 from .mtp_depth import chain_tokens, depth_note, reused
@@ -247,4 +247,7 @@ def feature_notes(s: Scenario, st: EngineSettings, em: EngineMemory | None = Non
             f"prefix caching: {cached_tokens(s, block):,} prompt tokens a request found cached (whole "
             f"{block}-token blocks, the last prompt token recomputed), the shared blocks held once"
         )
+    tier = em and offload_note(s, em.kv_bytes_per_token, block)  # a tier with no stated reuse
+    if tier:
+        out.append(tier)
     return tuple(out)

@@ -4,6 +4,10 @@ and loaded back when a request finds its prefix there (vLLM's CPU offloading con
 the cached tokens' KV over the link instead of recomputing them, and the GPU need not keep
 the prefix between requests.
 
+A tier without ``serving.prefix`` is accepted, as vLLM runs one whatever the prompts share
+(llm-d's tiered prefix cache: ``OffloadingConnector`` with ``cpu_bytes_to_use``): it reports the
+tokens it holds and prices no load (:func:`offload_note` says so in the assumptions).
+
 Each request waits for its cached tokens' KV, ``cached x bytes per token`` on every GPU (each
 loads its own heads' share), at ``bandwidth_gb_per_s`` per GPU; the loads overlap other
 requests' steps (the connector copies asynchronously), so the wait is the request's, not the
@@ -34,7 +38,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ScenarioError
 from ..model.architecture import resolve
 from ..model.serving_features import KvOffloadSpec
 from ..model.specs import GPUSpec, Scenario
@@ -56,12 +59,17 @@ def offload_of(s: Scenario) -> KvOffloadSpec | None:
     return spec
 
 
-def check_offload(s: Scenario) -> None:
-    """Offload serves a stated reuse: it needs ``serving.prefix``."""
-    if offload_of(s) is not None and prefix_of(s) is None:
-        raise ScenarioError(
-            "serving.kv_offload", "needs serving.prefix (the shared prompt tokens whose KV it keeps)"
-        )
+def offload_note(s: Scenario, kv_bytes_per_token: float, block: int) -> str | None:
+    """The assumption line for a tier with no stated reuse (no ``serving.prefix``): the tokens it
+    holds and that nothing loads from it; None with a prefix or without the tier."""
+    spec = offload_of(s)
+    if spec is None or spec.capacity_gb is None or prefix_of(s) is not None:
+        return None
+    held = capacity_tokens(s, kv_bytes_per_token, block)
+    return (
+        f"KV offload ({spec.medium or 'cpu'}, {spec.capacity_gb:,.4g} GB) holds {held:,} tokens; no "
+        "shared prefix stated (serving.prefix), so no request is priced as finding its prompt there"
+    )
 
 
 def bandwidth(spec: KvOffloadSpec, gpu: GPUSpec) -> float:
@@ -112,7 +120,8 @@ def offload_fields(s: Scenario, gpu: GPUSpec, kv_bytes_per_token: float, block: 
     need = shared_tokens(s, block) * kv_bytes_per_token * p.tensor * p.pipeline
     return {
         "kv_offload_load_seconds": load_seconds(s, gpu, kv_bytes_per_token, block),
-        "kv_offload_holds_prefix": need <= spec.capacity_gb * 1e9,
+        # no stated prefix: nothing to hold (null, as the report says without the tier)
+        "kv_offload_holds_prefix": need <= spec.capacity_gb * 1e9 if prefix_of(s) is not None else None,
         "kv_offload_capacity_tokens": capacity_tokens(s, kv_bytes_per_token, block),
     }
 
