@@ -5,6 +5,8 @@ core/registry/engine_names.py ``attention_backend_hint``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 # vLLM's --attention-backend / VLLM_ATTENTION_BACKEND names for GPU kernels: the ``_Backend`` members
 # of vllm/attention/backends/registry.py (vllm-project/vllm@0001743e, 0.11) and those the
 # ``AttentionBackendEnum`` of vllm/v1/attention/backends/registry.py adds later (FLASH_ATTN_DIFFKV,
@@ -28,25 +30,37 @@ SGLANG_ATTENTION_BACKENDS: tuple[str, ...] = (
 VLLM_TRITON = "vLLM's Triton backend: state 'TRITON_ATTN'"
 
 
+def _under_vllm(value: str) -> str:
+    if value == "triton":
+        return VLLM_TRITON
+    return (
+        f"{value!r} is SGLang's --attention-backend name; vLLM's: 'FLASH_ATTN', 'FLASHINFER', "
+        "'FLASHMLA', 'TRITON_ATTN'... (vllm/attention/backends/registry.py), or null"
+    )
+
+
+def _under_sglang(value: str) -> str:
+    return (
+        f"{value!r} is vLLM's --attention-backend name; SGLang's: 'fa3', 'flashinfer', 'triton', "
+        "'trtllm_mla'... (server_args.py ATTENTION_BACKEND_CHOICES), or null"
+    )
+
+
+# per engine (its framework id): the other engine's names it refuses, and the refusal's line.
+# TRITON_ATTN under SGLang was answered before SGLang's names were read: it stays so
+_FOREIGN: dict[str, tuple[frozenset[str], Callable[[str], str]]] = {
+    "vllm": (frozenset(SGLANG_ATTENTION_BACKENDS), _under_vllm),
+    "sglang": (frozenset(VLLM_ATTENTION_BACKENDS) - {"TRITON_ATTN"}, _under_sglang),
+}
+
+
 def attention_backend_engine_hint(framework: str, value: str | None) -> str | None:
     """The refusal's line for another engine's backend name under vLLM or SGLang; None where
     the engine runs it, or under another engine (priced as its default)."""
-    if framework == "vllm" and value in SGLANG_ATTENTION_BACKENDS:
-        return (
-            VLLM_TRITON
-            if value == "triton"
-            else (
-                f"{value!r} is SGLang's --attention-backend name; vLLM's: 'FLASH_ATTN', 'FLASHINFER', "
-                "'FLASHMLA', 'TRITON_ATTN'... (vllm/attention/backends/registry.py), or null"
-            )
-        )
-    # TRITON_ATTN under SGLang was answered before SGLang's names were read: it stays so
-    if framework == "sglang" and value in VLLM_ATTENTION_BACKENDS and value != "TRITON_ATTN":
-        return (
-            f"{value!r} is vLLM's --attention-backend name; SGLang's: 'fa3', 'flashinfer', 'triton', "
-            "'trtllm_mla'... (server_args.py ATTENTION_BACKEND_CHOICES), or null"
-        )
-    return None
+    foreign = _FOREIGN.get(framework)
+    if foreign is None or value is None or value not in foreign[0]:
+        return None
+    return foreign[1](value)
 
 
 def attention_backend_note(value: str | None) -> str | None:
