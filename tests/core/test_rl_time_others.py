@@ -159,7 +159,8 @@ def test_the_deepseek_run_fits_its_layout_only_with_the_optimizer_on_the_host() 
 def test_the_eager_engine_sets_the_deepseek_rollout() -> None:
     # source: run_deepseek671b_math_megatron_96gb.sh, rollout.enforce_eager=True. Eager, every kernel
     # of a decode step pays its launch (core/serving/load.py engine_costs: no graphs); with CUDA
-    # graphs the same rollout is priced over 4x faster (208 against 914 s), far under the 1,050 s
+    # graphs the same rollout is priced over 4x faster (302 against 1,228 s since the engine holds
+    # the synced BF16 weights; 194 against 899 s over FP8 blocks), far under the 1,050 s
     # measured, so the script's eager setting is what lands this replay.
     record = RECORDS[0]
     graphs = json.loads(json.dumps(record["scenario"]))
