@@ -34,8 +34,11 @@ RECORDED = {
     # vLLM's scheduler run request by request (rl.md section 2o): 0.840 and 0.870 before; step
     # 0.841 before packed rows' attention per response (rl.md section 39); step 0.787, rollout
     # 0.829 before block-FP8's activation quant kernels were counted per linear (5 a dense, 7 a
-    # MoE layer of DeepSeek-V3, not 6: docs/evidence/speed.md, block-FP8 quant kernels per layer)
-    "verl-grpo-deepseek-v3-96xh20": {"step": 0.804, "rollout": 0.856},
+    # MoE layer of DeepSeek-V3, not 6: docs/evidence/speed.md, block-FP8 quant kernels per layer).
+    # Step 0.804, rollout 0.856 while the engine held the checkpoint's FP8 blocks; the recipe
+    # strips quantization_config and vLLM runs rollout.dtype bfloat16, so the engine holds the
+    # synced BF16 weights (core/pipeline/rl_engine_weights.py; rl.md, the rollout weights section)
+    "verl-grpo-deepseek-v3-96xh20": {"step": 0.998, "rollout": 1.170},
     # the routed experts' GEMMs at their own shapes (speed.md section 51): Miles' step 0.405 ->
     # 0.410, training 0.307 -> 0.320, log-probs 0.496 -> 0.516. Then (rl.md section 34) the
     # launchers at the commit the blog pins (90b66b5): the optimizer on the host, one SGLang engine
@@ -156,7 +159,8 @@ def test_the_deepseek_run_fits_its_layout_only_with_the_optimizer_on_the_host() 
 def test_the_eager_engine_sets_the_deepseek_rollout() -> None:
     # source: run_deepseek671b_math_megatron_96gb.sh, rollout.enforce_eager=True. Eager, every kernel
     # of a decode step pays its launch (core/serving/load.py engine_costs: no graphs); with CUDA
-    # graphs the same rollout is priced over 4x faster (208 against 914 s), far under the 1,050 s
+    # graphs the same rollout is priced over 4x faster (302 against 1,228 s since the engine holds
+    # the synced BF16 weights; 194 against 899 s over FP8 blocks), far under the 1,050 s
     # measured, so the script's eager setting is what lands this replay.
     record = RECORDS[0]
     graphs = json.loads(json.dumps(record["scenario"]))

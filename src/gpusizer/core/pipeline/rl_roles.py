@@ -26,13 +26,13 @@ from ..registry.frameworks import FRAMEWORKS
 from .rl_capacity_padding import pass_share
 from .rl_check import rl_of
 from .rl_engine_seqs import engine_sequences
+from .rl_engine_weights import engine_weights
 from .rl_one_copy import engine_fraction
 from .rl_packed_attention import packed_span, spanned
 from .rl_tokens import computed_tokens, longest_response, responses, row_response
 from .rl_tokens import trained_tokens as trained_tokens  # importable from here (rl_report.py)
 from .role_model import role_model_block
 from .scenario import parse_role_dict, parse_scenario
-from .validate_block_quant import rollout_engine
 
 # verl's examples' gpu_memory_utilization 0.5 beside the training states
 # (examples/grpo_trainer/*.sh); its max_num_seqs default is rl_spec.VERL_MAX_SEQUENCES
@@ -220,11 +220,8 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
     data["parallelism"] = {"tensor": ro.tensor}
     if ro.tensor > s.hardware.gpus_per_node:  # an engine wider than a node (NeMo-RL: vLLM TP 32)
         data["hardware"] = {**data["hardware"], "allow_cross_node_tensor_parallel": True}
-    data["precision"] = {"kv_cache": s.precision.kv_cache}
-    if ro.weights is not None:  # the engine's own dtype (NeMo RL FP8 generation)
-        data["precision"]["weights"] = ro.weights
-    elif ro.shared_weights:  # the policy's own base at its storage (rl_one_copy.py)
-        data["precision"]["weights"] = s.precision.weights
+    # the weights the policy syncs, not the checkpoint's stored format (rl_engine_weights.py)
+    data["precision"] = {"kv_cache": s.precision.kv_cache, "weights": engine_weights(s, rl)}
     data["workload"] = {
         "kind": "inference",
         "batch_size": batch,
@@ -232,8 +229,7 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
         "generated_tokens": longest_response(rl),
     }
     data["serving"] = _rollout_serving(s, batch)
-    with rollout_engine():  # its FP8 blocks are judged on rl.rollout (validate_block_quant.py)
-        return parse_role(data, "rollout engine", parse_role_dict)
+    return parse_role(data, "rollout engine", parse_role_dict)
 
 
 def _rollout_serving(s: Scenario, batch: int) -> dict[str, Any]:

@@ -20,9 +20,7 @@ Not checked: MLA's low-rank projections and hybrid models' recurrent mixers.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
 
 from ..errors import ScenarioError
 from ..model.architecture import resolve
@@ -33,13 +31,6 @@ from ..registry.frameworks import FRAMEWORKS
 from ..registry.quant_rules import quant_rule
 from ..serving.attention_dp import attention_tp
 from ..serving.expert_in_tensor import shards
-
-# True while an RL rollout engine's own scenario is validated (core/pipeline/rl_roles.py
-# ``rollout_scenario``): that engine loads the weights the policy syncs, not the checkpoint's
-# stored blocks its precision follows, so its blocks are judged on the RL scenario instead
-# (:func:`rollout_block_refusal`, ``rl.rollout.weights``). verl's DeepSeek-V3 671B recipe runs
-# its vLLM rollout at TP 32 (volcengine/verl@2e67e210 run_deepseek671b_math_megatron_80gb.sh).
-_ROLLOUT_ENGINE: ContextVar[bool] = ContextVar("rollout_engine", default=False)
 
 _TRIED_TP = (1, 2, 4, 8, 16, 32, 64)  # tensor sizes offered in the message
 SERVING_FIELD, ROLLOUT_FIELD = "parallelism.tensor", "rl.rollout.tensor"
@@ -117,8 +108,7 @@ def block_refusal(s: Scenario) -> str | None:
     """The one-line reason an engine refuses this serving layout of a block-quantised
     checkpoint (None: it loads, or the rule has no blocks, or the engine has no such check)."""
     rule = quant_rule(rule_id(s, s.precision.weights))
-    waived = s.framework not in BLOCK_CHECKS or _ROLLOUT_ENGINE.get()
-    if waived or rule.weight_block is None or s.workload.trains:
+    if s.framework not in BLOCK_CHECKS or rule.weight_block is None or s.workload.trains:
         return None
     block = max(rule.weight_block)  # [128, 128]: the output and the input block alike
     tp = attention_tp(s.parallelism)
@@ -142,16 +132,6 @@ def rollout_block_refusal(s: Scenario) -> str | None:
     if ro.engine not in BLOCK_CHECKS:
         return None
     return _refusal(s, lambda g: True, ROLLOUT_BLOCK, ro.tensor, ro.tensor, ro.engine, ROLLOUT_FIELD)
-
-
-@contextmanager
-def rollout_engine() -> Iterator[None]:
-    """Validate an RL rollout engine's scenario within this (``_ROLLOUT_ENGINE``)."""
-    token = _ROLLOUT_ENGINE.set(True)
-    try:
-        yield
-    finally:
-        _ROLLOUT_ENGINE.reset(token)
 
 
 def check_block_quant(s: Scenario) -> None:
