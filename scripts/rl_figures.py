@@ -176,11 +176,20 @@ def memory_figures() -> list[Figure]:
 
     return [
         *(
-            Figure("memory", "rl-memory.json", r["id"], "allocated", r["measured_allocated_gib"], _counted_gib(r))
+            Figure(
+                "memory", "rl-memory.json", r["id"], "allocated", r["measured_allocated_gib"], _counted_gib(r)
+            )
             for r in RECORDS
         ),
         *(
-            Figure("memory", "rl-time-blind9.json", r["id"], "allocated", r["measured_allocated_gib"], counted_gib(r))
+            Figure(
+                "memory",
+                "rl-time-blind9.json",
+                r["id"],
+                "allocated",
+                r["measured_allocated_gib"],
+                counted_gib(r),
+            )
             for r in BLIND9
         ),
     ]

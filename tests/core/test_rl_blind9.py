@@ -134,7 +134,10 @@ def test_the_phases_say_where_each_step_stands() -> None:
     # run's short update: its critic runs without use_remove_padding (every row padded to the
     # 1,536-token prompt + response caps, its update 1.24x the actor's where the actor's rows
     # are packed), which the scenario cannot state (the critic prices as the policy)
-    bounds = {REC: ((0.90, 1.02), (1.10, 1.22), (0.80, 0.90)), MIN: ((1.10, 1.24), (0.70, 0.80), (0.38, 0.46))}
+    bounds = {
+        REC: ((0.90, 1.02), (1.10, 1.22), (0.80, 0.90)),
+        MIN: ((1.10, 1.24), (0.70, 0.80), (0.38, 0.46)),
+    }
     for rid, (gen, scoring, update) in bounds.items():
         record, t = by_id(RECORDS, rid), by_id(RECORDS, rid)["timers"]
         ours = _phases(record)

@@ -177,7 +177,16 @@ _SIDES: Memo[dict[str, Memory]] = Memo(4096)
 
 def _asleep_side(p: RLParts, asleep: int) -> dict[str, Memory]:
     """:func:`training_side` with ``asleep`` bytes of host memory (the sleeping engine's)."""
-    key = (id(p.policy), id(p.critic), p.reference, p.reference_offloaded, p.reward, p.logits, asleep, p.critic_per_call)
+    key = (
+        id(p.policy),
+        id(p.critic),
+        p.reference,
+        p.reference_offloaded,
+        p.reward,
+        p.logits,
+        asleep,
+        p.critic_per_call,
+    )
 
     def side() -> dict[str, Memory]:
         return {k: replace(v, host_memory=asleep) for k, v in training_side(p).items()}
