@@ -333,7 +333,7 @@ def _rl_steps() -> Iterator[tuple[str, dict[str, Any], float]]:
     rl-time-blind5.json, tests/core/test_rl_blind_round5.py; rl-time-blind6.json's counted steps,
     tests/core/test_rl_blind6.py; rl-time-blind7.json's throughputs as the steps their tokens imply,
     tests/core/test_rl_blind7.py ``implied_step``; rl-time-blind8.json's steps,
-    tests/core/test_rl_blind8.py).
+    tests/core/test_rl_blind8.py; rl-time-blind9.json's steps, tests/core/test_rl_blind9.py).
     Whole steps only: the report's band is applied to the step and the run; a phase's timer is a
     part of the step (its error is a diagnostic of which phase the model misses, docs/evidence/rl.md
     2d, 2h, 6 and 7), and its ratio (a refit at 0.07-0.26 of its timer) says nothing of a step's."""
@@ -345,6 +345,7 @@ def _rl_steps() -> Iterator[tuple[str, dict[str, Any], float]]:
     from tests.core.test_rl_blind7 import RECORDS as BLIND7
     from tests.core.test_rl_blind7 import implied_step
     from tests.core.test_rl_blind8 import RECORDS as BLIND8
+    from tests.core.test_rl_blind9 import RECORDS as BLIND9
     from tests.core.test_rl_blind_round3 import RECORDS as BLIND3
     from tests.core.test_rl_blind_round4 import RECORDS as BLIND4
     from tests.core.test_rl_blind_round5 import RECORDS as BLIND5
@@ -375,6 +376,8 @@ def _rl_steps() -> Iterator[tuple[str, dict[str, Any], float]]:
         yield f"rl-time-blind7:{rec['id']}:step", rec["scenario"], implied_step(rec)
     for rec in BLIND8:
         yield f"rl-time-blind8:{rec['id']}:step", rec["scenario"], rec["measured"]["step"]
+    for rec in BLIND9:
+        yield f"rl-time-blind9:{rec['id']}:step", rec["scenario"], rec["measured"]["step"]
 
 
 def _rl() -> Iterator[Figure]:
@@ -382,19 +385,19 @@ def _rl() -> Iterator[Figure]:
     estimate's speed over the published speed like every time here) in
     ``speed/rl/colocated/<dense|moe>`` or ``speed/rl/split`` (core/evidence/regimes.py
     ``rl_speed_regime``), and verl's ``perf/max_memory_allocated_gb`` against the report's
-    ``rl.max_memory_allocated_bytes`` in ``memory/rl`` (tests/core/test_rl_memory_evidence.py)."""
+    ``rl.max_memory_allocated_bytes`` in ``memory/rl`` (tests/core/test_rl_memory_evidence.py;
+    rl-time-blind9.json's counters, tests/core/test_rl_blind9.py)."""
+    from tests.core.test_rl_blind9 import RECORDS as BLIND9
     from tests.core.test_rl_memory_evidence import RECORDS as VERL
 
     for key, scenario, seconds in _rl_steps():
         est = estimate_report(scenario, roofline=False)["rl"]["time_per_step_seconds"]
         regime, case = _regime("speed", scenario)
         yield Figure(key, regime, seconds / est, case, gpu=_gpu(scenario))
-    for rec in VERL:
+    for source, rec in (*(("rl-memory", r) for r in VERL), *(("rl-time-blind9", r) for r in BLIND9)):
         counted = estimate_report(rec["scenario"], roofline=False)["rl"]["max_memory_allocated_bytes"]
         regime, case = _regime("memory", rec["scenario"])
-        yield Figure(
-            f"rl-memory:{rec['id']}", regime, counted / (rec["measured_allocated_gib"] * 2**30), case
-        )
+        yield Figure(f"{source}:{rec['id']}", regime, counted / (rec["measured_allocated_gib"] * 2**30), case)
 
 
 def _disagg() -> Iterator[Figure]:

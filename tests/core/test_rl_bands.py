@@ -65,15 +65,17 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
     # "a fifth blind round"), 45 since the sixth round's two SkyRL Qwen3.5-9B steps (rl.md, "a sixth
     # blind round"), 53 since the seventh round's eight verl steps implied by AMD's throughputs on 8
     # H100 and 8 MI300X (rl.md, "a seventh blind round"), 62 since the eighth round's nine verl
-    # Megatron GRPO steps on 8 H100 (rl.md, "an eighth blind round"),
+    # Megatron GRPO steps on 8 H100 (rl.md, "an eighth blind round"), 64 since the ninth round's
+    # two verl PPO steps on 8 A100 (rl.md, "a ninth blind round"),
     # 32 MoE (NeMo RL's DeepSeek V3, Qwen3-235B and Qwen3-30B-A3B, verl's DeepSeek V3, Miles'), each
     # a band of its own; the bare placement is no regime any more, only their pool's name (32 and
     # 21 before the v0.7 table, docs/evidence/rl.md's v0.7 section)
     dense, moe = regimes["speed/rl/colocated/dense"], regimes["speed/rl/colocated/moe"]
-    assert (dense["figures"], moe["figures"]) == (62, 32) and "speed/rl/colocated" not in regimes
+    assert (dense["figures"], moe["figures"]) == (64, 32) and "speed/rl/colocated" not in regimes
     assert "pooled_from" not in dense and "pooled_from" not in moe
     assert regimes["speed/rl/split"]["figures"] == 36 and "pooled_from" not in regimes["speed/rl/split"]
-    assert regimes["memory/rl"]["figures"] == 20 and "pooled_from" not in regimes["memory/rl"]
+    # verl's 22 counters since the ninth blind round's two PPO counters on 8 A100 (20 before)
+    assert regimes["memory/rl"]["figures"] == 22 and "pooled_from" not in regimes["memory/rl"]
     # no regime pools with the RL steps, and the split steps sit in no other pool: the band of
     # all speed is the one the other small speed regimes take, unmoved by the RL steps (439
     # figures, 467 with the 28 TensorRT-LLM batch-one figures of docs/evidence/speed.md
@@ -128,7 +130,8 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
 def test_an_rl_report_states_its_regimes_and_confidence() -> None:
     rep = estimate_report(VERL_7B["scenario"])
     ev = rep["evidence"]
-    assert ev["regime"] == "memory/rl" and ev["pooled_from"] is None and ev["figures"] == 20
+    # 22 memory figures since the ninth blind round's two verl PPO counters (20 before)
+    assert ev["regime"] == "memory/rl" and ev["pooled_from"] is None and ev["figures"] == 22
     # the documented prefix speed/rl/colocated still starts the regime (docs/scenario-format.md)
     assert ev["speed"]["regime"] == "speed/rl/colocated/dense"
     assert ev["speed"]["regime"].startswith("speed/rl/colocated")
@@ -137,8 +140,9 @@ def test_an_rl_report_states_its_regimes_and_confidence() -> None:
     # since the fifth round's two verl steps (rl.md, "a fifth blind round"), 45 since the sixth
     # round's two SkyRL steps (rl.md, "a sixth blind round"), 53 since the seventh round's eight
     # verl steps (rl.md, "a seventh blind round"), 62 since the eighth round's nine verl Megatron
-    # steps (rl.md, "an eighth blind round")
-    assert ev["speed"]["figures"] == 62 and ev["speed"]["label"] == "RL steps, colocated, dense policy"
+    # steps (rl.md, "an eighth blind round"), 64 since the ninth round's two verl PPO steps (rl.md,
+    # "a ninth blind round")
+    assert ev["speed"]["figures"] == 64 and ev["speed"]["label"] == "RL steps, colocated, dense policy"
     # verl's own Qwen2.5 7B on 8 H100 with FSDP is among the replayed steps
     assert ev["speed"]["confidence"] == "measured"
     split = estimate_report(_split(VERL_7B["scenario"]))["evidence"]["speed"]
@@ -254,9 +258,10 @@ def test_the_cli_prints_the_step_band_and_how_sure(tmp_path: Path) -> None:
     # 39 figures since docs/evidence/rl.md section 52's four blind verl steps (35 before); 41 since
     # the fourth blind round's two DeepScaleR steps; 43 since the fifth round's two verl steps; 45
     # since the sixth round's two SkyRL steps; 53 since the seventh round's eight verl steps; 62
-    # since the eighth round's nine verl Megatron steps
-    assert "speed measured (62 figures of RL steps, colocated, dense policy;" in out.stdout
-    assert "memory measured (20 figures of RL post-training memory;" in out.stdout
+    # since the eighth round's nine verl Megatron steps; 64 since the ninth round's two verl PPO
+    # steps (and 22 memory figures, 20 before, with their two counters)
+    assert "speed measured (64 figures of RL steps, colocated, dense policy;" in out.stdout
+    assert "memory measured (22 figures of RL post-training memory;" in out.stdout
 
 
 def test_the_html_report_shows_the_step_band_and_how_sure(tmp_path: Path) -> None:
@@ -275,5 +280,5 @@ def test_the_html_report_shows_the_step_band_and_how_sure(tmp_path: Path) -> Non
     # 39 figures since docs/evidence/rl.md section 52's four blind verl steps (35 before); 41 since
     # the fourth blind round's two DeepScaleR steps; 43 since the fifth round's two verl steps; 45
     # since the sixth round's two SkyRL steps; 53 since the seventh round's eight verl steps; 62
-    # since the eighth round's nine verl Megatron steps
-    assert "80 % of 62 replayed figures of RL steps, colocated, dense policy" in text
+    # since the eighth round's nine verl Megatron steps; 64 since the ninth round's two verl PPO steps
+    assert "80 % of 64 replayed figures of RL steps, colocated, dense policy" in text

@@ -78,8 +78,9 @@ def test_how_sure_line_of_an_rl_scenario_names_rl_regimes(qtbot) -> None:
     # 43 since the fifth round's two verl steps (rl-time-blind5.json); 45 since the sixth round's two
     # SkyRL steps (rl-time-blind6.json); 53 since the seventh round's eight verl steps
     # (rl-time-blind7.json); 62 since the eighth round's nine verl Megatron steps
-    # (rl-time-blind8.json)
-    assert head._how_sure_text == "How sure: memory measured (20) · speed measured (62)"
+    # (rl-time-blind8.json); 64 since the ninth round's two verl PPO steps, and 22 memory figures
+    # (20 before) with their two counters (rl-time-blind9.json)
+    assert head._how_sure_text == "How sure: memory measured (22) · speed measured (64)"
     assert "RL steps, colocated, dense policy" in html.unescape(head.how_sure.toolTip())
     view = FiguresView()
     qtbot.addWidget(view)

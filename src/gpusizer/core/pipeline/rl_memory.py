@@ -58,6 +58,10 @@ class RLParts:
     # verl v0.5.0 ``verl/utils/megatron_utils.py`` wraps it with ``grad_reduce_in_fp32: True``):
     # 0 where the gradients are freed after each update (FSDP, DeepSpeed)
     held_gradients: int = 0
+    # the critic's weights and optimizer go to host around each of its worker calls (verl's
+    # critic with param_offload and optimizer_offload, read from ``rl.policy.offload_per_call``
+    # under ``rl.offload_states``): absent while the actor updates (``training_side``)
+    critic_per_call: bool = False
 
 
 def _mem(phase: str, host: int = 0, **parts: int) -> Memory:
@@ -92,9 +96,14 @@ def training_side(p: RLParts) -> dict[str, Memory]:
         overhead=over,
     )
     c = p.critic
-    # The critic updates after the actor (verl ray_trainer: update_critic, then update_actor):
-    # its weights and optimizer stay while the policy's training peak runs.
-    more_w, more_o = (c.weights if c else 0) + _frozen(p, False), c.optimizer if c else 0
+    # The critic updates before the actor (verl ray_trainer: update_critic, then update_actor):
+    # its weights and optimizer stay while the policy's training peak runs, unless its worker
+    # sent them to host after its update (verl/workers/fsdp_workers.py CriticWorker.update_critic:
+    # offload_fsdp_model_to_cpu / offload_fsdp_optimizer under param_offload / optimizer_offload,
+    # v0.3.0.post1 lines 857-859, v0.4.0 1067-1069, v0.5.0 1259-1261; update_actor loads only the
+    # actor's). Bytes: the critic's weights and optimizer, not held beside the actor's peak.
+    kept = c if c and not p.critic_per_call else None
+    more_w, more_o = (kept.weights if kept else 0) + _frozen(p, False), kept.optimizer if kept else 0
     training = replace(
         p.policy,
         weights=p.policy.weights + more_w,
@@ -168,7 +177,16 @@ _SIDES: Memo[dict[str, Memory]] = Memo(4096)
 
 def _asleep_side(p: RLParts, asleep: int) -> dict[str, Memory]:
     """:func:`training_side` with ``asleep`` bytes of host memory (the sleeping engine's)."""
-    key = (id(p.policy), id(p.critic), p.reference, p.reference_offloaded, p.reward, p.logits, asleep)
+    key = (
+        id(p.policy),
+        id(p.critic),
+        p.reference,
+        p.reference_offloaded,
+        p.reward,
+        p.logits,
+        asleep,
+        p.critic_per_call,
+    )
 
     def side() -> dict[str, Memory]:
         return {k: replace(v, host_memory=asleep) for k, v in training_side(p).items()}

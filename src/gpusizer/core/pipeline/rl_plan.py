@@ -157,6 +157,11 @@ def _parts(s: Scenario, policy: Scenario, engine: Memory, trained: Memory) -> RL
         reward,
         int(mb * vocab * FP32 / p.tensor),
         trained.gradients if policy.profile.persistent_gradients else 0,
+        # verl offloads the critic's states around its calls as the actor's (core/pipeline/rl_memory.py)
+        critic is not None
+        and rl.placement == "colocated"
+        and rl.offload_states
+        and rl.policy.offload_per_call,
     )
 
 
