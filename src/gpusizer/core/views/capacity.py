@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import ScenarioError
+from ..serving.turn_context import FIELD as TURNS_FIELD
 from ..model.architecture import resolve
 from ..model.params import count_parameters
 from ..model.presets import scenario_gpu
@@ -98,8 +99,11 @@ def _users(s: Scenario, context: int) -> int:
     v = s.model_copy(update={"serving": sv})
     try:
         check_scenario(v)
-    except ScenarioError:
-        return 0
+    except ScenarioError as e:
+        # a chat whose last turn passes C is the chat's limit, not the engine's memory: the
+        # curve is of requests of C tokens (core/serving/turn_context.py)
+        if e.field != TURNS_FIELD:
+            return 0
     r = rank_view(v)  # the engine's own layout, as the estimate reads it (module docstring)
     gpu = scenario_gpu(r)
     em, st = engine_memory(r, resolve(r.model), count_parameters(r.model), gpu)
