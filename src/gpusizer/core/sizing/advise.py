@@ -60,6 +60,7 @@ from .served import idle_slots, load_users, queue_clause
 from .spare_words import spare_words
 from .stated import SEARCH_COVERS, own_gpu, stated_fits
 from .stated_layout import split_words, stated_layout, stated_notes
+from .stated_widths import width_notes
 from .stated_stage import replaced_stage_note
 from .units import Unit, layer_box, pool_beside, with_pool
 from .unmet import capped_speed_clause, context_reason, fill_refusal, practical_reason, unreachable_reason
@@ -229,6 +230,7 @@ class GpuAdvice:
         notes = self._notes(c, growth, est, bought, changes) + stated_notes(stated)
         need = needed(self.s, self.fewest, self.filler, c, growth, bought)
         split = propose_split(s, self._most())
+        notes += width_notes(self.s, s, split)  # a stated EP, attention DP or prefill TP not kept
         if split is not None:
             notes.append(split.note(bought, need["needed_gpus"], growth.unit.count(split.gpus)))
         fields = gpu_fields(self.g) | {
