@@ -36,7 +36,7 @@ def _own_count(s: Scenario, hardware: HardwareSpec) -> tuple[float, float, float
     """(peak, usable, the band's upper edge) bytes a GPU of the scenario's own layout on
     ``hardware``'s GPU, where it fits at the estimate; None where it does not (or is
     refused). The upper edge is the peak where the regime has no band."""
-    v = s.model_copy(update={"hardware": hardware.model_copy(update={"gpus_per_node": s.hardware.gpus_per_node})})
+    v = s.model_copy(update={"hardware": hardware})
     try:
         est = estimate(v)
     except Exception:  # a layout the GPU cannot run: nothing to say of it
