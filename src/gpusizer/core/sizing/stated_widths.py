@@ -44,6 +44,6 @@ def width_notes(asked: Scenario, laid: Scenario, split: DisaggSplit | None) -> l
     spec = asked.serving.disaggregated
     stated = spec.prefill_tensor if spec is not None else None
     if split is not None and stated is not None and split.prefill_tensor != stated:
-        used = f"the split's prefill TP {split.prefill_tensor}"
-        out.append(f"{used}, not the file's prefill_tensor {stated} ({SPLIT_RULE})")
+        pre = f"the split's prefill TP {split.prefill_tensor}"
+        out.append(f"{pre}, not the file's prefill_tensor {stated} ({SPLIT_RULE})")
     return out

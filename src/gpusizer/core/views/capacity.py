@@ -27,7 +27,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import ScenarioError
-from ..serving.turn_context import FIELD as TURNS_FIELD
 from ..model.architecture import resolve
 from ..model.params import count_parameters
 from ..model.presets import scenario_gpu
@@ -40,6 +39,7 @@ from ..serving.attention_dp import rank_view
 from ..serving.engine_memory import engine_memory
 from ..serving.multi_turn import turns_view
 from ..serving.rules import memory_rule
+from ..serving.turn_context import FIELD as TURNS_FIELD
 from .settings import serving_kind
 
 
