@@ -181,6 +181,8 @@ def test_a_split_meeting_the_default_level_on_the_same_rack_is_ranked() -> None:
     assert o["gpus"] == 72 and o["default_target_met"] is True
     assert o["ttft_seconds"] == pytest.approx(1.68, abs=0.02)
     assert "(the default service level, on the same GPUs bought)" in o["layout_reason"]
+    # the aggregated layout's "8 of the 72 GPUs idle" is not the split's (it uses 48)
+    assert not [n for n in o["notes"] if " GPUs idle: " in n]
 
 
 # --- 5. the fresh cases ------------------------------------------------------------------------------

@@ -23,7 +23,8 @@ is accepted only where none waits for a slot: disagg_split.py ``fast``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..model.architecture import ceil_div
@@ -34,6 +35,7 @@ from .option_split import DisaggSplit
 PREFILL = "serving.disaggregated.prefill_gpus"
 DECODE = "serving.disaggregated.decode_gpus"
 PREFILL_TENSOR = "serving.disaggregated.prefill_tensor"
+_IDLE = re.compile(r"\d[\d,]* of the [\d,]+ GPUs idle: ")  # idle_words.idle_note's head
 
 
 def split_layout(split: DisaggSplit, pipeline: int) -> str:
@@ -89,7 +91,7 @@ def pd_fields(
         PREFILL_TENSOR: split.prefill_tensor,
     }
     return fields | {
-        "notes": split_pools_notes(tuple(fields["notes"]), asked, pools, split.label),
+        "notes": split_pools_notes(_busy(fields["notes"]), asked, pools, split.label),
         "gpus": split_bought,
         "gpus_in_layout": split.gpus,
         "min_gpus": split.gpus,
@@ -109,6 +111,13 @@ def pd_fields(
         "pd": _other("aggregated", bought, fields["layout"], fields["pace"].tokens_per_second)
         | {"pd_chosen": split.label},
     }
+
+
+def _busy(notes: Sequence[str]) -> tuple[str, ...]:
+    """The notes less the aggregated layout's idle GPUs (core/sizing/idle_words.py): the split
+    uses its own count, and the Need line says how many of the units it leaves spare. A GB200
+    rack chosen as 2P1D on 48 GPUs read "8 of the 72 GPUs idle", the aggregated layout's."""
+    return tuple(n for n in notes if not _IDLE.match(n))
 
 
 def _pace(split: DisaggSplit) -> Pace:
