@@ -50,7 +50,7 @@ def _own_count(s: Scenario, hardware: HardwareSpec) -> tuple[float, float, float
     return peak, float(est.gpu.capacity_bytes), peak / p10 if p10 else peak
 
 
-def margin_words(s: Scenario, o: SizingOption, own: tuple[float, float, float], margin: float) -> str:
+def margin_words(s: Scenario, own: tuple[float, float, float], margin: float) -> str:
     """The note: the scenario's own count holds the estimate, the margin sized the row."""
     n, (peak, usable, upper) = s.parallelism.gpus, own
     spare = usable - peak
@@ -91,6 +91,6 @@ def with_margin_note(
         if own is None or own[1] - own[0] >= margin * own[1]:  # the margin did not grow the count
             out.append(opts)
             continue
-        note = margin_words(s, first, own, margin)
+        note = margin_words(s, own, margin)
         out.append([replace(first, notes=(*first.notes, note)), *opts[1:]])
     return out
