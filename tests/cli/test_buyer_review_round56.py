@@ -219,4 +219,6 @@ def test_plans_max_context_of_a_multi_turn_chat_is_the_conversations() -> None:
 
     multi = case("serve-qwen3-8b-multi-turn-15-prefix-vllm")
     o = plan(multi, gpus=["h100-sxm-80gb"])[0]
-    assert o["max_context_tokens"] == 32768  # serving.max_context: the engine's cap
+    # round 57: the last turn must fit the engine's context (core/serving/turn_context.py), so
+    # the largest conversation is 15 whole turns of 2,184 tokens within 32,768 (was 32,768)
+    assert o["max_context_tokens"] == 32760

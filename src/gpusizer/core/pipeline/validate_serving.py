@@ -21,6 +21,7 @@ from ..serving.lora_serving import check_lora
 from ..serving.multi_turn import check_turns
 from ..serving.prefix import check_prefix
 from ..serving.speculative import check_speculative
+from ..serving.turn_context import check_last_turn
 from ..speed.rates_era import GGML_BACKENDS, backend_runs_on
 from .validate_features import check_features
 from .validate_sched import check_scheduler_knobs
@@ -50,6 +51,7 @@ def check_serving(s: Scenario) -> None:
     check_context_limit(s)
     check_prefix(s)
     check_turns(s)
+    check_last_turn(s)
     check_speculative(s)
     check_lora(s)
     check_cpu_moe(s)

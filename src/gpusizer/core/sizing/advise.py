@@ -29,6 +29,7 @@ from ..model.architecture import ceil_div
 from ..model.result import Estimate
 from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
+from ..serving.service_level import ServiceLevel
 from .advise_fields import compute_notes, gpu_fields, missing_option, unit_fields
 from .advise_need import goodput, judged, needed
 from .batch_lever import batch_lever
@@ -61,6 +62,7 @@ from .spare_words import spare_words
 from .stated import SEARCH_COVERS, own_gpu, stated_fits
 from .stated_layout import split_words, stated_layout, stated_notes
 from .stated_stage import replaced_stage_note
+from .stated_widths import width_notes
 from .units import Unit, layer_box, pool_beside, with_pool
 from .unmet import capped_speed_clause, context_reason, fill_refusal, practical_reason, unreachable_reason
 
@@ -229,6 +231,7 @@ class GpuAdvice:
         notes = self._notes(c, growth, est, bought, changes) + stated_notes(stated)
         need = needed(self.s, self.fewest, self.filler, c, growth, bought)
         split = propose_split(s, self._most())
+        notes += width_notes(self.s, s, split)  # a stated EP, attention DP or prefill TP not kept
         if split is not None:
             notes.append(split.note(bought, need["needed_gpus"], growth.unit.count(split.gpus)))
         fields = gpu_fields(self.g) | {
@@ -260,7 +263,8 @@ class GpuAdvice:
         }
         # serving.disaggregated: the split ranked where it is the cheaper (core/sizing/pd_choice.py)
         split_bought = growth.unit.count(split.gpus) if split is not None else 0
-        out = pd_fields(fields, split, split_bought, node, self._unit, asked_pools(self.s))
+        tie = ServiceLevel.of(self.s.targets).empty  # the split was sized on the default level
+        out = pd_fields(fields, split, split_bought, node, self._unit, asked_pools(self.s), tie)
         return SizingOption(**split_words(out))  # a replaced width's words of the split chosen
 
     def _notes(

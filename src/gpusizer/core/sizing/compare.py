@@ -41,6 +41,7 @@ from .compare_options import (
 )
 from .compare_rank import Money, check_sort, price_options, sort_options
 from .layout_search import MAX_GPUS, GpuTarget
+from .margin_count import with_margin_note
 from .miss_rank import Goals
 from .option import SizingOption
 from .rl_split_alt import with_split_alternatives
@@ -216,10 +217,11 @@ def _sized(
     entries = advise_catalog(s, catalog, ask, as_token(cancel) or CancelToken())
     specs = {t.id: t.spec for t in catalog}
     stated = s.rl is not None and "placement" in s.rl.model_fields_set
-    return [
+    rows = [
         [with_band(o, s, specs.get(o.gpu, scenario_gpu(s))) for o in _with_split(entry, g, stated)]
         for entry, g in zip(entries, catalog, strict=True)
     ]
+    return with_margin_note(s, rows, {t.id: t.hardware for t in catalog}, margin)
 
 
 def _with_split(entry: Entry, g: GpuTarget, stated: bool) -> list[SizingOption]:

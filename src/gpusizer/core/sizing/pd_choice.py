@@ -23,7 +23,8 @@ is accepted only where none waits for a slot: disagg_split.py ``fast``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..model.architecture import ceil_div
@@ -34,6 +35,7 @@ from .option_split import DisaggSplit
 PREFILL = "serving.disaggregated.prefill_gpus"
 DECODE = "serving.disaggregated.decode_gpus"
 PREFILL_TENSOR = "serving.disaggregated.prefill_tensor"
+_IDLE = re.compile(r"\d[\d,]* of the [\d,]+ GPUs idle: ")  # idle_words.idle_note's head
 
 
 def split_layout(split: DisaggSplit, pipeline: int) -> str:
@@ -44,12 +46,19 @@ def split_layout(split: DisaggSplit, pipeline: int) -> str:
     return f"{split.label}: {pre:,} prefill TP {split.prefill_tensor}{pp} + {dec:,} decode TP {tp}{pp}"
 
 
-def chosen(split: DisaggSplit | None, split_bought: int, aggregated_bought: int, met: bool) -> bool:
+def chosen(
+    split: DisaggSplit | None, split_bought: int, aggregated_bought: int, met: bool, level_tie: bool = False
+) -> bool:
     """Whether the split is the answer ranked (module docstring): it meets the targets, on fewer
-    GPUs bought in whole units than the aggregated answer or where that misses them."""
+    GPUs bought in whole units than the aggregated answer or where that misses them; or, at
+    equal units, where the aggregated answer misses the default service level the split meets
+    (``level_tie``: no speed target stated, so the split was sized on that level,
+    core/sizing/disagg_split.py ``_level``). DeepSeek-V3 on one GB200 NVL72 rack: aggregated,
+    first token 6.71 s; 2P1D on the same 72 GPUs, 1.68 s. At one price a buyer signs the
+    answer that meets the level."""
     if split is None or not split.targets_met:
         return False
-    return split_bought < aggregated_bought or not met
+    return split_bought < aggregated_bought or not met or (level_tie and split_bought == aggregated_bought)
 
 
 def pd_fields(
@@ -59,6 +68,7 @@ def pd_fields(
     node: int,
     unit: Callable[[int], dict[str, Any]],
     asked: tuple[int, int] | None = None,
+    level_tie: bool = False,
 ) -> dict[str, Any]:
     """``fields`` (the aggregated option's) with the split's count, speed, layout and reason
     where the split is chosen, the aggregated answer kept in ``pd_other_*``; ``fields`` as
@@ -71,7 +81,8 @@ def pd_fields(
     bought = fields["gpus"]
     label = split_layout(split, fields["parallelism"]["pipeline"])
     met = fields["targets_met"] is not False
-    if not chosen(split, split_bought, bought, met):
+    tie = level_tie and fields.get("default_target_met") is False
+    if not chosen(split, split_bought, bought, met, tie):
         return _kept(fields, split, split_bought, label)
     pools = (split.prefill * split.prefill_per, split.decode * split.per)
     changes = dict(fields["scenario_changes"]) | {
@@ -80,14 +91,15 @@ def pd_fields(
         PREFILL_TENSOR: split.prefill_tensor,
     }
     return fields | {
-        "notes": split_pools_notes(tuple(fields["notes"]), asked, pools, split.label),
+        "notes": split_pools_notes(_busy(fields["notes"]), asked, pools, split.label),
         "gpus": split_bought,
         "gpus_in_layout": split.gpus,
         "min_gpus": split.gpus,
         "nodes": ceil_div(split_bought, node),
         "layout": label,
-        "layout_reason": _reason(split, label, split_bought, bought, fields["layout"], met),
+        "layout_reason": _reason(split, label, split_bought, bought, fields["layout"], met and not tie, tie),
         "targets_met": True,
+        **({"default_target_met": True} if tie else {}),
         "unmet": None,
         "unmet_reason": None,
         "scenario_changes": changes,
@@ -99,6 +111,13 @@ def pd_fields(
         "pd": _other("aggregated", bought, fields["layout"], fields["pace"].tokens_per_second)
         | {"pd_chosen": split.label},
     }
+
+
+def _busy(notes: Sequence[str]) -> tuple[str, ...]:
+    """The notes less the aggregated layout's idle GPUs (core/sizing/idle_words.py): the split
+    uses its own count, and the Need line says how many of the units it leaves spare. A GB200
+    rack chosen as 2P1D on 48 GPUs read "8 of the 72 GPUs idle", the aggregated layout's."""
+    return tuple(n for n in notes if not _IDLE.match(n))
 
 
 def _pace(split: DisaggSplit) -> Pace:
@@ -152,7 +171,15 @@ def other_cost(option: dict[str, Any], price: Callable[[dict[str, Any]], dict[st
     return {"pd_other_cost_per_million_tokens": price(other).get("cost_per_million_tokens")}
 
 
-def _reason(split: DisaggSplit, label: str, bought: int, aggregated: int, agg_layout: str, met: bool) -> str:
+def _reason(
+    split: DisaggSplit,
+    label: str,
+    bought: int,
+    aggregated: int,
+    agg_layout: str,
+    met: bool,
+    tie: bool = False,
+) -> str:
     """The Why line of a chosen split: the split, its speed, and the aggregated answer it beats."""
     whole = f" ({bought:,} in whole units)" if bought > split.gpus else ""
     why = (
@@ -160,6 +187,7 @@ def _reason(split: DisaggSplit, label: str, bought: int, aggregated: int, agg_la
         "price per GPU: ranked as the cheaper"
         if met
         else f"where the aggregated answer, {aggregated:,} GPUs ({agg_layout}), misses them"
+        + (" (the default service level, on the same GPUs bought)" if tie else "")
     )
     # the link the first token rests on (core/sizing/pd_link_words.py)
     kv = f", {split.kv_seconds * 1e3:,.1f} ms of it the KV hand-off over {split.link}" if split.link else ""

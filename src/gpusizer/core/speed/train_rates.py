@@ -27,7 +27,12 @@ Sources:
   of Azure's 1,222.9. The MI325X runs the MI300X's silicon at 1000 W instead of 750 W, so it
   holds a higher clock under dense GEMMs (1,464 against 1,230 MHz): the MI300X's efficiency
   times the MI325X's peak (1,224) misses that. Its BF16 stays the MAMF row (784.9; AMD's MAF
-  is 843); docs/evidence/speed.md, the AMD training section.
+  is 843); docs/evidence/speed.md, the AMD training section. The Intel efficiency rows are
+  Gaudi's; the Arc A770's BF16 is the same benchmark run on the card (stas00/ml-engineering
+  PR #107, "validated on Intel Arc A770": ``mamf-finder.py --m 4096 --n 4096 --k_range 256
+  4096 256``, torch 2.7.0+xpu, mean 91.0 TFLOPS at its best shape 4096 x 4096 x 2048, max
+  92.9), 0.66 of its 137.6 XMX peak where Gaudi's median gave 117.6; a square-GEMM benchmark
+  on torch 2.7.0+xpu reached 85.1 (zzc0721/torch-performance-test-data#182, 10240^2).
 - Attention (FLOPs of Q·Kᵀ and P·V, backward counted as 2.5x forward: five matmuls to two):
   FlashAttention-2 as PyTorch SDPA ships it reaches 35% of the H100's BF16 peak (Shah et al.
   2024, FlashAttention-3, arXiv 2407.08608, abstract) and 310-322 TFLOPS/s backward at head dim
@@ -91,6 +96,7 @@ MAMF_TFLOPS: dict[str, dict[str, float]] = {
     "mi355x-288gb": {"bf16": 1565.0},
     "gaudi-2-96gb": {"bf16": 418.7, "fp8": 826.5},
     "gaudi-3-128gb": {"bf16": 1243.0, "fp8": 1289.5},
+    "arc-a770-16gb": {"bf16": 91.0},  # mamf-finder on the card (docstring); Gaudi is not Arc
 }
 # MAMF / datasheet of the same table's rows, per vendor and dtype (the fallback's medians).
 _EFFICIENCY_ROWS: dict[tuple[str, str], tuple[float, ...]] = {

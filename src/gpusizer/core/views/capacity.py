@@ -39,6 +39,7 @@ from ..serving.attention_dp import rank_view
 from ..serving.engine_memory import engine_memory
 from ..serving.multi_turn import turns_view
 from ..serving.rules import memory_rule
+from ..serving.turn_context import FIELD as TURNS_FIELD
 from .settings import serving_kind
 
 
@@ -98,8 +99,11 @@ def _users(s: Scenario, context: int) -> int:
     v = s.model_copy(update={"serving": sv})
     try:
         check_scenario(v)
-    except ScenarioError:
-        return 0
+    except ScenarioError as e:
+        # a chat whose last turn passes C is the chat's limit, not the engine's memory: the
+        # curve is of requests of C tokens (core/serving/turn_context.py)
+        if e.field != TURNS_FIELD:
+            return 0
     r = rank_view(v)  # the engine's own layout, as the estimate reads it (module docstring)
     gpu = scenario_gpu(r)
     em, st = engine_memory(r, resolve(r.model), count_parameters(r.model), gpu)
