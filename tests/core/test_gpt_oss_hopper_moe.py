@@ -126,3 +126,27 @@ def test_blind4_gap_is_not_bandwidth() -> None:
     assert slope("h200-141gb", "ours") == pytest.approx(0.064, abs=0.005)
     assert _tpot("h200-141gb", 4, "published") / _tpot("h100-sxm-80gb", 4, "published") > 0.95
     assert _tpot("h200-141gb", 4, "ours") / _tpot("h100-sxm-80gb", 4, "ours") < 0.92
+
+
+@pytest.mark.parametrize("run", DATA["a100_tp_sweep"]["runs"], ids=lambda r: f"tp{r['tensor']}")
+def test_a100_marlin_tp_sweep_as_first_replayed(run: dict[str, Any]) -> None:
+    """vllm#22331: one user of gpt-oss-120b on A100s (vLLM 0.10.1's gptoss image, Marlin experts,
+    TRITON_ATTN) at 90 tokens/s on TP 1 and 77-78 on TP 2 and 4. Ours 2.1x fast on TP 1 and
+    3.1-3.9x on TP 2-4: the published speed does not rise with the split while ours does (the
+    per-step cost section 126.4 of docs/evidence/speed.md reads, not modelled). Pinned within
+    0.05 of the first replay (a forum figure with unstated lengths: recorded, not a bar)."""
+    sc = {
+        "model": {"preset": "gpt-oss-120b"},
+        "framework": "vllm",
+        "hardware": {"gpu": "a100-sxm-80gb"},
+        "parallelism": {"tensor": run["tensor"]},
+        "workload": {"kind": "inference", "prompt_tokens": 128, "generated_tokens": 1024, "batch_size": 1},
+        "serving": {
+            "concurrency": 1,
+            "engine_version": "0.10.1",
+            "attention_backend": "TRITON_ATTN",
+            "max_context": 8192,
+        },
+    }
+    tps = 1 / float(estimate_report(sc)["serving"]["tpot_seconds"])
+    assert tps / run["published_tps"] == pytest.approx(run["first_replay"]["ratio"], abs=0.05)
