@@ -17,7 +17,8 @@ refit loading the policy's 16-bit tensors:
   vllm_worker.py:224 and :446 at NVIDIA-NeMo/RL@v0.7.0), ``${policy.precision}`` (``bfloat16``)
   in every example config (examples/configs/grpo_math_1B.yaml:112, :339), ``fp8`` only where a
   recipe states it; its DeepSeek-V3 guide first makes a BF16 checkpoint
-  (RL/docs/guides/deepseek.md "Create BF16 Hugging Face checkpoint", ``fp8_cast_bf16.py``, ``del(.quantization_config)``).
+  (RL/docs/guides/deepseek.md "Create BF16 Hugging Face checkpoint", ``fp8_cast_bf16.py``,
+  ``del(.quantization_config)``).
 - OpenRLHF: its vLLM engines are created with ``"dtype": "bfloat16"`` and no quantisation
   (OpenRLHF/OpenRLHF@v0.11.0 openrlhf/trainer/ray/vllm_engine.py:275).
 - slime: FP8 rollout is opt-in, by pointing SGLang's ``--hf-checkpoint`` at an FP8 checkpoint
