@@ -54,7 +54,8 @@ def check_expert_per_replica(s: Scenario) -> None:
     elif moe is None:
         why = "applies to a MoE model's routed experts; false for a dense model"
     elif not prof.expert_in_tensor_flag:
-        why = f"{prof.label} has no expert parallelism inside tensor parallelism; engines that have: {_engines()}"
+        why = f"{prof.label} has no expert parallelism inside tensor parallelism"
+        why += f"; engines that have: {_engines()}"
     elif p.attention_data > 1:
         why = "not with parallelism.attention_data above 1 (its experts span the whole engine)"
     elif s.serving.redundant_experts:

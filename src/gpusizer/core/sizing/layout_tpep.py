@@ -37,8 +37,7 @@ EP_NONE, EP_REPLICAS, EP_WHOLE, EP_ENGINES = 0, 1, 2, 3
 
 def expert_modes(s: Scenario, tp: int, spread: Sequence[int]) -> tuple[int, ...]:
     """The modes weighed at TP ``tp``: ``spread`` (what the fill weighed before), then EP_WHOLE
-    and EP_ENGINES where the module docstring's conditions hold (last: a tie in speed keeps the
-    others; EP_ENGINES is EP_WHOLE at one replica, so it is weighed from two)."""
+    where the module docstring's conditions hold (last: a tie in speed keeps the others)."""
     whole = (
         EP_REPLICAS in spread
         and tp > 1
@@ -46,7 +45,14 @@ def expert_modes(s: Scenario, tp: int, spread: Sequence[int]) -> tuple[int, ...]
         and bool(s.profile.expert_in_tensor_flag)
         and not s.serving.redundant_experts
     )
-    return (*spread, EP_WHOLE, EP_ENGINES) if whole else tuple(spread)
+    return (*spread, EP_WHOLE) if whole else tuple(spread)
+
+
+def engine_modes(s: Scenario, tp: int, spread: Sequence[int]) -> tuple[int, ...]:
+    """:func:`expert_modes`, then EP_ENGINES wherever EP_WHOLE is weighed (the same engine
+    switch and conditions; last, so a tie in speed keeps the one-engine layouts)."""
+    modes = expert_modes(s, tp, spread)
+    return (*modes, EP_ENGINES) if EP_WHOLE in modes else modes
 
 
 def expert_span(s: Scenario, tp: int, dp: int) -> int | None:
