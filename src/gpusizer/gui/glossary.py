@@ -121,6 +121,10 @@ GLOSSARY: dict[str, str] = {
     "the backward ends (torch 2.4.1 fsdp/_runtime_utils.py): adds layers - 1 hidden states of "
     "the micro-batch when the first layer is rebuilt. Needs ZeRO-3 under FSDP1 and full "
     "recompute; off: FSDP's own checkpoint wrapper or use_reentrant=False.",
+    "parallelism.expert_per_replica": "The replicas are independent engines, each splitting the "
+    "routed experts whole over its own tensor-parallel ranks (vLLM --tensor-parallel-size 8 "
+    "--enable-expert-parallel per engine, behind a router); Expert (EP) divides TP, Data (DP) "
+    "counts the engines. Each engine is priced as the DP 1 one.",
     "parallelism.replicated_mixers": "A hybrid model's recurrent mixers (Gated DeltaNet, "
     "Mamba-2) run whole on every tensor-parallel rank instead of split by it: Miles' Megatron spec "
     "of Qwen3.5 and Qwen3-Next wraps them as Hugging Face modules after an all-gather. Each TP "

@@ -56,6 +56,10 @@ class ParallelismSpec(Strict):
     # at TP tensor / attention_data on its own requests; the experts span the whole group
     # (core/serving/attention_dp.py)
     attention_data: Degree = 1
+    # Serving: ``expert`` splits the routed experts whole inside each replica's TP group only,
+    # ``data`` counting independent engines (N x vLLM ``--tensor-parallel-size 8
+    # --enable-expert-parallel`` behind a router; core/serving/expert_per_replica.py)
+    expert_per_replica: bool = False
     # not a field: the (tensor, attention_data) of the attention-DP engine one rank's view
     # belongs to (core/serving/attention_dp.py ``rank_view``), None for the scenario as set
     _engine_group: tuple[int, int] | None = PrivateAttr(default=None)

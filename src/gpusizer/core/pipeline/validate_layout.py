@@ -15,6 +15,7 @@ from ..model.specs import Scenario
 from ..registry.frameworks import FRAMEWORKS
 from ..serving.attention_dp import attention_tp, per_rank_note
 from ..serving.expert_in_tensor import check_expert_in_tensor
+from ..serving.expert_per_replica import check_expert_per_replica
 from .validate_block_quant import check_block_quant
 from .validate_context import check_context_heads
 from .validate_ddp import check_data_parallel_only
@@ -99,6 +100,7 @@ def _check_experts(s: Scenario) -> None:
     """Expert parallelism: a MoE model, its (physical) experts and the data x context ranks."""
     p, moe = s.parallelism, s.model.moe
     folded = check_expert_tensor(s)  # Megatron-Core's expert grid, where the field sets one
+    check_expert_per_replica(s)  # independent TP x EP engines (core/serving/expert_per_replica.py)
     if p.expert > 1:
         if moe is None:
             raise ScenarioError("parallelism.expert", "must be 1 for a dense model (no experts)")

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from ..errors import ScenarioError
 from ..model.specs import Scenario
+from .expert_per_replica import per_replica_shards
 
 FIELD = "parallelism.expert"
 
@@ -63,6 +64,8 @@ def shards(s: Scenario) -> int:
     ``parallelism.expert`` divides data x context (the experts over the replicas, as before),
     under attention data parallelism, and for training."""
     p = s.parallelism
+    if p.expert_per_replica and not s.workload.trains and p.attention_data == 1:
+        return per_replica_shards(s)  # independent engines (core/serving/expert_per_replica.py)
     dc = p.data * p.context
     if s.workload.trains or p.attention_data > 1 or p.expert <= 1 or dc % p.expert == 0:
         return 1

@@ -103,6 +103,7 @@ def needed(
             "zero_stage": lay.zero,
             "expert": lay.ep,
             "attention_data": lay.ad,
+            "expert_per_replica": lay.er,
             "recompute": lay.recompute,
         } | _offload_fields(filler, v, lay, training)
         n, label = lay.gpus, layout_label(par, training)

@@ -31,7 +31,7 @@ from .layer_split import tensor_widths
 from .layout_adp import adp_layout, adp_widths
 from .layout_search import Evaluator, GpuTarget
 from .layout_space import Layout, layout_preference, stage_counts
-from .layout_tpep import EP_NONE, EP_REPLICAS, EP_WHOLE, expert_modes, expert_span
+from .layout_tpep import EP_ENGINES, EP_NONE, EP_REPLICAS, EP_WHOLE, engine_modes, engines_span, expert_span
 from .option import Pace
 from .pace import option_pace
 from .search import holds
@@ -82,8 +82,8 @@ class ServingFill:
         raise NotImplementedError
 
     def _widths(self, n: int) -> list[tuple[int, int, int]]:
-        """(TP, where the experts go: core/sizing/layout_tpep.py's EP_NONE, EP_REPLICAS or
-        EP_WHOLE, attention-DP ranks) of the replicas weighed on ``n`` GPUs, widest first (the
+        """(TP, where the experts go: core/sizing/layout_tpep.py's EP_NONE, EP_REPLICAS,
+        EP_WHOLE or EP_ENGINES, attention-DP ranks) of the replicas weighed on ``n`` GPUs, widest first (the
         likeliest to meet a speed target); the attention-DP engines (ranks = TP) after the
         plain widths."""
         s = self.base
@@ -92,7 +92,7 @@ class ServingFill:
         tps = tensor_widths(s, self.arch.heads, min(tp_max, n))  # any width under llama.cpp
         # vLLM runs no EP under LoRA on the experts: those layouts are not weighed
         spread = (EP_REPLICAS, EP_NONE) if s.model.moe and not refuses_expert_parallel(s) else (EP_NONE,)
-        plain = [(tp, mode, 1) for tp in reversed(tps) for mode in expert_modes(s, tp, spread)]
+        plain = [(tp, mode, 1) for tp in reversed(tps) for mode in engine_modes(s, tp, spread)]
         # per count of attention-DP engines the widest: the same users over more of the GPUs
         engines = {n // w: w for w in adp_widths(s, n)}  # ascending: the widest of a count stays
         return plain + [(w, EP_NONE, w) for w in sorted(engines.values(), reverse=True)]
@@ -178,16 +178,19 @@ class ServingFill:
             ep = dp if mode == EP_REPLICAS else 1
             if mode == EP_REPLICAS and (dp < 2 or s.model.moe is None or stated_physical(s) % dp):
                 return None
-            if mode == EP_WHOLE:  # as EP_REPLICAS: no deeper PP is tried for the experts' sake
-                whole = expert_span(s, tp, dp)
+            inside = mode in (EP_WHOLE, EP_ENGINES)
+            if inside:  # as EP_REPLICAS: no deeper PP is tried for the experts' sake
+                whole = (expert_span if mode == EP_WHOLE else engines_span)(s, tp, dp)
                 if whole is None:
                     return None
                 ep = whole
-            # under EP_WHOLE a GPU holds experts / (TP x DP) whole: as EP = DP over TP slices
-            if self._weights_bound(tp, pp, ep // tp if mode == EP_WHOLE else ep) > self.g.capacity:
+            # under EP_WHOLE a GPU holds experts / (TP x DP) whole: as EP = DP over TP slices;
+            # under EP_ENGINES experts / TP, as TP slices
+            if self._weights_bound(tp, pp, ep // tp if inside else ep) > self.g.capacity:
                 continue
             batch = ceil_div(users, dp) if users is not None else s.workload.batch_size
-            got = self._held(Layout(tp, pp, 1, ep, 0, s.parallelism.recompute, dp), batch)
+            lay = Layout(tp, pp, 1, ep, 0, s.parallelism.recompute, dp, er=mode == EP_ENGINES)
+            got = self._held(lay, batch)
             if got is not None:
                 return got
         return None

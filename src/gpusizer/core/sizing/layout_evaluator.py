@@ -80,6 +80,8 @@ class Evaluator:
                 "virtual_stages": virtual_stages(p.virtual_stages, lay.pp, self.layers),
                 # the experts' TP where the fill weighs it (core/sizing/layout_etp.py)
                 "expert_tensor": lay.et or p.expert_tensor,
+                # the experts inside each replica only (core/sizing/layout_tpep.py EP_ENGINES)
+                "expert_per_replica": lay.er,
             }
         )
 
@@ -99,7 +101,7 @@ class Evaluator:
 
     def by_dp(self, lay: Layout) -> Callable[[int], float]:
         return lambda dp: self.total(
-            Layout(lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute, dp, lay.ad, lay.et)
+            Layout(lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute, dp, lay.ad, lay.et, lay.er)
         )
 
     def total(self, lay: Layout, **workload: int) -> float:
@@ -155,7 +157,7 @@ class Evaluator:
             except ScenarioError:
                 return None
             return s
-        key = (lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute, lay.et)
+        key = (lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute, lay.et, lay.er)
         if key not in self._shapes:
             s = self.scenario(lay)
             try:

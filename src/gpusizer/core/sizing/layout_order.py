@@ -21,7 +21,8 @@ class Layout:
     data-parallel ranks inside the TP group (serving; 1 but in core/sizing/layout_adp.py's
     layouts, where it is ``tp``: every GPU its own attention replica). ``et``: the experts' own
     TP (``parallelism.expert_tensor``) where the search sets it (core/sizing/layout_etp.py); 0
-    keeps the scenario's."""
+    keeps the scenario's. ``er``: ``ep`` splits the experts inside each replica only
+    (``parallelism.expert_per_replica``; core/sizing/layout_tpep.py's EP_ENGINES)."""
 
     tp: int = 1
     pp: int = 1
@@ -32,6 +33,7 @@ class Layout:
     dp: int = 1
     ad: int = 1
     et: int = 0
+    er: bool = False
 
     @property
     def model_parallel(self) -> int:

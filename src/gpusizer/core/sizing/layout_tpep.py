@@ -1,6 +1,8 @@
 """Where the serving fill (core/sizing/fill_serving.py) puts a MoE model's routed experts: not
 split over experts (EP_NONE: each TP rank a slice of every expert), over the replicas (EP_REPLICAS:
-EP = DP, the replicas one engine), or whole inside TP (EP_WHOLE: EP = TP x DP).
+EP = DP, the replicas one engine), whole inside TP (EP_WHOLE: EP = TP x DP), or whole inside each
+replica's TP only (EP_ENGINES: N independent engines of TP with EP = TP,
+``parallelism.expert_per_replica``; core/serving/expert_per_replica.py).
 
 EP_WHOLE is the engines' expert-parallel switch at a TP above 1: vLLM ``--tensor-parallel-size N
 --enable-expert-parallel`` (vLLM docs "Expert Parallel Deployment": ``EP_SIZE = TP_SIZE x
@@ -30,7 +32,7 @@ from collections.abc import Sequence
 from ..model.redundant import stated_physical
 from ..model.specs import Scenario
 
-EP_NONE, EP_REPLICAS, EP_WHOLE = 0, 1, 2
+EP_NONE, EP_REPLICAS, EP_WHOLE, EP_ENGINES = 0, 1, 2, 3
 
 
 def expert_modes(s: Scenario, tp: int, spread: Sequence[int]) -> tuple[int, ...]:
@@ -46,8 +48,23 @@ def expert_modes(s: Scenario, tp: int, spread: Sequence[int]) -> tuple[int, ...]
     return (*spread, EP_WHOLE) if whole else tuple(spread)
 
 
+def engine_modes(s: Scenario, tp: int, spread: Sequence[int]) -> tuple[int, ...]:
+    """:func:`expert_modes`, then EP_ENGINES wherever EP_WHOLE is weighed (the same engine
+    switch and conditions; last, so a tie in speed keeps the one-engine layouts)."""
+    modes = expert_modes(s, tp, spread)
+    return (*modes, EP_ENGINES) if EP_WHOLE in modes else modes
+
+
 def expert_span(s: Scenario, tp: int, dp: int) -> int | None:
     """``parallelism.expert`` of EP_WHOLE at TP ``tp`` over ``dp`` replicas: TP x DP where it
     divides the routed experts (None: it does not)."""
     ep = tp * dp
     return ep if s.model.moe is not None and stated_physical(s) % ep == 0 else None
+
+
+def engines_span(s: Scenario, tp: int, dp: int) -> int | None:
+    """``parallelism.expert`` of EP_ENGINES at TP ``tp`` over ``dp`` independent engines: TP
+    where it divides the routed experts and there are two engines or more (at one it is
+    EP_WHOLE's layout); None otherwise."""
+    ok = s.model.moe is not None and dp > 1 and stated_physical(s) % tp == 0
+    return tp if ok else None

@@ -16,6 +16,7 @@ def layout_label(par: dict[str, Any], training: bool) -> str:
     out = f"TP {par['tensor']} x PP {par['pipeline']}{cp} x DP {par['data']}"
     out += f" (ZeRO {par['zero_stage']})" if training else ""
     out += f", EP {par['expert']}" if par["expert"] > 1 else ""
+    out += _engines(par) if par.get("expert_per_replica") else ""
     out += f", expert TP {par['expert_tensor']}" if par.get("expert_tensor") is not None else ""
     out += f", attention DP {par['attention_data']}" if par.get("attention_data", 1) > 1 else ""
     out += f", recompute {par['recompute']}" if training and par["recompute"] != "none" else ""
@@ -32,3 +33,11 @@ def _offloads(par: dict[str, Any]) -> str:
     words += ["parameter offload"] if par.get("offload_parameters") else []
     words += ["optimizer offload"] if par.get("offload_optimizer") else []
     return "".join(f", {w}" for w in words)
+
+
+def _engines(par: dict[str, Any]) -> str:
+    """`` within each engine (19 engines of TP 8 with EP 8)``: the replicas are independent
+    engines whose experts are split over their own TP ranks (``parallelism.expert_per_replica``;
+    core/serving/expert_per_replica.py), not one engine's EP over the replicas."""
+    n, tp, ep = par["data"], par["tensor"], par["expert"]
+    return f" within each engine ({n} engine{'s' if n > 1 else ''} of TP {tp} with EP {ep})"

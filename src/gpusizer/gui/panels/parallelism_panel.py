@@ -17,6 +17,7 @@ from ..style import set_role
 from ..why_disabled import explain_disabled
 from ..widgets import ComboBox, combo
 from .base import Panel
+from .expert_per_replica_row import add_expert_per_replica, refresh_expert_per_replica
 from .framework_fields import framework_edits
 from .fsdp_version_row import ITEMS as _FSDP_VERSIONS
 from .fsdp_version_row import fsdp_version_edits, fsdp_version_enabled, fsdp_version_note, fsdp_version_reason
@@ -134,6 +135,7 @@ class ParallelismPanel(Panel):
             "parallelism.expert_overlap",
             name="check_expert_overlap",
         )
+        add_expert_per_replica(f)  # N independent TP x EP engines (serving)
         f.add(  # Miles' Qwen3.5 / Qwen3-Next spec: the Gated DeltaNet layers unsplit by TP
             "",
             QCheckBox("Recurrent mixers whole on each TP rank"),
@@ -204,6 +206,7 @@ class ParallelismPanel(Panel):
             get_path(v("model"), "moe") is not None or v("parallelism.expert_tensor") is not None,
         )
         self._mixers_row()
+        refresh_expert_per_replica(self.form, v, training)
         # the context's algorithm is the framework's, or the RL framework's workers' on it
         words = context_words(str(v("framework")), v("rl.framework"))
         explain_disabled(self.form, "parallelism.context", "", words)

@@ -1,0 +1,47 @@
+"""The Parallelism panel's "Experts per replica" box (``parallelism.expert_per_replica``,
+core/serving/expert_per_replica.py): N independent engines of TP with EP inside, as vLLM's users
+run ``--tensor-parallel-size 8 --enable-expert-parallel`` per engine behind a router. Shown for
+serving (the field is refused for training), live for a MoE model on an engine with expert
+parallelism inside TP, greyed elsewhere with the reason in its tooltip (gui/why_disabled.py);
+enabled while ticked, so it can be unticked. A refusal shows beside it (the core's error names
+the field)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QCheckBox
+
+from ...core.registry.frameworks import FRAMEWORKS
+from ..state import get_path
+from ..why_disabled import explain_disabled
+from ..widgets import Form
+
+PATH = "parallelism.expert_per_replica"
+NAME = "check_expert_per_replica"
+
+
+def add_expert_per_replica(form: Form) -> None:
+    """The box, after the EP rows."""
+    form.add("", QCheckBox("Experts per replica (N engines of TP with EP)"), PATH, name=NAME)
+
+
+def expert_per_replica_reason(value: Any) -> str:
+    """Why the box changes nothing here ("" where it applies); ``value`` reads a dotted path."""
+    if get_path(value("model"), "moe") is None:
+        return "the model is dense: no routed experts to split"
+    profile = FRAMEWORKS.get(str(value("framework")))
+    if profile is None or not profile.expert_in_tensor_flag:
+        label = profile.label if profile is not None else "this framework"
+        return f"{label} has no expert parallelism inside tensor parallelism"
+    return ""
+
+
+def refresh_expert_per_replica(form: Form, value: Any, training: bool) -> None:
+    """Shown for serving (or while ticked), enabled where it applies or while ticked."""
+    ticked = bool(value(PATH))
+    form.show(PATH, not training or ticked)
+    reason = expert_per_replica_reason(value)
+    enabled = not reason or ticked
+    form.enable(PATH, enabled)
+    explain_disabled(form, PATH, "" if enabled else reason)
