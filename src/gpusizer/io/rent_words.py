@@ -15,7 +15,9 @@ RENTED_BY_GPU = "rented by the GPU"
 
 def rented_part(o: dict[str, Any]) -> bool:
     """Whether the row, on the cloud basis, rents fewer GPUs than the units it names hold."""
-    return o.get("cost_basis") == "cloud" and bool(o.get("rents_a_share")) and o.get("cost_per_hour") is not None
+    return (
+        o.get("cost_basis") == "cloud" and bool(o.get("rents_a_share")) and o.get("cost_per_hour") is not None
+    )
 
 
 def rent_lines(options: Sequence[dict[str, Any]]) -> list[str]:

@@ -175,7 +175,9 @@ def size_gpus(
     ``rent_by_gpu``: counts are GPUs rented (the cloud basis, core/sizing/rent_unit.py), not
     whole purchase units; the window searches again when the basis turns to or from cloud."""
     whole_nodes, max_gpus, _ = check_search(whole_nodes, max_gpus)
-    ask = Ask(whole_nodes, max_gpus, cards_per_box=check_cards_per_box(cards_per_box), rent_by_gpu=rent_by_gpu)
+    ask = Ask(
+        whole_nodes, max_gpus, cards_per_box=check_cards_per_box(cards_per_box), rent_by_gpu=rent_by_gpu
+    )
     return [opts[0].as_dict() for opts in sized(scenario, gpus, margin, ask, cancel)]
 
 
