@@ -1,8 +1,9 @@
 """The one wording of renting by the GPU, said once under ``compare``'s table.
 
-On the cloud basis a row's count is the GPUs rented (core/sizing/rent_unit.py): 2 of an 8-GPU
-server where the cloud rents by the GPU. The System, Units and Purchase $ columns still name
-the unit a buyer would buy, so the table says once which rows rent part of one.
+Asked to rent by the GPU (``compare --rent-by-gpu``, ``compare_gpus(rent_by_gpu=True)``), a
+cloud-basis row's count is the GPUs rented (core/sizing/rent_unit.py): 2 of an 8-GPU server
+where the cloud rents by the GPU. The System, Units and Purchase $ columns still name the unit a
+buyer would buy, so the table says once which rows rent part of one.
 """
 
 from __future__ import annotations
@@ -14,10 +15,8 @@ RENTED_BY_GPU = "rented by the GPU"
 
 
 def rented_part(o: dict[str, Any]) -> bool:
-    """Whether the row, on the cloud basis, rents fewer GPUs than the units it names hold."""
-    return (
-        o.get("cost_basis") == "cloud" and bool(o.get("rents_a_share")) and o.get("cost_per_hour") is not None
-    )
+    """Whether the row, counted by the GPU rented, rents fewer GPUs than its units hold."""
+    return bool(o.get("rented_by_gpu") and o.get("rents_a_share")) and o.get("cost_per_hour") is not None
 
 
 def rent_lines(options: Sequence[dict[str, Any]]) -> list[str]:

@@ -129,13 +129,7 @@ class HardwareView:
     def search_args(self) -> dict[str, Any]:
         """What the search depends on (``size_gpus``' keywords); the rest is pricing, redone
         cheaply without searching again."""
-        return {
-            "margin": self.margin,
-            "whole_nodes": self.whole_nodes,
-            "cards_per_box": self.cards_per_box,
-            # renting counts GPUs rented, buying whole units (core/sizing/rent_unit.py)
-            "rent_by_gpu": self.basis == "cloud",
-        }
+        return {"margin": self.margin, "whole_nodes": self.whole_nodes, "cards_per_box": self.cards_per_box}
 
     def with_price(self, gpu: str, key: str, value: float | None) -> HardwareView:
         """A copy with the user's price of one GPU set (None: back to the catalog's)."""
