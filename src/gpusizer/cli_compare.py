@@ -33,7 +33,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         )
     )
     view = with_settings(HardwareView(), **view_settings(args))
-    options = compare_gpus(s, gpus=ids, sort=view.sort, money=view.money(), **view.search_args())
+    options = compare_gpus(
+        s, gpus=ids, sort=view.sort, money=view.money(), rent_by_gpu=args.rent_by_gpu, **view.search_args()
+    )
     mark_calibrated(options, str(s.framework))  # your runs of a GPU x engine, noted
     text = "" if args.json else compare_text(safe_data(options), s.workload.trains, _targets(s), s=s)
     text = with_left_out(text, s, left_out_gpus(s, ids))  # GPUs the framework does not run on
@@ -140,6 +142,12 @@ def add_compare(sub: Any) -> None:
         help="owning: count used (resale) purchase prices too (default: new prices only)",
     )
     add_prices(cm)
+    cm.add_argument(
+        "--rent-by-gpu",
+        action="store_true",
+        help="cloud basis: count the GPUs rented, by the cloud's rental size within one unit "
+        "(default: whole purchase units)",
+    )
     cm.add_argument("--json", action="store_true", help="print the options as JSON")
     cm.set_defaults(func=cmd_compare)
 

@@ -29,6 +29,7 @@ from .compare_columns import (
     text_fmt,
 )
 from .compare_formats import usd_fmt
+from .rent_words import rent_lines
 from .stated_layout_text import said_notes, stated_lines
 from .unmet_text import unmet_head
 from .wide_band_text import is_wide, wide_band_lines, wide_tip
@@ -112,6 +113,7 @@ def compare_text(
         f"and faster ({'tokens/s' if training else 'tokens/s per user'}). "
         f"Cost basis: {BASIS_WORDS.get(basis, basis)}. {money_units(unit)}"
     )
+    lines += rent_lines(options)  # renting part of a unit, said once
     lines += front_caveat(options)
     lines += batch_lever_header(options)
     if any(o.get("user_prices") for o in options):

@@ -77,13 +77,14 @@ class Ask:
     keep: int = 1
     limits: bool = False  # plan: the largest batch, context or micro-batch that fit
     cards_per_box: int | None = None  # cards sold alone: 1, 2 or 4 to a box (None: fewest)
+    rent_by_gpu: bool = False  # the cloud basis: counts of rented GPUs (core/sizing/rent_unit.py)
 
 
 def unit_of(g: GpuTarget, ask: Ask, s: Scenario | None = None) -> Unit:
     """What ``g`` is bought in: its node when whole nodes are asked, else its purchase unit; a
     split RL run's count with its rollout pool bought beside it (core/sizing/units.PoolUnit)."""
     node = g.hardware.gpus_per_node if ask.whole_nodes else None
-    unit = Unit(g.id, g.spec, ask.cards_per_box, node, splits_layers(s))
+    unit = Unit(g.id, g.spec, ask.cards_per_box, node, splits_layers(s), ask.rent_by_gpu)
     return unit if s is None else with_pool(unit, pool_beside(s))
 
 

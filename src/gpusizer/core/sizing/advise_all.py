@@ -137,7 +137,15 @@ _LIMITED: Memo[Entry] = Memo(4096)
 
 def _key(scenario_key: str, g: GpuTarget, ask: Ask) -> tuple[object, ...]:
     """What one GPU's options depend on (not ``limits``: computed after, core/sizing/headroom.py)."""
-    return (scenario_key, repr(g), ask.whole_nodes, ask.max_gpus, ask.keep, ask.cards_per_box)
+    return (
+        scenario_key,
+        repr(g),
+        ask.whole_nodes,
+        ask.max_gpus,
+        ask.keep,
+        ask.cards_per_box,
+        ask.rent_by_gpu,
+    )
 
 
 def advise_catalog(s: Scenario, catalog: Sequence[GpuTarget], ask: Ask, token: CancelToken) -> list[Entry]:

@@ -125,6 +125,7 @@ def compare_gpus(
     utilization: float = UTILIZATION,
     used_prices: bool = False,
     money: Money | None = None,
+    rent_by_gpu: bool = False,
 ) -> list[dict[str, Any]]:
     """One option per GPU type (``gpus``: ids to compare, default the whole catalog); field
     names in docs/scenario-format.md. ``prices`` overrides the catalog's per GPU id
@@ -136,12 +137,15 @@ def compare_gpus(
     (core/sizing/systems.py). Owning: ``amortization_years`` and ``utilization`` (the share of
     hours the machine works) spread the purchase; used (resale) purchase prices count only with
     ``used_prices`` (core/sizing/compare_rank.Money). ``money``: all of those as one object
-    (core/views/settings.HardwareView.money), which replaces the six keywords when given."""
+    (core/views/settings.HardwareView.money), which replaces the six keywords when given.
+    ``rent_by_gpu``: on the cloud basis, counts of GPUs rented, not whole units
+    (core/sizing/rent_unit.py; each row then says ``rented_by_gpu``); ignored on the others."""
     s = parse_scenario(scenario)
     money_args = money or Money(
         prices, electricity_usd_per_kwh, amortization_years, basis, utilization, used_prices
     )
     check_sort(sort)
+    rent = rent_by_gpu is True and money_args.basis == "cloud"
     options = size_gpus(
         s,
         gpus=gpus,
@@ -150,9 +154,10 @@ def compare_gpus(
         max_gpus=max_gpus,
         cancel=cancel,
         cards_per_box=cards_per_box,
+        rent_by_gpu=rent,
     )
     priced = price_options(options, catalog_specs(s.hardware), s.workload.trains, money_args)
-    return sort_options(priced, sort, Goals.of(s))
+    return [o | {"rented_by_gpu": True} if rent else o for o in sort_options(priced, sort, Goals.of(s))]
 
 
 def size_gpus(
@@ -164,12 +169,17 @@ def size_gpus(
     max_gpus: int = MAX_GPUS,
     cancel: Stop | None = None,
     cards_per_box: int | None = None,
+    rent_by_gpu: bool = False,
 ) -> list[dict[str, Any]]:
     """The comparison's search (the slow part), in catalog order, without prices: what
     :func:`compare_rank.price_options` and :func:`compare_rank.sort_options` finish (the
-    window runs this off the UI thread, and reprices and re-sorts without searching again)."""
+    window runs this off the UI thread, and reprices and re-sorts without searching again).
+    ``rent_by_gpu``: counts are GPUs rented (the cloud basis, core/sizing/rent_unit.py), not
+    whole purchase units."""
     whole_nodes, max_gpus, _ = check_search(whole_nodes, max_gpus)
-    ask = Ask(whole_nodes, max_gpus, cards_per_box=check_cards_per_box(cards_per_box))
+    ask = Ask(
+        whole_nodes, max_gpus, cards_per_box=check_cards_per_box(cards_per_box), rent_by_gpu=rent_by_gpu
+    )
     return [opts[0].as_dict() for opts in sized(scenario, gpus, margin, ask, cancel)]
 
 

@@ -9,7 +9,8 @@ for 8 GPUs) does not give one GPU. So a layout that offloads is held against the
 GPU of its purchase unit (core/sizing/systems.py ``purchase_unit``):
 
 - a catalog system's ``host_memory_bytes`` as its spec sheet states it (DGX H100/H200 and
-  DGX B200: 2 TB for 8 GPUs; presets/systems/*.json carry each source), divided by its GPUs;
+  DGX B200: 2 TB for 8 GPUs; GB200 NVL72: 36 Grace x 480 GB LPDDR5X; presets/systems/*.json
+  carry each source, and the units without one a note saying why), divided by its GPUs;
 - a box of one or two consumer cards (no catalog workstation): :data:`DESKTOP_HOST_RAM`, the
   most a mainstream desktop board takes, shared by its cards;
 - anything else (a box of data-centre modules, a user's GPU, unified memory, whose pool the

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from ..model.architecture import ceil_div
 from ..model.specs import GPUSpec, Scenario
 from ..pipeline.rl_check import rl_of
+from .rent_unit import rental_size
 from .systems import PurchaseUnit, purchase_unit, sold_as_cards
 
 
@@ -46,6 +47,7 @@ class Unit:
     cards_per_box: int | None = None
     node: int | None = None
     by_layers: bool = False  # the engine splits layers, not heads: any count of cards
+    rent: bool = False  # the cloud basis: GPUs rented, rounded as core/sizing/rent_unit.py says
     # GPUs per unit by count asked: the deadline's search asks for thousands of counts, and a
     # purchase unit (its prices and sources) takes ~15 us to build
     _sizes: dict[int, int] = field(default_factory=dict, compare=False, hash=False, repr=False)
@@ -56,7 +58,8 @@ class Unit:
             return self.node
         got = self._sizes.get(n)
         if got is None:
-            got = self._sizes[n] = self._unit(n).gpus
+            unit = self._unit(n)
+            got = self._sizes[n] = rental_size(unit, n) if self.rent else unit.gpus
         return got
 
     def _unit(self, n: int) -> PurchaseUnit:
@@ -88,11 +91,14 @@ class Unit:
         if not self.node and self._unit(n).system is None:
             return f"{n:,} GPU{'s' if n != 1 else ''}"
         units, name = self.units(n), self.name(n)
+        if self.rent and not self.node and n % self._unit(n).gpus:  # part of a unit, rented
+            return f"{n:,} GPU{'s' if n != 1 else ''} of one {name}"
         return f"{units} x {name}" if units > 1 else f"one {name}"
 
     def units(self, n: int) -> int:
         """Whole units of ``n`` GPUs."""
-        return ceil_div(max(1, n), self.size(n))
+        whole = self._unit(n).gpus if self.rent and not self.node else self.size(n)  # rented: still units
+        return ceil_div(max(1, n), whole)
 
 
 def any_count(gpu: str, spec: GPUSpec) -> Unit:
@@ -139,7 +145,9 @@ def with_pool(unit: Unit, rest: int) -> Unit:
     """``unit`` for a count with ``rest`` more GPUs bought beside it (:class:`PoolUnit`)."""
     if rest <= 0:
         return unit
-    return PoolUnit(unit.gpu, unit.spec, unit.cards_per_box, unit.node, unit.by_layers, rest=rest, inner=unit)
+    return PoolUnit(
+        unit.gpu, unit.spec, unit.cards_per_box, unit.node, unit.by_layers, unit.rent, rest=rest, inner=unit
+    )
 
 
 def pool_beside(s: Scenario) -> int:
