@@ -66,7 +66,7 @@ def test_totals() -> None:
 def test_each_group_as_its_modules_count_it() -> None:
     """(within, counted) per group, as the modules' own pins read them: NeMo RL 43 of 79
     (test_rl_evidence.py 24 of 50, test_rl_evidence_v07.py 14 of 23, test_rl_phase_logs.py's blog
-    and #959 steps 5 of 6), verl 34 of 47 (test_rl_verl_time_evidence.py 20 of 20,
+    and #959 steps 5 of 6), verl 33 of 47 (test_rl_verl_time_evidence.py 20 of 20,
     test_rl_blind_round3.py 1 of 4, test_rl_blind_round4.py 1 of 2, test_rl_blind_round5.py 0 of
     2, test_rl_blind7.py 6 of 8, test_rl_blind8.py 4 of 9, test_rl_blind9.py 1 of 2; 32 of 45
     before the ninth round, 34 of 47 before the critic's padded rows), the other sources 9 of 23
