@@ -40,14 +40,24 @@ FIRST_REPLAY = {
     "verl-rocm-blog-grpo-deepseek-7b-8xh100": 0.763,
     "verl-rocm-blog-grpo-deepseek-7b-8xmi300x": 0.911,
 }
-RECORDED = dict(FIRST_REPLAY)  # nothing modelled since
+# since: verl's critic runs its rows padded where the actor packs them (critic.model.
+# use_remove_padding False, core/pipeline/rl_critic_padding.py), the four PPO rows' critic
+# forward and update priced over padded rows (docs/evidence/rl.md, the critic's padded rows)
+RECORDED = dict(FIRST_REPLAY) | {
+    "verl-rocm-blog-ppo-qwen2-7b-8xh100": 0.963,
+    "verl-rocm-blog-ppo-qwen2-7b-8xmi300x": 1.016,
+    "verl-rocm-blog-ppo-deepseek-7b-8xh100": 0.732,
+    "verl-rocm-blog-ppo-deepseek-7b-8xmi300x": 0.924,
+}
 
 # the ratio at a mean response of 150 and of 250 tokens (the record's assumption is 190)
 AT_MEANS = {
-    "verl-rocm-blog-ppo-qwen2-7b-8xh100": (0.790, 0.724),
-    "verl-rocm-blog-ppo-qwen2-7b-8xmi300x": (0.825, 0.759),
-    "verl-rocm-blog-ppo-deepseek-7b-8xh100": (0.614, 0.582),
-    "verl-rocm-blog-ppo-deepseek-7b-8xmi300x": (0.769, 0.730),
+    # the PPO rows with the critic's padded rows (before: (0.790, 0.724), (0.825, 0.759),
+    # (0.614, 0.582), (0.769, 0.730)); the padding is to the longest, so a shorter mean pads more
+    "verl-rocm-blog-ppo-qwen2-7b-8xh100": (1.057, 0.859),
+    "verl-rocm-blog-ppo-qwen2-7b-8xmi300x": (1.116, 0.905),
+    "verl-rocm-blog-ppo-deepseek-7b-8xh100": (0.788, 0.669),
+    "verl-rocm-blog-ppo-deepseek-7b-8xmi300x": (0.996, 0.844),
     "verl-rocm-blog-grpo-qwen2-7b-8xh100": (0.739, 0.725),
     "verl-rocm-blog-grpo-qwen2-7b-8xmi300x": (0.860, 0.844),
     "verl-rocm-blog-grpo-deepseek-7b-8xh100": (0.768, 0.801),
@@ -107,21 +117,23 @@ def test_each_ratio_is_as_recorded(record: dict[str, Any]) -> None:
 
 def test_the_count_within_25_percent_is_as_recorded() -> None:
     # docs/evidence/rl.md's convention (estimate / published within 0.75-1.25): 6 of 8 on first
-    # replay as now, every one short; the misses are two H100 rows
+    # replay as now, every one short on first replay; the misses are two H100 rows. With the
+    # critic's padded rows the PPO MI300X Qwen2 row reads long (1.016), the others short
     ratios = {r["id"]: ratio(r) for r in RECORDS}
     missed = {"verl-rocm-blog-ppo-deepseek-7b-8xh100", "verl-rocm-blog-grpo-qwen2-7b-8xh100"}
     now: list[str] = within(ratios)
     first: list[str] = within(FIRST_REPLAY)
     assert set(RECORDED) - set(now) == missed
     assert set(RECORDED) - set(first) == missed
-    assert all(v < 1 for v in ratios.values())
+    assert all(v < 1 for v in FIRST_REPLAY.values())
+    assert {k for k, v in ratios.items() if v > 1} == {"verl-rocm-blog-ppo-qwen2-7b-8xmi300x"}
 
 
 @pytest.mark.parametrize("record", RECORDS, ids=lambda r: r["id"])
 def test_the_unpublished_mean_moves_the_ratio_as_recorded(record: dict[str, Any]) -> None:
     # the records' assumption (the mean response, 190, from a log of the same GRPO recipe): at 150
-    # and 250 tokens each ratio moves by under 0.04 (0.02 pinned); the GRPO H100 Qwen2 row misses
-    # at all three, the PPO deepseek H100 row too
+    # and 250 tokens each ratio moves by under 0.04 (0.02 pinned), the PPO rows by up to 0.11
+    # since their critic pads to the longest; the GRPO H100 Qwen2 row misses at all three
     for mean, pinned in zip((150, 250), AT_MEANS[record["id"]], strict=True):
         assert ratio(record, _at_mean(record, mean)) == pytest.approx(pinned, abs=0.02)
 

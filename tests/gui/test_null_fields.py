@@ -203,6 +203,7 @@ TRAINING = (
     Case("rl.rollout.max_batched_tokens", RL, 4096),
     Case("rl.rollout.engine_version", RL, "0.8.3"),
     Case("rl.critic.model", RL, "qwen2.5-7b"),
+    Case("rl.critic.remove_padding", RL, False),  # null: the framework's (rl_critic_padding.py)
     Case("rl.reward.model", RL, "qwen2.5-7b"),
     Case("rl.reward.verify_workers", RL, 8),
     # the launcher's evaluation inside the step timer (gui/panels/rl_eval_rows.py)

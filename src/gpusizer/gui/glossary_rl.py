@@ -48,6 +48,9 @@ RL_GLOSSARY: dict[str, str] = {
     "micro-batch's forward, not once a step (FSDP CPUOffload, which verl forces on its reference).",
     "rl.critic.model": "The critic's (value model's) own model, trained like the policy; default: "
     "the policy's.",
+    "rl.critic.remove_padding": "Whether the critic packs its rows as a packed policy does (verl "
+    "critic.model.use_remove_padding); off: its values forward and update run every response "
+    "padded to prompt + longest; default: verl's off, else the policy's.",
     "rl.reward.model": "The reward model's own model, one forward over every response; default: "
     "the policy's.",
     "rl.rollout.memory_fraction": "Share of each GPU the engine takes (vLLM gpu_memory_utilization, "

@@ -65,6 +65,10 @@ class CriticSpec(Strict):
     """The value model of PPO-like algorithms, trained like the policy."""
 
     model: PresetId | None = None  # null: the policy's
+    # whether the critic removes its rows' padding as a packed policy does (verl
+    # critic.model.use_remove_padding); null: the RL framework's default, verl's FSDP critic
+    # False at v0.3.0.post1-v0.7.0, else the policy's (core/pipeline/rl_critic_padding.py)
+    remove_padding: bool | None = None
 
 
 class PolicySpec(Strict):

@@ -17,12 +17,14 @@ from ..speed.train_host_hf import hf_host_pace
 from ..speed.train_layer import loss_bytes_per_logit
 from ..speed.train_rates import memory_rate
 from .rl_check import rl_of, role_model
+from .rl_critic_padding import critic_pads, critic_scenario, padded_span
 from .rl_gathers import exposed_gathers
 from .rl_grad_accumulation import unfused_accumulation_seconds
 from .rl_logits import fp32_logprob_seconds, fp32_loss_seconds
 from .rl_logprob_batch import scoring_policy, split_paced
 from .rl_reference_copy import reference_copy_seconds
 from .rl_roles import computed_tokens
+from .rl_shared import shared_trainer
 from .rl_stragglers import stragglers
 from .rl_swiglu import unfused_swiglu_seconds
 from .rl_time import forward_flops, forward_seconds
@@ -50,6 +52,8 @@ def forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float]
     each = zip(models, rates, strict=True)
     fwd = sum(forward_seconds(tokens, forward_flops(m, rows, causal), gpus, r) for m, r in each)
     train = c.time_seconds * (2 if rl.has_critic else 1)  # the critic: as much again (its model's)
+    pad = _critic_padding(s, gpu, c.time_seconds, rate, rows)
+    fwd, train = fwd + pad[0], train + pad[1]
     waits = exposed_gathers(s, gpu)
     passes = models[:logprob].count(s.model), models[logprob:].count(s.model)  # the policy's model's
     times = c.time_seconds, cs.time_seconds
@@ -69,6 +73,36 @@ def forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float]
         fwd + waits[0] + host[0] + hf[0] + flags[0] + copies + late[0],
         train + waits[1] + host[1] + hf[1] + flags[1] + late[1] + adds,
     )
+
+
+def _critic_padding(
+    s: Scenario, gpu: GPUSpec, packed: float, rate: float, rows: float
+) -> tuple[float, float]:
+    """(values forward, update) seconds a critic that does not remove its padding adds over
+    one priced at the packed policy's cost (core/pipeline/rl_critic_padding.py): its passes
+    over rows padded to prompt + longest, at that trainer's own achieved FLOP/s; 0 otherwise."""
+    if not critic_pads(s):
+        return 0.0, 0.0
+    rl, gpus, padded = rl_of(s), s.parallelism.gpus, critic_scenario(s)
+    trainer = _respanned(shared_trainer(padded)[0], padded_span(s))  # the policy's model, as above
+    arch, counts = resolve(trainer.model), count_parameters(trainer.model)
+    c = compute_estimate(trainer, counts, gpu, gpus, arch)
+    model, causal = role_model(s, "", rl.critic.model), trainer.parallelism.attention == "flash"
+    fresh = c.flops_per_token * c.tokens_per_second_per_gpu
+    span = trainer.workload.attention_span
+    now = forward_seconds(computed_tokens(padded), forward_flops(model, span, causal), gpus, fresh)
+    was = forward_seconds(computed_tokens(s), forward_flops(model, rows, causal), gpus, rate)
+    return now - was, c.time_seconds - packed
+
+
+def _respanned(trainer: Scenario, span: float | None) -> Scenario:
+    """A copy of the kept trainer ``trainer`` with its rows' attention over ``span`` tokens
+    (the kept one is shared through the memo, so it is not changed in place)."""
+    if span is None:
+        return trainer
+    out = trainer.model_copy(update={"workload": trainer.workload.model_copy()})
+    out.workload.spanning(span)
+    return out
 
 
 def _waits_for_longest(

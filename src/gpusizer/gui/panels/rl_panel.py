@@ -53,6 +53,7 @@ _ROLE_MODELS = (
     ("Reward model", "rl.reward.model", "combo_rl_reward_model"),
 )
 RELEASE = "rl.rollout.engine_version"
+CRITIC_PAD = "rl.critic.remove_padding"
 VERIFY = "rl.reward.verify_workers"
 RL_FW, RL_FW_VERSION = "rl.framework", "rl.framework_version"
 # item data is rl.overlap's value; None is the default (the binder selects it for null)
@@ -171,6 +172,9 @@ class RLPanel(Panel):
         presets = sorted((str(d.get("name", pid)), pid) for pid, d in model_presets().items())
         for label, path, name in _ROLE_MODELS:
             f.add(label, combo([("the policy's model (default)", None), *presets]), path, name=name)
+        # the critic's own padding (core/pipeline/rl_critic_padding.py); None: the framework's
+        pad = combo([("the framework's", None), ("removed (packed)", True), ("kept (padded rows)", False)])
+        f.add("Critic padding", pad, CRITIC_PAD, name="combo_rl_critic_remove_padding")
 
     def refresh(self) -> None:
         kind = self.kind()
@@ -184,6 +188,7 @@ class RLPanel(Panel):
         algorithm = RL_ALGORITHMS.get(str(self.state.value("rl.algorithm")))
         critic = algorithm is not None and algorithm.critic
         self.form.show("rl.critic.model", critic or self._held("rl.critic.model"))
+        self.form.show(CRITIC_PAD, critic or self._held(CRITIC_PAD))
         reward = self.state.value("rl.reward.kind") == "model"
         self.form.show("rl.reward.model", reward or self._held("rl.reward.model"))
         self.form.show(VERIFY, not reward or self._held(VERIFY))
