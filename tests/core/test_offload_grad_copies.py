@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import gpusizer
+from gpusizer.core.errors import ScenarioError
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.speed.offload_grads import host_copies
 from gpusizer.core.speed.train_dp import HOST_LINK_BYTES_PER_S
@@ -82,5 +83,8 @@ def test_no_replayed_figure_or_buyer_case_takes_the_copies() -> None:
     found = [s for f in files for s in _offloaded(json.loads(f.read_text()))]
     assert len(found) >= 4
     for raw in found:
-        s = parse_scenario(raw)
+        try:
+            s = parse_scenario(raw)
+        except ScenarioError:  # a record kept as refused on purpose (real-configs-round5.json's slime)
+            continue
         assert not (s.profile.host_grad_accumulation and s.parallelism.zero_stage in (1, 2))
