@@ -58,3 +58,27 @@ def nan_names_the_field(
     assert main(["estimate", str(path)]) == 2
     err = capsys.readouterr().err
     assert err == f"error: file: s.gpusizer.json: {field}: NaN is not a JSON number; write a finite number\n"
+
+
+def real_configs(name: str) -> dict[str, dict[str, Any]]:
+    """The configurations of a real-runs round (tests/core/data/<name>), by name."""
+    path = Path(__file__).parents[1] / "core" / "data" / name
+    return {c["name"]: c for c in json.loads(path.read_text())["configs"]}
+
+
+def refused_config_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], config: dict[str, Any]
+) -> None:
+    """gpusizer-cli refuses a real-runs configuration whose ``expect`` names a field: exit 2,
+    one line naming that field and the first of its words."""
+    expect = config["expect"]
+    got = run_estimate(tmp_path, config["scenario"], "--json")
+    refused_naming(got, capsys, expect["field"], expect["contains"][0])
+
+
+def fitting_run_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str], scenario: dict[str, Any]) -> None:
+    """gpusizer-cli answers a run that fits: exit 0 and ``fits`` in its JSON."""
+    got = run_estimate(tmp_path, scenario, "--json")
+    out, err = capsys.readouterr()
+    assert got == 0, err
+    assert json.loads(out)["fits"]

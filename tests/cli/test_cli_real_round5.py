@@ -5,24 +5,19 @@ exits 2 with one line naming the field; the runs the engines' own spellings stat
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.cli.scenario_file import refused_naming, run_estimate
+from tests.cli.scenario_file import fitting_run_exits_0, real_configs, refused_config_exits_2
 
-DATA = Path(__file__).parents[1] / "core" / "data" / "real-configs-round5.json"
-CONFIGS: dict[str, dict[str, Any]] = {c["name"]: c for c in json.loads(DATA.read_text())["configs"]}
+CONFIGS = real_configs("real-configs-round5.json")
 REFUSED = sorted(n for n, c in CONFIGS.items() if isinstance(c["expect"], dict))
 
 
 @pytest.mark.parametrize("name", REFUSED)
 def test_refusal_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
-    expect = CONFIGS[name]["expect"]
-    got = run_estimate(tmp_path, CONFIGS[name]["scenario"], "--json")
-    refused_naming(got, capsys, expect["field"], expect["contains"][0])
+    refused_config_exits_2(tmp_path, capsys, CONFIGS[name])
 
 
 @pytest.mark.parametrize(
@@ -35,7 +30,4 @@ def test_refusal_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], nam
     ],
 )
 def test_named_run_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
-    got = run_estimate(tmp_path, CONFIGS[name]["scenario"], "--json")
-    out, err = capsys.readouterr()
-    assert got == 0, err
-    assert json.loads(out)["fits"]
+    fitting_run_exits_0(tmp_path, capsys, CONFIGS[name]["scenario"])

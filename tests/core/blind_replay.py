@@ -96,6 +96,16 @@ def pinned_grid(
     }
 
 
+def check_pd_run(run: Record, ttft_ms: float, tpot_ms: float, pin: float, tol: float) -> None:
+    """A P/D run's first token and time per token (ms, ours) against its record's published
+    ``published_ttft_ms`` / ``published_tpot_ms``, each checked by :func:`check_recorded`."""
+    for metric, value, published in (
+        ("ttft", ttft_ms, run["published_ttft_ms"]),
+        ("tpot", tpot_ms, run["published_tpot_ms"]),
+    ):
+        check_recorded(run, metric, value / published, pin, tol)
+
+
 def check_recorded(run: Record, metric: str, ratio: float, pin: float, tol: float) -> None:
     """A P/D run's ``ratio`` for ``metric`` is its record's ``<metric>_ratio`` within ``pin``,
     and within ``tol`` of 1 exactly where the record's ``<metric>_within`` says so."""

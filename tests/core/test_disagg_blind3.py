@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.core.blind_replay import check_recorded, load
+from tests.core.blind_replay import check_pd_run, load
 
 # the second round's replay: open loop at the stated rate, the split and engine settings as
 # stated (the gaps' gamma shape travels in ``serving``: ``arrival_burstiness``)
@@ -34,12 +34,7 @@ PIN = 0.02  # a ratio's pin: a model change that moves one by more updates the r
 @pytest.mark.parametrize("run", RUNS, ids=lambda r: r["id"])
 def test_blind3_run(run: dict[str, Any]) -> None:
     """Each ratio as recorded (within 0.02) and within 25 % or not as recorded."""
-    ttft, tpot = ours(run)
-    for metric, value, published in (
-        ("ttft", ttft, run["published_ttft_ms"]),
-        ("tpot", tpot, run["published_tpot_ms"]),
-    ):
-        check_recorded(run, metric, value / published, PIN, TOL)
+    check_pd_run(run, *ours(run), PIN, TOL)
 
 
 def test_every_run_states_its_source_and_assumptions() -> None:

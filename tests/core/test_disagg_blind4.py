@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from gpusizer import estimate_report
-from tests.core.blind_replay import check_recorded, load
+from tests.core.blind_replay import check_pd_run, load
 from tests.core.test_disagg_blind import scenario as closed_loop
 
 DATA = load("disagg-blind4.json")
@@ -47,12 +47,7 @@ def ours(run: dict[str, Any]) -> tuple[float, float]:
 @pytest.mark.parametrize("run", RUNS, ids=lambda r: r["id"])
 def test_blind4_run(run: dict[str, Any]) -> None:
     """Each ratio as recorded (within 0.02) and within 25 % or not as recorded."""
-    ttft, tpot = ours(run)
-    for metric, value, published in (
-        ("ttft", ttft, run["published_ttft_ms"]),
-        ("tpot", tpot, run["published_tpot_ms"]),
-    ):
-        check_recorded(run, metric, value / published, PIN, TOL)
+    check_pd_run(run, *ours(run), PIN, TOL)
 
 
 def test_every_run_states_its_source_and_assumptions() -> None:
