@@ -225,7 +225,7 @@ def _whisker_column(qtbot, data: dict, width: int = 860) -> tuple[int, int]:
 
     from gpusizer.core.pipeline.estimate import estimate
     from gpusizer.core.pipeline.scenario import parse_scenario
-    from gpusizer.gui.summary import UsageBar
+    from gpusizer.gui.usage_bar import UsageBar
 
     bar = UsageBar()
     qtbot.addWidget(bar)

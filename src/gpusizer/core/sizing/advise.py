@@ -21,17 +21,17 @@ need and targets met in core/sizing/advise_need.py.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from ..cancel import CancelToken
 from ..model.architecture import ceil_div
 from ..model.result import Estimate
-from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
 from ..serving.service_level import ServiceLevel
 from .advise_fields import compute_notes, gpu_fields, missing_option, unit_fields
 from .advise_need import goodput, judged, needed
+from .ask import Ask, unit_of
 from .batch_lever import batch_lever
 from .compare_scale import Growth, grow
 from .ddp_unmet import ddp_clause
@@ -42,7 +42,7 @@ from .fill_serving import Choice
 from .fraction_lever import fraction_lever
 from .idle_words import idle_note
 from .layer_split import splits_layers
-from .layout_search import MAX_GPUS, Evaluator, GpuTarget
+from .layout_search import Evaluator, GpuTarget
 from .layout_space import Layout
 from .level_count import with_level
 from .lighter_run import lighter_run_note
@@ -63,29 +63,8 @@ from .stated import SEARCH_COVERS, own_gpu, stated_fits
 from .stated_layout import split_words, stated_layout, stated_notes
 from .stated_stage import replaced_stage_note
 from .stated_widths import width_notes
-from .units import Unit, layer_box, pool_beside, with_pool
+from .units import layer_box
 from .unmet import capped_speed_clause, context_reason, fill_refusal, practical_reason, unreachable_reason
-
-
-@dataclass(frozen=True)
-class Ask:
-    """What the caller asks: counts in whole nodes instead of purchase units, the most GPUs
-    an option may have, and how many layouts per GPU (``plan``'s alternatives)."""
-
-    whole_nodes: bool = False
-    max_gpus: int = MAX_GPUS
-    keep: int = 1
-    limits: bool = False  # plan: the largest batch, context or micro-batch that fit
-    cards_per_box: int | None = None  # cards sold alone: 1, 2 or 4 to a box (None: fewest)
-    rent_by_gpu: bool = False  # the cloud basis: counts of rented GPUs (core/sizing/rent_unit.py)
-
-
-def unit_of(g: GpuTarget, ask: Ask, s: Scenario | None = None) -> Unit:
-    """What ``g`` is bought in: its node when whole nodes are asked, else its purchase unit; a
-    split RL run's count with its rollout pool bought beside it (core/sizing/units.PoolUnit)."""
-    node = g.hardware.gpus_per_node if ask.whole_nodes else None
-    unit = Unit(g.id, g.spec, ask.cards_per_box, node, splits_layers(s), ask.rent_by_gpu)
-    return unit if s is None else with_pool(unit, pool_beside(s))
 
 
 class GpuAdvice:

@@ -19,7 +19,8 @@ from ..model.specs import Scenario
 from ..pipeline.runs_on import runs_on
 from ..pipeline.work import builder_of
 from ..serving.budget import sizing_budget
-from .advise import Ask, GpuAdvice, unit_of
+from .advise import GpuAdvice
+from .ask import Ask, unit_of
 from .engine_width import advise_widths
 from .fill_serving import Choice
 from .headroom import limits

@@ -28,8 +28,8 @@ from ..pipeline.estimate import estimate
 from ..pipeline.runs_on import left_out, left_out_note, scenario_runs_on
 from ..pipeline.scenario import parse_scenario
 from ..serving.budget import sizing_budget
-from .advise import Ask
 from .advise_all import Entry, advise_catalog
+from .ask import Ask
 from .band_margin import resolve_margin, with_band
 from .compare_options import (
     AMORTIZATION_YEARS,

@@ -36,7 +36,7 @@ def gpus_needed(
     search, core/sizing/compare.sized, without the prices and limits ``plan`` adds): how many
     to buy, laid out how, with which techniques; None when nothing fits or the advisor fails (a
     report or the summary then says so). Cancelled passes."""
-    from .advise import Ask
+    from .ask import Ask
     from .compare import sized
     from .layout_search import MAX_GPUS
 

@@ -24,7 +24,7 @@ from ..cancel import Cancelled as PlanCancelled  # the old name of core/cancel.C
 from ..cancel import CancelToken
 from ..model.presets import gpu_presets
 from ..pipeline.scenario import parse_scenario
-from .advise import Ask
+from .ask import Ask
 from .compare import sized
 from .compare_options import DEFAULT_MARGIN, check_cards_per_box, check_search
 from .compare_rank import Money, price_options, sort_options
