@@ -168,8 +168,10 @@ SHORT = {
     # A100 (rl.md, "a ninth blind round": 1.08 and 1.29) join over 64: the band 1.04-1.75, the
     # held-out thirteen hold twelve. Since verl's critic runs its rows padded where the actor
     # packs them (rl.md, the critic's padded rows: the ninth round's steps read 0.53 and 0.83,
-    # the seventh round's PPO rows 0.98-1.37): the held-out thirteen hold ten, the band 1.04-1.75
-    "speed/rl/colocated/dense": (10, 13),
+    # the seventh round's PPO rows 0.98-1.37): the held-out thirteen hold ten, the band 1.04-1.75.
+    # The ninth round's GPU read since from its log's MFU counters (H100, not A100; rl.md, the
+    # section on that run's actor): its steps read 1.09 and 1.35, the held-out thirteen hold 11
+    "speed/rl/colocated/dense": (11, 13),
     # (split steps held 4 of 5 in their held-out fifth until the v0.7 table's ten split steps
     # joined, docs/evidence/rl.md's v0.7 section: a fifth of 7 since, 6 inside, the v0.7 GB200
     # DeepSeek V3 1-off, 0.59, below the band 0.83-2.34)
@@ -296,11 +298,11 @@ SHORT = {
 # below) holds 80 % of its figures but these, and why (docs/evidence/speed.md sections 18 and
 # 18.3, training.md section 17):
 CV_SHORT: dict[str, tuple[int, int]] = {
-    # colocated dense RL steps: 53 of 64 -> 51 of 64 (80 % less 0.2 of a figure) since verl's
+    # (colocated dense RL steps: 53 of 64 -> 51 of 64 (80 % less 0.2 of a figure) since verl's
     # critic runs its rows padded where the actor packs them (core/pipeline/rl_critic_padding.py;
-    # docs/evidence/rl.md, its section): the ninth blind round's recommended step reads 0.53
-    # (published / estimate), its actor's price the gap the packed critic had offset
-    "speed/rl/colocated/dense": (51, 64),
+    # docs/evidence/rl.md, its section): the ninth blind round's recommended step read 0.53
+    # (published / estimate); 53 of 64 (83 %) again since that run's GPU is read as the H100 its
+    # log's MFU counters name (rl.md, the section on that run's actor): it reads 1.09)
     # (colocated dense RL steps: 44 of 53 -> 49 of 62 (79 %) with the eighth blind round of RL
     # steps as first replayed (rl-time-blind8.json; docs/evidence/rl.md, its section), verl
     # Megatron GRPO rows without dynamic batching reading 1.8-5.2x the estimate; 50 of 62 (81 %)

@@ -36,11 +36,13 @@ FIRST_REPLAY = {REC: 0.927, MIN: 0.772}
 # since: the critic's forward and update over rows padded to prompt + longest, as verl's critic
 # runs them without use_remove_padding (core/pipeline/rl_critic_padding.py); the recommended
 # run's actor already read about 1.6x slow, which the critic's packed price had offset
-RECORDED = {REC: 1.888, MIN: 1.203}
+# then 1.888 and 1.203; since, on the H100 the log's own MFU counters name (verl's
+# get_device_flops; docs/evidence/rl.md, the section on this run's actor), 0.917 and 0.739
+RECORDED = {REC: 0.917, MIN: 0.739}
 # estimate / published perf/max_memory_allocated_gb (GiB) on first replay, and since the critic's
 # states leave the GPU after its update where verl offloads them (the min run: 1.307 -> 1.116)
 FIRST_MEMORY = {REC: 0.997, MIN: 1.307}
-RECORDED_MEMORY = {REC: 0.997, MIN: 1.116}
+RECORDED_MEMORY = {REC: 0.999, MIN: 1.119}  # on the H100 since
 
 
 def counted_gib(record: dict[str, Any]) -> float:
@@ -90,12 +92,13 @@ def test_each_step_ratio_is_as_recorded(rid: str) -> None:
 def test_both_steps_are_within_25_percent() -> None:
     # docs/evidence/rl.md's convention (estimate / published within 0.75-1.25): 2 of 2 on
     # first replay, both short; with the critic's padded rows 1 of 2, both long (the
-    # recommended run 1.888: its actor's own price is the gap, its critic was the offset)
+    # recommended run 1.888); on the H100 the log's MFU counters name, 1 of 2 again, both short
+    # (the recommended run 0.917 within, the min run 0.739 just out)
     ratios = {r["id"]: step_ratio(r) for r in RECORDS}
     assert within(FIRST_REPLAY) == [REC, MIN]
     assert all(v < 1 for v in FIRST_REPLAY.values())
-    assert within(ratios) == [MIN]
-    assert all(v > 1 for v in ratios.values())
+    assert within(ratios) == [REC]
+    assert all(v < 1 for v in ratios.values())
 
 
 @pytest.mark.parametrize("rid", [REC, MIN])
@@ -139,10 +142,11 @@ def test_the_phases_say_where_each_step_stands() -> None:
     # 1.16 and 0.75 as first replayed, 2.18 and 1.44 with the critic's padded rows; the two
     # updates (update_actor + update_critic) 0.85 and 0.42 first, 2.00 and 1.00 now. The
     # critic runs without use_remove_padding (core/pipeline/rl_critic_padding.py); priced so,
-    # the recommended run's phases read about 2x long, as its packed actor already did (1.6x)
+    # the recommended run's phases read about 2x long on an A100. On the H100 the log's MFU
+    # counters name: rollout 0.73 and 1.15, scoring 1.02 and 0.67, updates 0.93 and 0.47
     bounds = {
-        REC: ((0.90, 1.02), (2.10, 2.26), (1.92, 2.08)),
-        MIN: ((1.10, 1.24), (1.38, 1.50), (0.95, 1.05)),
+        REC: ((0.68, 0.77), (0.97, 1.07), (0.88, 0.98)),
+        MIN: ((1.09, 1.21), (0.62, 0.72), (0.43, 0.51)),
     }
     for rid, (gen, scoring, update) in bounds.items():
         record, t = by_id(RECORDS, rid), by_id(RECORDS, rid)["timers"]
