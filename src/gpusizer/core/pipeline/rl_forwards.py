@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..model.architecture import resolve
 from ..model.params import count_parameters
-from ..model.specs import GPUSpec, Scenario
+from ..model.specs import GPUSpec, ModelSpec, Scenario
 from ..speed.compute import compute_estimate
 from ..speed.train_host import INVENTORIES, pace_seconds, paced_seconds
 from ..speed.train_host_hf import hf_host_pace
@@ -51,12 +51,8 @@ def forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float]
     rates = [scored] * logprob + [rate] * (len(models) - logprob)
     tokens = computed_tokens(s)  # the padded rows run the math too (core/pipeline/rl_capacity_padding.py)
     rows, causal = policy.workload.attention_span, policy.parallelism.attention == "flash"
-    # the critic's values: a one-output head, not the vocabulary's (core/pipeline/rl_critic_head.py)
-    flops = [forward_flops(m, rows, causal) for m in models]
-    if rl.has_critic:
-        flops[logprob] = critic_forward_flops(critic, rows, causal)
-    each = zip(flops, rates, strict=True)
-    fwd = sum(forward_seconds(tokens, f, gpus, r) for f, r in each)
+    flops = _pass_flops(models, logprob if rl.has_critic else None, rows, causal)
+    fwd = sum(forward_seconds(tokens, f, gpus, r) for f, r in zip(flops, rates, strict=True))
     share = critic_cost_share(critic, rows, causal) if rl.has_critic else 0.0
     train = c.time_seconds * (1 + share)  # the critic: as much again, less its vocabulary head
     pad = _critic_padding(s, gpu, c.time_seconds * share, rate, rows)
@@ -80,6 +76,16 @@ def forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float]
         fwd + waits[0] + host[0] + hf[0] + flags[0] + copies + late[0],
         train + waits[1] + host[1] + hf[1] + flags[1] + late[1] + adds,
     )
+
+
+def _pass_flops(models: list[ModelSpec], critic: int | None, rows: float, causal: bool) -> list[float]:
+    """FLOPs per token of each scoring pass of ``models`` over ``rows``-token rows; the one at
+    index ``critic`` (None: no critic) is the critic's values forward, with a one-output value
+    head instead of the vocabulary's (core/pipeline/rl_critic_head.py)."""
+    return [
+        critic_forward_flops(m, rows, causal) if i == critic else forward_flops(m, rows, causal)
+        for i, m in enumerate(models)
+    ]
 
 
 def _critic_padding(
