@@ -71,8 +71,14 @@ def test_ppo_adds_a_critic_and_dapo_drops_the_reference() -> None:
     grpo, ppo, dapo = _rep(), _rep(algorithm="ppo"), _rep(algorithm="dapo")
     assert "critic" in ppo["rl"]["roles"] and "reference" not in dapo["rl"]["roles"]
     train = {r: {p["name"]: p for p in x["rl"]["phases"]}["training"] for r, x in (("g", grpo), ("p", ppo))}
-    assert train["p"]["memory"]["optimizer"] == 2 * train["g"]["memory"]["optimizer"]  # same model
-    assert train["p"]["seconds"] == pytest.approx(2 * train["g"]["seconds"])
+    # the same model, with a one-output value head instead of Qwen2.5-7B's untied 152,064 x 3,584
+    # LM head (core/pipeline/rl_critic_head.py): the critic's states are the policy's x 0.928 (its
+    # 7.07e9 of 7.62e9 parameters), its update the policy's x 0.930 (its FLOPs a token); 2x both
+    # before the value head
+    assert train["p"]["memory"]["optimizer"] / train["g"]["memory"]["optimizer"] == pytest.approx(
+        1.928, abs=0.002
+    )
+    assert train["p"]["seconds"] / train["g"]["seconds"] == pytest.approx(1.930, abs=0.002)
     assert dapo["rl"]["phases"][1]["seconds"] < grpo["rl"]["phases"][1]["seconds"]  # one forward fewer
 
 

@@ -42,22 +42,26 @@ FIRST_REPLAY = {
 }
 # since: verl's critic runs its rows padded where the actor packs them (critic.model.
 # use_remove_padding False, core/pipeline/rl_critic_padding.py), the four PPO rows' critic
-# forward and update priced over padded rows (docs/evidence/rl.md, the critic's padded rows)
+# forward and update priced over padded rows (docs/evidence/rl.md, the critic's padded rows);
+# then its one-output value head, not the vocabulary's (core/pipeline/rl_critic_head.py; before:
+# 0.963, 1.016, 0.732, 0.924)
 RECORDED = dict(FIRST_REPLAY) | {
-    "verl-rocm-blog-ppo-qwen2-7b-8xh100": 0.963,
-    "verl-rocm-blog-ppo-qwen2-7b-8xmi300x": 1.016,
-    "verl-rocm-blog-ppo-deepseek-7b-8xh100": 0.732,
-    "verl-rocm-blog-ppo-deepseek-7b-8xmi300x": 0.924,
+    "verl-rocm-blog-ppo-qwen2-7b-8xh100": 0.936,
+    "verl-rocm-blog-ppo-qwen2-7b-8xmi300x": 0.986,
+    "verl-rocm-blog-ppo-deepseek-7b-8xh100": 0.717,
+    "verl-rocm-blog-ppo-deepseek-7b-8xmi300x": 0.905,
 }
 
 # the ratio at a mean response of 150 and of 250 tokens (the record's assumption is 190)
 AT_MEANS = {
     # the PPO rows with the critic's padded rows (before: (0.790, 0.724), (0.825, 0.759),
-    # (0.614, 0.582), (0.769, 0.730)); the padding is to the longest, so a shorter mean pads more
-    "verl-rocm-blog-ppo-qwen2-7b-8xh100": (1.057, 0.859),
-    "verl-rocm-blog-ppo-qwen2-7b-8xmi300x": (1.116, 0.905),
-    "verl-rocm-blog-ppo-deepseek-7b-8xh100": (0.788, 0.669),
-    "verl-rocm-blog-ppo-deepseek-7b-8xmi300x": (0.996, 0.844),
+    # (0.614, 0.582), (0.769, 0.730)); the padding is to the longest, so a shorter mean pads more.
+    # With the critic's value head (before: (1.057, 0.859), (1.116, 0.905), (0.788, 0.669),
+    # (0.996, 0.844))
+    "verl-rocm-blog-ppo-qwen2-7b-8xh100": (1.025, 0.836),
+    "verl-rocm-blog-ppo-qwen2-7b-8xmi300x": (1.081, 0.881),
+    "verl-rocm-blog-ppo-deepseek-7b-8xh100": (0.770, 0.657),
+    "verl-rocm-blog-ppo-deepseek-7b-8xmi300x": (0.973, 0.828),
     "verl-rocm-blog-grpo-qwen2-7b-8xh100": (0.739, 0.725),
     "verl-rocm-blog-grpo-qwen2-7b-8xmi300x": (0.860, 0.844),
     "verl-rocm-blog-grpo-deepseek-7b-8xh100": (0.768, 0.801),
@@ -118,7 +122,8 @@ def test_each_ratio_is_as_recorded(record: dict[str, Any]) -> None:
 def test_the_count_within_25_percent_is_as_recorded() -> None:
     # docs/evidence/rl.md's convention (estimate / published within 0.75-1.25): 6 of 8 on first
     # replay as now, every one short on first replay; the misses are two H100 rows. With the
-    # critic's padded rows the PPO MI300X Qwen2 row reads long (1.016), the others short
+    # critic's padded rows the PPO MI300X Qwen2 row read long (1.016); with its one-output value
+    # head (core/pipeline/rl_critic_head.py) it reads 0.986 and every row is short again
     ratios = {r["id"]: ratio(r) for r in RECORDS}
     missed = {"verl-rocm-blog-ppo-deepseek-7b-8xh100", "verl-rocm-blog-grpo-qwen2-7b-8xh100"}
     now: list[str] = within(ratios)
@@ -126,7 +131,7 @@ def test_the_count_within_25_percent_is_as_recorded() -> None:
     assert set(RECORDED) - set(now) == missed
     assert set(RECORDED) - set(first) == missed
     assert all(v < 1 for v in FIRST_REPLAY.values())
-    assert {k for k, v in ratios.items() if v > 1} == {"verl-rocm-blog-ppo-qwen2-7b-8xmi300x"}
+    assert all(v < 1 for v in ratios.values())
 
 
 @pytest.mark.parametrize("record", RECORDS, ids=lambda r: r["id"])

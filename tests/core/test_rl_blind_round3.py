@@ -38,7 +38,9 @@ RECORDED = {
     "verl-grpo-llama3.2-1b-8xh100": 0.590,
     "verl-grpo-qwen2.5-7b-8xh100": 0.909,
     "verl-grpo-qwen2.5-0.5b-8xa100": 0.626,  # 0.624 with its reference resident (stated so before)
-    "verl-ppo-qwen2.5-0.5b-8xa100": 0.736,
+    # 0.736 before its critic's one-output value head (core/pipeline/rl_critic_head.py: Qwen2.5-0.5B's
+    # 151,936 x 896 head is about a quarter of its matmul weights)
+    "verl-ppo-qwen2.5-0.5b-8xa100": 0.712,
 }
 
 LOG_PROB = "rl__policy__log_prob_"  # the log-prob passes' micro-batch, rl.policy.log_prob_micro_batch_size
@@ -93,7 +95,8 @@ def test_the_count_within_25_percent_is_as_recorded() -> None:
     # 1 of 4, the Qwen2.5-7B step at 0.775 (0.782 since the reference's copies per micro-batch);
     # all RL step and phase figures 62 of 120 -> 63 of 124. 2 of 4 since the host paces verl's
     # Hugging Face layers (the PPO 0.5B 0.418 -> 0.769). 1 of 4 again since the PPO 0.5B's old
-    # policy forwards run at the script's log-prob micro-batch 8 (0.769 -> 0.736).
+    # policy forwards run at the script's log-prob micro-batch 8 (0.769 -> 0.736); 0.712 with the
+    # critic's one-output value head.
     # As published / estimate within 0.75-1.25 (the bands' ratio) none of the four held (1.29 the
     # nearest) until the 7B's ranks waited for the longest micro-batch (1.16)
     ratios = {r["id"]: step_ratio(r) for r in RECORDS}
@@ -121,9 +124,10 @@ def test_the_unpublished_settings_move_the_ratios_as_recorded() -> None:
         # before the host's pace of the layers)
         (grpo, {"hardware__gpu": "h100-sxm-80gb"}, 0.582),
         # (the PPO 0.745 and 0.827 below before its log-prob micro-batch 8 was stated)
-        (ppo, {"hardware__gpu": "h100-sxm-80gb"}, 0.712),
+        # (0.712 and 0.794 before the critic's one-output value head, core/pipeline/rl_critic_head.py)
+        (ppo, {"hardware__gpu": "h100-sxm-80gb"}, 0.700),
         # PPO's rows padded to the prompt cap (verl's dataset), put in every phase (0.625 before)
-        (ppo, {"rl__prompt_tokens": 512}, 0.794),
+        (ppo, {"rl__prompt_tokens": 512}, 0.745),
     )
     for record, changes, ratio in cases:
         estimate = _step(_with(record, **changes)) / record["measured"]["step"]
@@ -141,8 +145,9 @@ PHASES = {
     "verl-grpo-llama3.2-1b-8xh100": (0.552, 0.583, 0.647),
     "verl-grpo-qwen2.5-7b-8xh100": (0.607, 1.102, 1.159),
     "verl-grpo-qwen2.5-0.5b-8xa100": (0.662, 0.489, 0.452),  # log-probs 0.486 before
-    # the PPO 0.5B's log-probs 0.997 before its old policy's forwards ran at the log-prob micro-batch 8
-    "verl-ppo-qwen2.5-0.5b-8xa100": (1.016, 0.754, 0.639),
+    # the PPO 0.5B's log-probs 0.997 before its old policy's forwards ran at the log-prob micro-batch 8;
+    # (0.754, 0.639) before its critic's one-output value head (core/pipeline/rl_critic_head.py)
+    "verl-ppo-qwen2.5-0.5b-8xa100": (1.016, 0.720, 0.609),
 }
 
 
@@ -150,7 +155,7 @@ PHASES = {
 def test_each_phase_is_as_recorded(record: dict[str, Any]) -> None:
     # source: the record's quoted timers; tolerance 5 % of the recorded ratio. The 7B misses in its
     # rollout alone (its passes within 7 %); the 1B and the GRPO 0.5B in every phase; the PPO 0.5B
-    # in its log-prob passes (0.754) and training (its V0 rollout within 2 %; its log-prob and
+    # in its log-prob passes (0.720) and training (its V0 rollout within 2 %; its log-prob and
     # value passes read within 1 % while the old policy's forwards ran at the training micro-batch)
     t = record["measured_timers"]
     phases = {p["name"]: p["seconds"] for p in estimate_report(record["scenario"])["rl"]["phases"]}

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from ..model.architecture import resolve
 from ..model.params import count_parameters
-from ..model.specs import GPUSpec, Scenario
+from ..model.specs import GPUSpec, ModelSpec, Scenario
 from ..speed.compute import compute_estimate
 from ..speed.train_host import INVENTORIES, pace_seconds, paced_seconds
 from ..speed.train_host_hf import hf_host_pace
 from ..speed.train_layer import loss_bytes_per_logit
 from ..speed.train_rates import memory_rate
 from .rl_check import rl_of, role_model
+from .rl_critic_head import critic_cost_share, critic_forward_flops
 from .rl_critic_padding import critic_pads, critic_scenario, padded_span
 from .rl_gathers import exposed_gathers
 from .rl_grad_accumulation import unfused_accumulation_seconds
@@ -44,15 +45,17 @@ def forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float]
     # the policy's own scoring pass unless the run skips it (``rl.policy.old_logprobs``)
     models = [s.model] * rl.policy.old_logprobs + [role_model(s, "", rl.reference.model)] * rl.has_reference
     logprob = len(models)
-    models += [role_model(s, "", rl.critic.model)] * rl.has_critic
+    critic = role_model(s, "", rl.critic.model)
+    models += [critic] * rl.has_critic
     models += [role_model(s, "", rl.reward.model)] * (rl.reward.kind == "model")
     rates = [scored] * logprob + [rate] * (len(models) - logprob)
     tokens = computed_tokens(s)  # the padded rows run the math too (core/pipeline/rl_capacity_padding.py)
     rows, causal = policy.workload.attention_span, policy.parallelism.attention == "flash"
-    each = zip(models, rates, strict=True)
-    fwd = sum(forward_seconds(tokens, forward_flops(m, rows, causal), gpus, r) for m, r in each)
-    train = c.time_seconds * (2 if rl.has_critic else 1)  # the critic: as much again (its model's)
-    pad = _critic_padding(s, gpu, c.time_seconds, rate, rows)
+    flops = _pass_flops(models, logprob if rl.has_critic else None, rows, causal)
+    fwd = sum(forward_seconds(tokens, f, gpus, r) for f, r in zip(flops, rates, strict=True))
+    share = critic_cost_share(critic, rows, causal) if rl.has_critic else 0.0
+    train = c.time_seconds * (1 + share)  # the critic: as much again, less its vocabulary head
+    pad = _critic_padding(s, gpu, c.time_seconds * share, rate, rows)
     fwd, train = fwd + pad[0], train + pad[1]
     waits = exposed_gathers(s, gpu)
     passes = models[:logprob].count(s.model), models[logprob:].count(s.model)  # the policy's model's
@@ -75,11 +78,22 @@ def forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float]
     )
 
 
+def _pass_flops(models: list[ModelSpec], critic: int | None, rows: float, causal: bool) -> list[float]:
+    """FLOPs per token of each scoring pass of ``models`` over ``rows``-token rows; the one at
+    index ``critic`` (None: no critic) is the critic's values forward, with a one-output value
+    head instead of the vocabulary's (core/pipeline/rl_critic_head.py)."""
+    return [
+        critic_forward_flops(m, rows, causal) if i == critic else forward_flops(m, rows, causal)
+        for i, m in enumerate(models)
+    ]
+
+
 def _critic_padding(
     s: Scenario, gpu: GPUSpec, packed: float, rate: float, rows: float
 ) -> tuple[float, float]:
     """(values forward, update) seconds a critic that does not remove its padding adds over
-    one priced at the packed policy's cost (core/pipeline/rl_critic_padding.py): its passes
+    one priced at the packed policy's cost (``packed``: its update's seconds, value head and
+    all, core/pipeline/rl_critic_head.py) (core/pipeline/rl_critic_padding.py): its passes
     over rows padded to prompt + longest, at that trainer's own achieved FLOP/s; 0 otherwise."""
     if not critic_pads(s):
         return 0.0, 0.0
@@ -90,9 +104,9 @@ def _critic_padding(
     model, causal = role_model(s, "", rl.critic.model), trainer.parallelism.attention == "flash"
     fresh = c.flops_per_token * c.tokens_per_second_per_gpu
     span = trainer.workload.attention_span
-    now = forward_seconds(computed_tokens(padded), forward_flops(model, span, causal), gpus, fresh)
-    was = forward_seconds(computed_tokens(s), forward_flops(model, rows, causal), gpus, rate)
-    return now - was, c.time_seconds - packed
+    now = forward_seconds(computed_tokens(padded), critic_forward_flops(model, span, causal), gpus, fresh)
+    was = forward_seconds(computed_tokens(s), critic_forward_flops(model, rows, causal), gpus, rate)
+    return now - was, c.time_seconds * critic_cost_share(model, span, causal) - packed
 
 
 def _respanned(trainer: Scenario, span: float | None) -> Scenario:

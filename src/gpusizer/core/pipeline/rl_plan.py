@@ -22,6 +22,7 @@ from ..speed.step import StepModel
 from ..speed.step_model import step_model
 from .rl_check import rl_of, role_model
 from .rl_colocated import colocated_transitions, frozen_bytes, weight_sync_seconds
+from .rl_critic_head import critic_states
 from .rl_eval import eval_seconds
 from .rl_forwards import forwards
 from .rl_logprob_batch import log_prob_micro
@@ -142,7 +143,8 @@ def _parts(s: Scenario, policy: Scenario, engine: Memory, trained: Memory) -> RL
     rl, p = rl_of(s), s.parallelism
     critic = None
     if rl.has_critic:  # the critic's own model, trained in full on the policy's layout
-        critic = shared_trainer(s, role_model(s, "", rl.critic.model), "full_finetune")[1]
+        model = role_model(s, "", rl.critic.model)  # with a one-output value head (rl_critic_head.py)
+        critic = critic_states(shared_trainer(s, model, "full_finetune")[1], model)
     separate = rl.has_reference and not reference_in_policy(rl)
     ref = frozen_bytes(role_model(s, "", rl.reference.model), s) if separate else 0
     reward = frozen_bytes(role_model(s, "", rl.reward.model), s) if rl.reward.kind == "model" else 0

@@ -20,7 +20,8 @@
   P·V over the training rows, as the training step counts its own forward) at the training
   step's achieved FLOP rate.
 - Training: the fine-tuning step model over the step's prompt + response tokens, ``epochs``
-  times (verl ``ppo_epochs``); the critic as much again.
+  times (verl ``ppo_epochs``); the critic as much again, less its vocabulary head (a one-output
+  value head: core/pipeline/rl_critic_head.py).
 - Weight sync: colocated, the policy's 16-bit weights gathered into the engine over the GPUs'
   link (verl FSDP -> vLLM resharding, HybridFlow arXiv 2409.19256 §5); split, broadcast from the
   training pool to the engines over the network (OpenRLHF arXiv 2405.11143 §3.1, NCCL).
