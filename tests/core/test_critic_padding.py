@@ -58,8 +58,10 @@ def test_the_padded_critic_runs_prompt_plus_longest_tokens() -> None:
     # 5,120 responses: packed 94 + 200 = 294 tokens each, padded 94 + 1,024 = 1,118 (verl pads to
     # the 512 + 1,024 caps, 1,536: not modelled, the scenario states the mean prompt)
     s = parse_scenario(RECORD["scenario"])
-    assert trained_tokens(s.rl) == pytest.approx(5120 * 294)
-    assert trained_tokens(critic_scenario(s).rl) == pytest.approx(5120 * 1118)
+    rl, critic_rl = s.rl, critic_scenario(s).rl
+    assert rl is not None and critic_rl is not None  # an RL record
+    assert trained_tokens(rl) == pytest.approx(5120 * 294)
+    assert trained_tokens(critic_rl) == pytest.approx(5120 * 1118)
     # flash attention unpads the attention: its span shrinks by real over padded tokens
     span = padded_span(s)
     assert span is not None and span < 294
