@@ -20,7 +20,7 @@ source (ray-project/ray ``python/ray/llm/_internal/serve/``):
   interval: the first token leaves at the first tick after the engine yields it (ray issue
   59681: "the first token of every streaming request sits in the queue until the first timer
   tick"). A non-streaming response (the P/D prefill call) is not batched.
-- Measured (ray issue 59681 and PR 64534, 2026-07-04: ray 2.56.0, vLLM 0.22.0, one replica on one
+- Measured (ray-project/ray#59681 and PR 64534, 2026-07-04: ray 2.56.0, vLLM 0.22.0, one replica on one
   RTX 5050 host over loopback, Qwen2.5-0.5B-Instruct, streaming chat, one user): first token
   p50 16.9 ms with ``vllm serve``, 64.8 ms through Ray Serve LLM by default, 26.3 ms with
   ``stream_batching_interval_ms`` 0. The hops (proxy, ingress, replica, the stream back) are
@@ -81,12 +81,12 @@ register(
         interval=50 * _MS,  # MODEL_RESPONSE_BATCH_TIMEOUT_MS (ray PR 50786)
         first_tick=True,
         source="ray-project/ray python/ray/llm/_internal/serve/utils/batcher.py and "
-        "python/ray/llm/_internal/serve/core/server/llm_server.py; ray issue 59681, PRs 50786 and 64534",
+        "python/ray/llm/_internal/serve/core/server/llm_server.py; ray-project/ray#59681, PRs 50786 and 64534",
     )
 )
 # The same path with the stream batcher off (``experimental_configs["stream_batching_interval_ms"]``
 # 0, as Anyscale's ray-serve-llm-perf-examples ``launch_gptoss.py`` sets it): the batcher then
-# forwards each chunk as the engine yields it, so only the actor hops remain; ray issue 59681
+# forwards each chunk as the engine yields it, so only the actor hops remain; ray-project/ray#59681
 # measured that arm itself (26.3 ms to the first token against 16.9 ms from ``vllm serve``).
 register(
     ServingFrontend(
@@ -96,6 +96,6 @@ register(
         interval=0.0,
         first_tick=False,
         source="ray-project/ray python/ray/llm/_internal/serve/utils/batcher.py "
-        "(stream_batching_interval_ms); ray issue 59681 (the batcher-off run)",
+        "(stream_batching_interval_ms); ray-project/ray#59681 (the batcher-off run)",
     )
 )

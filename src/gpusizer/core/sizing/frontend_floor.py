@@ -4,7 +4,7 @@ Ray Serve LLM before Ray PR 64534 (``serving.frontend`` "ray_serve_llm";
 core/registry/serving_frontends.py, read at ray-project/ray
 ``python/ray/llm/_internal/serve/utils/batcher.py``) holds a stream's first token until its
 batcher's first tick, ``MODEL_RESPONSE_BATCH_TIMEOUT_MS`` (50 ms) after the replica takes the
-request, and its actor hops add 9.4 ms (ray issue 59681: 64.8 ms to the first token through Ray
+request, and its actor hops add 9.4 ms (ray-project/ray#59681: 64.8 ms to the first token through Ray
 Serve against 16.9 ms from ``vllm serve`` on a 0.5B model). However fast the engine, a first
 token then leaves at least ``hops + interval`` after the request (a token the engine yields at
 ``t < interval`` waits ``interval - t``; one past it waits half an interval more on the mean).
