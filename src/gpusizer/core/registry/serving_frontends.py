@@ -81,7 +81,8 @@ register(
         interval=50 * _MS,  # MODEL_RESPONSE_BATCH_TIMEOUT_MS (ray PR 50786)
         first_tick=True,
         source="ray-project/ray python/ray/llm/_internal/serve/utils/batcher.py and "
-        "python/ray/llm/_internal/serve/core/server/llm_server.py; ray-project/ray#59681, PRs 50786 and 64534",
+        "python/ray/llm/_internal/serve/core/server/llm_server.py; ray-project/ray#59681, PRs 50786 "
+        "and 64534",
     )
 )
 # The same path with the stream batcher off (``experimental_configs["stream_batching_interval_ms"]``
