@@ -1,8 +1,8 @@
-"""``parallelism.expert_per_replica`` in the Parallelism panel ("Experts per replica (N engines of
-TP with EP)", after the EP rows; docs/scenario-format.md): shown for serving, enabled for a MoE
-model on an engine with expert parallelism inside TP (or while ticked), round-tripping the field;
-a refused value (EP not dividing TP) shows its error while the scenario keeps its last valid
-value; a dense model greys it with the reason in the tooltip."""
+"""``parallelism.expert_per_replica`` in the Parallelism panel ("EP within each engine", after the
+EP rows; its tooltip says the replicas are independent engines; docs/scenario-format.md): shown
+for serving, enabled for a MoE model on an engine with expert parallelism inside TP (or while
+ticked), round-tripping the field; a refused value (EP not dividing TP) shows its error while the
+scenario keeps its last valid value; a dense model greys it with the reason in the tooltip."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Parallelism panel's "Experts per replica" box (``parallelism.expert_per_replica``,
+"""The Parallelism panel's "EP within each engine" box (``parallelism.expert_per_replica``,
 core/serving/expert_per_replica.py): N independent engines of TP with EP inside, as vLLM's users
 run ``--tensor-parallel-size 8 --enable-expert-parallel`` per engine behind a router. Shown for
 serving (the field is refused for training), live for a MoE model on an engine with expert
@@ -23,7 +23,7 @@ NAME = "check_expert_per_replica"
 
 def add_expert_per_replica(form: Form) -> None:
     """The box, after the EP rows."""
-    form.add("", QCheckBox("Experts per replica (N engines of TP with EP)"), PATH, name=NAME)
+    form.add("", QCheckBox("EP within each engine"), PATH, name=NAME)
 
 
 def expert_per_replica_reason(value: Any) -> str:
