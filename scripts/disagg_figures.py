@@ -44,8 +44,10 @@ and a throughput of ours higher (fast).
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
+import importlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 TOL = 0.25  # issue 36's bar
 TKE = "tke-dynamo-qwen3-32b-h20"
@@ -162,44 +164,38 @@ def _anyscale() -> Iterator[Figure]:
         yield Figure("anyscale", "anyscale-pd-amd-mi325x", label, "TPOT", run["published_tpot_ms"], tpot)
 
 
-def _blind() -> Iterator[Figure]:
-    from tests.core.test_disagg_blind import RUNS, ours
+def _blind_round(group: str, module: str, label: Callable[[dict[str, Any]], str]) -> Iterator[Figure]:
+    """One blind P/D round's runs (tests/core/<module>.py: its ``RUNS`` and ``ours``): each run's
+    first token and time per token, published beside ours (ms)."""
+    test = importlib.import_module(f"tests.core.{module}")
+    for run in test.RUNS:
+        ttft, tpot = test.ours(run)
+        yield Figure(group, run["id"], label(run), "TTFT", run["published_ttft_ms"], ttft)
+        yield Figure(group, run["id"], label(run), "TPOT", run["published_tpot_ms"], tpot)
 
-    for run in RUNS:
-        ttft, tpot = ours(run)
-        label = f"{run['prompt']}/{run['output']} {run['users']} users {run['requests']} req"
-        yield Figure("blind", run["id"], label, "TTFT", run["published_ttft_ms"], ttft)
-        yield Figure("blind", run["id"], label, "TPOT", run["published_tpot_ms"], tpot)
+
+def _lengths(run: dict[str, Any]) -> str:
+    return f"{run['prompt']}/{run['output']}"
+
+
+def _blind() -> Iterator[Figure]:
+    yield from _blind_round(
+        "blind", "test_disagg_blind", lambda r: f"{_lengths(r)} {r['users']} users {r['requests']} req"
+    )
 
 
 def _blind2() -> Iterator[Figure]:
-    from tests.core.test_disagg_blind2 import RUNS, ours
-
-    for run in RUNS:
-        ttft, tpot = ours(run)
-        label = f"{run['prompt']}/{run['output']} {run['rate']:g} req/s"
-        yield Figure("blind2", run["id"], label, "TTFT", run["published_ttft_ms"], ttft)
-        yield Figure("blind2", run["id"], label, "TPOT", run["published_tpot_ms"], tpot)
+    yield from _blind_round("blind2", "test_disagg_blind2", lambda r: f"{_lengths(r)} {r['rate']:g} req/s")
 
 
 def _blind3() -> Iterator[Figure]:
-    from tests.core.test_disagg_blind3 import RUNS, ours
-
-    for run in RUNS:
-        ttft, tpot = ours(run)
-        label = f"{run['prompt']}/{run['output']} {run['rate']:g} req/s"
-        yield Figure("blind3", run["id"], label, "TTFT", run["published_ttft_ms"], ttft)
-        yield Figure("blind3", run["id"], label, "TPOT", run["published_tpot_ms"], tpot)
+    yield from _blind_round("blind3", "test_disagg_blind3", lambda r: f"{_lengths(r)} {r['rate']:g} req/s")
 
 
 def _blind4() -> Iterator[Figure]:
-    from tests.core.test_disagg_blind4 import RUNS, ours
-
-    for run in RUNS:
-        ttft, tpot = ours(run)
-        label = f"{run['prompt']}/{run['output']} {run['users']} users {run['gpu']}"
-        yield Figure("blind4", run["id"], label, "TTFT", run["published_ttft_ms"], ttft)
-        yield Figure("blind4", run["id"], label, "TPOT", run["published_tpot_ms"], tpot)
+    yield from _blind_round(
+        "blind4", "test_disagg_blind4", lambda r: f"{_lengths(r)} {r['users']} users {r['gpu']}"
+    )
 
 
 def _tke() -> Iterator[Figure]:

@@ -8,11 +8,9 @@ MLX and llama.cpp on an 80-core M3 Ultra, ml-explore/mlx-lm#763); none of them i
 before. vllm-project/recipes#443 (Ministral 3 8B on MI300X) is recorded and not replayed: no
 preset holds its architecture.
 
-Each record's ``replay`` entries hold the scenario the source states (assumptions in ``notes``),
-in the schema of speed-figures-heldout.json; every figure that could be replayed is, whatever its
-outcome. A figure outside 25 % names what was found in its record's ``miss_reason``; nothing in
-the estimator was changed to fit them. The counts below pin the outcome when the figures were
-added, so that a later change that moves them shows here (update the count with the reason).
+The records, their replay and the checks every blind set keeps are read as tests/core/blind_speeds.py
+reads them; nothing in the estimator was changed to fit them. The counts below pin the outcome
+when the figures were added (update a count with the reason).
 
 Run this file as a script for the table of the evidence section.
 """
