@@ -45,7 +45,7 @@ DSV3 = "serve-deepseek-v3-vllm-h200-mi325x-b200"
 # wide by a hair (0.83-4.90, 0.998 of the speed, since an unmeasured Triton MoE shape reads its
 # nearest measured row: core/speed/moe_measured_nearest.py). The wording of a wide band is checked
 # on the round-50 band, which no later
-# figure moves; the shipped band's reading by ``test_the_shipped_nvidia_band_is_still_wide``.
+# figure moves; the shipped band's reading by ``test_the_shipped_nvidia_band_is_no_longer_wide``.
 ROUND50_NVIDIA_MOE = {"figures": 23, "held_out": 5, "p10": 0.6698, "p90": 12.8549, "median_width": 9.7209}
 
 
@@ -102,7 +102,7 @@ def test_tooltip_says_the_range_is_no_forecast(qwen: list[dict]) -> None:
     assert tip[1].startswith("Poorly evidenced: the speed band") and "no forecast" in tip[1]
 
 
-def test_the_shipped_nvidia_band_is_still_wide() -> None:
+def test_the_shipped_nvidia_band_is_no_longer_wide() -> None:
     # evidence-bands.json since the sixth blind round: 35 figures, 0.83-5.21, 1 / 0.8322 -
     # 1 / 5.209 = 1.01 of the speed, the H200 rows read "poorly evidenced"; since GLM's expert
     # shapes read their nearest measured Triton row (core/speed/moe_measured_nearest.py) the band

@@ -451,7 +451,7 @@ def test_offload_tier_splits_over_tensor_ranks() -> None:
     assert one == _tier("llama-3.1-70b", "h100-sxm-80gb", 8, 100)["kv_offload_capacity_tokens"]
 
 
-def test_offload_needs_a_prefix() -> None:
+def test_offload_tier_without_a_prefix_loads_nothing() -> None:
     # a load needs a prefix; the tier alone is accepted, as llm-d deploys vLLM's connector
     # (training.md, real runs round 5), and loads nothing
     d = _scenario("llama-3.1-8b", "h100-sxm-80gb", 1, 2000, 256)
