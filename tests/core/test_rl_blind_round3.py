@@ -37,10 +37,12 @@ RECORDS: list[dict[str, Any]] = load("rl-time-blind3.json")
 RECORDED = {
     "verl-grpo-llama3.2-1b-8xh100": 0.590,
     "verl-grpo-qwen2.5-7b-8xh100": 0.909,
-    "verl-grpo-qwen2.5-0.5b-8xa100": 0.626,  # 0.624 with its reference resident (stated so before)
+    # the play-verl 0.5B runs on H100 since their logs' MFU counters read verl's H100 peak (rl.md,
+    # the section on the 0.5B records' GPU): 0.626 and 0.712 on the A100 first recorded
+    "verl-grpo-qwen2.5-0.5b-8xa100": 0.582,  # 0.624 with its reference resident (stated so before)
     # 0.736 before its critic's one-output value head (core/pipeline/rl_critic_head.py: Qwen2.5-0.5B's
     # 151,936 x 896 head is about a quarter of its matmul weights)
-    "verl-ppo-qwen2.5-0.5b-8xa100": 0.712,
+    "verl-ppo-qwen2.5-0.5b-8xa100": 0.700,
 }
 
 LOG_PROB = "rl__policy__log_prob_"  # the log-prob passes' micro-batch, rl.policy.log_prob_micro_batch_size
@@ -120,14 +122,16 @@ def test_the_unpublished_settings_move_the_ratios_as_recorded() -> None:
         # which four responses spread more than forty; 1.443 before the rollout's log-prob output)
         # (the log-prob micro-batch with them, as that run edited all three)
         (qwen, {f"{k}micro_batch_size": 4 for k in ("workload__", "rl__policy__", LOG_PROB)}, 1.491),
-        # the play-verl runs on H100 (the README's last revision) instead of A100 (0.564 and 0.333
-        # before the host's pace of the layers)
-        (grpo, {"hardware__gpu": "h100-sxm-80gb"}, 0.582),
+        # the play-verl runs on A100, as first recorded (their experiment names), instead of the
+        # H100 their MFU counters read (0.582 and 0.700 on the A100 were these cases' H100 reading
+        # before the records moved; 0.564 and 0.333 before the host's pace of the layers)
+        (grpo, {"hardware__gpu": "a100-sxm-80gb"}, 0.626),
         # (the PPO 0.745 and 0.827 below before its log-prob micro-batch 8 was stated)
         # (0.712 and 0.794 before the critic's one-output value head, core/pipeline/rl_critic_head.py)
-        (ppo, {"hardware__gpu": "h100-sxm-80gb"}, 0.700),
-        # PPO's rows padded to the prompt cap (verl's dataset), put in every phase (0.625 before)
-        (ppo, {"rl__prompt_tokens": 512}, 0.745),
+        (ppo, {"hardware__gpu": "a100-sxm-80gb"}, 0.712),
+        # PPO's rows padded to the prompt cap (verl's dataset), put in every phase (0.625 before;
+        # 0.745 on the A100)
+        (ppo, {"rl__prompt_tokens": 512}, 0.712),
     )
     for record, changes, ratio in cases:
         estimate = _step(_with(record, **changes)) / record["measured"]["step"]
@@ -144,10 +148,12 @@ PHASES = {
     # 0.491 before verl's SPMD rollout asked V1 for each token's log-prob (returns_logprobs)
     "verl-grpo-llama3.2-1b-8xh100": (0.552, 0.583, 0.647),
     "verl-grpo-qwen2.5-7b-8xh100": (0.607, 1.102, 1.159),
-    "verl-grpo-qwen2.5-0.5b-8xa100": (0.662, 0.489, 0.452),  # log-probs 0.486 before
+    # the GRPO 0.5B on H100 (0.662, 0.489, 0.452 on the A100; log-probs 0.486 before that)
+    "verl-grpo-qwen2.5-0.5b-8xa100": (0.661, 0.383, 0.282),
     # the PPO 0.5B's log-probs 0.997 before its old policy's forwards ran at the log-prob micro-batch 8;
     # (0.754, 0.639) before its critic's one-output value head (core/pipeline/rl_critic_head.py)
-    "verl-ppo-qwen2.5-0.5b-8xa100": (1.016, 0.720, 0.609),
+    # (1.016, 0.720, 0.609) on the A100: its host-paced passes barely move on the H100
+    "verl-ppo-qwen2.5-0.5b-8xa100": (1.011, 0.701, 0.596),
 }
 
 

@@ -66,21 +66,23 @@ def test_verl_releases_set_it() -> None:
 
 
 def test_the_ppo_passes_reach_the_published_timers() -> None:
-    # play-verl's PPO Qwen2.5-0.5B on 8 A100 (step 12): old_log_prob 2.224 + values 3.366 =
-    # 5.590 s, update_actor 12.991 + update_critic 12.909 = 25.900 s. Micro-batches of 4 responses
-    # of ~330 tokens, 24 layers: the host's ~1.6 ms a layer forward outlasts the GPU's.
-    # docs/evidence/rl.md's bar is 25 %: the log-prob passes read 0.720 (0.997 while the
-    # old policy's forwards ran at the training micro-batch 4, not the script's log-prob 8:
-    # rl.policy.log_prob_micro_batch_size; 0.754 before the critic's one-output value head,
-    # core/pipeline/rl_critic_head.py), the training 0.609 (0.639 before it; not within: the
-    # host's work around the model and the loss is not counted)
+    # play-verl's PPO Qwen2.5-0.5B on 8 H100 (step 12; first recorded as A100): old_log_prob
+    # 2.224 + values 3.366 = 5.590 s, update_actor 12.991 + update_critic 12.909 = 25.900 s.
+    # Micro-batches of 4 responses of ~330 tokens, 24 layers: the host's ~1.6 ms a layer forward
+    # outlasts the GPU's. docs/evidence/rl.md's bar is 25 %: the log-prob passes read 0.701 (0.720
+    # on the A100; 0.997 while the old policy's forwards ran at the training micro-batch 4, not
+    # the script's log-prob 8: rl.policy.log_prob_micro_batch_size; 0.754 before the critic's
+    # one-output value head, core/pipeline/rl_critic_head.py), the training 0.596 (0.609 on the
+    # A100; 0.639 before the value head; not within: the host's work around the model and the
+    # loss is not counted)
     before, after = _phases(_with_ops(PPO["scenario"], None)), _phases(PPO["scenario"])
-    # 0.292 at micro-batch 4; 0.271 before the critic's value head
-    assert before["log_probs"] / 5.590 == pytest.approx(0.237, rel=0.05)
+    # 0.292 at micro-batch 4; 0.271 before the critic's value head; 0.237 on the A100
+    assert before["log_probs"] / 5.590 == pytest.approx(0.129, rel=0.05)
     # just outside the 25 % bar now (0.754 was just inside it)
     assert after["log_probs"] / 5.590 < 0.75
-    assert after["log_probs"] / 5.590 == pytest.approx(0.720, rel=0.05)
-    assert after["training"] / 25.900 == pytest.approx(0.609, rel=0.05)
+    # 0.720 and 0.609 on the A100: the host paces these passes on either card
+    assert after["log_probs"] / 5.590 == pytest.approx(0.701, rel=0.05)
+    assert after["training"] / 25.900 == pytest.approx(0.596, rel=0.05)
     assert after["rollout"] == before["rollout"]  # the rollout's engine is not these layers
 
 
