@@ -19,11 +19,12 @@ longest) with a one-output head: the estimate's layers and loss, priced as a voc
 :func:`rl_critic_head.critic_states` holds them. Units: bytes per GPU.
 
 The update runs between the actor's calls (``verl/trainer/ppo/ray_trainer.py`` v0.3.0.post1
-lines 899-908: ``update_critic``, then ``update_actor``), beside the actor's weights and optimizer unless the actor's worker sends them
-to host around each call (``param_offload`` / ``optimizer_offload``, the same flags that send
-the critic's, core/pipeline/rl_memory.py ``training_side``). A packed critic's update (the same
-model and rows as the actor's, without the vocabulary's logits) stays under the actor's own:
-not priced, so every answer with the critic's padding removed is unchanged.
+lines 899-908: ``update_critic``, then ``update_actor``), beside the actor's weights and
+optimizer unless the actor's worker sends them to host around each call (``param_offload`` /
+``optimizer_offload``, the same flags that send the critic's, core/pipeline/rl_memory.py
+``training_side``). A packed critic's update (the same model and rows as the actor's, without
+the vocabulary's logits) stays under the actor's own: not priced, so every answer with the
+critic's padding removed is unchanged.
 
 Not priced: the values forward's transients (a no-grad layer at a time over the padded
 micro-batch, no vocabulary logits), which the log-prob phase prices for no pass but the
@@ -66,9 +67,7 @@ def padded_critic_peak(s: Scenario, states: Memory | None) -> Memory | None:
 
 def _with_states(mem: Memory, states: Memory) -> Memory:
     """``mem`` (the one-output trainer's peak) with the critic's own states in place of its."""
-    more = (
-        states.weights - mem.weights + states.gradients - mem.gradients + states.optimizer - mem.optimizer
-    )
+    more = states.weights - mem.weights + states.gradients - mem.gradients + states.optimizer - mem.optimizer
     return replace(
         mem,
         weights=states.weights,

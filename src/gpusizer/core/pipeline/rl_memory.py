@@ -116,7 +116,8 @@ def training_side(p: RLParts) -> dict[str, Memory]:
         peak_phase="training",
     )
     critic = _critic_update(p)  # a padded critic's update can outweigh the actor's
-    return {"log_probs": log_probs, "training": critic if critic and critic.total > training.total else training}
+    heavier = critic if critic and critic.total > training.total else training
+    return {"log_probs": log_probs, "training": heavier}
 
 
 def _critic_update(p: RLParts) -> Memory | None:
