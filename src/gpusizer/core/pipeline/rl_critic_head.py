@@ -17,6 +17,30 @@ So per token the critic's head multiplies ``hidden`` weights instead of ``vocab 
 and an untied model's critic holds no ``lm_head`` (its weights, gradients and optimizer states);
 a tied model's embedding stays, as the input embedding. Units: weights (parameters), FLOPs per
 token, bytes. The input embedding, the layers and the final norm are the policy's.
+
+A reward model (``rl.reward.kind: "model"``) is the same one-output scorer, frozen: its forward
+multiplies ``hidden`` head weights a token and its 16-bit weights leave out an untied
+``lm_head`` (:func:`scorer_bytes`). Read at each framework's release:
+- verl ``RewardModelWorker``: ``model_config.num_labels = 1``, then
+  ``AutoModelForTokenClassification`` (``verl/workers/fsdp_workers.py`` v0.3.0.post1 lines
+  898-962, v0.7.0 lines 1629-1730); its Megatron worker builds it ``is_value_model=True``, whose
+  hook swaps ``output_layer`` for ``LinearForLastLayer(hidden_size, 1)``
+  (``verl/workers/megatron_workers.py`` v0.7.0 lines 1347-1362, ``verl/models/mcore/bridge.py``
+  v0.7.0 lines 97-133), as it does for the Megatron critic (``megatron_workers.py`` line 1075).
+- OpenRLHF ``RewardModelActor`` (``openrlhf/trainer/ray/launcher.py`` v0.11.0 line 161):
+  ``get_llm_for_sequence_regression(..., "reward")``, the base model with
+  ``nn.Linear(config.hidden_size, 1, bias=False)`` (``openrlhf/models/model.py`` v0.11.0 lines
+  177-186).
+- TRL ``GRPOTrainer`` / ``RLOOTrainer``: a reward given by name is
+  ``AutoModelForSequenceClassification.from_pretrained(reward_func, num_labels=1)``
+  (``trl/trainer/grpo_trainer.py`` v1.9.0 lines 518-520, ``rloo_trainer.py`` line 429).
+- NeMo RL ``RewardModelEnvironment`` (Bradley-Terry only,
+  ``nemo_rl/environments/reward_model_environment.py`` v0.7.0 lines 102-109):
+  ``NeMoAutoModelForSequenceClassification`` with ``num_labels = 1``
+  (``nemo_rl/models/automodel/setup.py`` v0.7.0 lines 345-372).
+A generative reward model (verl's GenRM through the reward loop, ``docs/advance/reward_loop.rst``
+v0.7.0 lines 46-55: a served LLM generating a verdict) keeps its LM head and runs a rollout of
+its own: not this role, and not modelled.
 """
 
 from __future__ import annotations
@@ -46,8 +70,9 @@ def head_weights_saved(model: ModelSpec) -> float:
 
 
 def critic_forward_flops(model: ModelSpec, rows: float, causal: bool) -> float:
-    """FLOPs per token of the critic's values forward: the policy-shaped forward
-    (core/pipeline/rl_time.py ``forward_flops``) less 2 x the head weights it does not multiply."""
+    """FLOPs per token of the critic's values forward (and a reward model's score): the
+    policy-shaped forward (core/pipeline/rl_time.py ``forward_flops``) less 2 x the head weights
+    it does not multiply."""
     return forward_flops(model, rows, causal) - 2 * head_weights_saved(model)
 
 
@@ -68,11 +93,28 @@ def critic_states(mem: Memory, model: ModelSpec) -> Memory:
     return _STATES.get((id(mem), id(model)), lambda: _without_head(mem, model), (mem, model))
 
 
-def _without_head(mem: Memory, model: ModelSpec) -> Memory:
+def kept_share(model: ModelSpec) -> float:
+    """Parameters a one-output scorer of ``model`` holds over the LM-headed model's: less an
+    untied ``lm_head``, plus the ``hidden + 1`` of the value head (as :func:`critic_states`
+    counts them); 1 for a tied head (the input embedding stays)."""
     counts = count_parameters(model)
     if not counts.lm_head or not counts.total:
+        return 1.0
+    return (counts.total - counts.lm_head + resolve(model).hidden + 1) / counts.total
+
+
+def scorer_bytes(frozen: int, model: ModelSpec) -> int:
+    """A frozen reward model's weights on one GPU, bytes: ``frozen`` (its 16-bit weights laid
+    out as the policy's, core/pipeline/rl_colocated.py ``frozen_bytes``) less the untied
+    ``lm_head`` its one-output head replaces, scaled as :func:`critic_states` scales the
+    critic's states."""
+    return int(frozen * kept_share(model))
+
+
+def _without_head(mem: Memory, model: ModelSpec) -> Memory:
+    kept = kept_share(model)
+    if kept == 1.0:
         return mem
-    kept = (counts.total - counts.lm_head + resolve(model).hidden + 1) / counts.total
     w, g, o = (int(x * kept) for x in (mem.weights, mem.gradients, mem.optimizer))
     less = mem.weights - w + mem.gradients - g + mem.optimizer - o
     return replace(mem, weights=w, gradients=g, optimizer=o, total=mem.total - less)

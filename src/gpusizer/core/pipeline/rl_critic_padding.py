@@ -24,9 +24,9 @@ values forward and its update run each response padded to prompt + longest token
 unpacked policy's do (core/pipeline/rl_tokens.py ``trained_tokens``): FLOPs and activations
 per token of the linear layers unchanged, tokens per step ``responses x (prompt + longest)``
 instead of ``responses x (prompt + mean)``, the attention's FLOPs the packed rows'
-(:func:`padded_span`). Time only: the RL phases' memory holds the critic's weights and optimizer
-beside the actor's peak, not the critic's own activations (core/pipeline/rl_memory.py
-``training_side``), so its padded rows move no byte. Not modelled: verl pads prompts to
+(:func:`padded_span`). Its update's saved activations over the padded rows are priced in
+core/pipeline/rl_critic_padding_memory.py (the training phase, where they outweigh the actor's
+peak). Not modelled: verl pads prompts to
 ``data.max_prompt_length``, not the mean prompt the scenario states, so the padded row here is
 shorter than verl's (1,118 against 1,536 tokens in the ninth blind round,
 docs/evidence/rl.md).

@@ -51,7 +51,9 @@ def forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float]
     rates = [scored] * logprob + [rate] * (len(models) - logprob)
     tokens = computed_tokens(s)  # the padded rows run the math too (core/pipeline/rl_capacity_padding.py)
     rows, causal = policy.workload.attention_span, policy.parallelism.attention == "flash"
-    flops = _pass_flops(models, logprob if rl.has_critic else None, rows, causal)
+    # the one-output scorers: the critic's values and a reward model's score
+    scorers = {i for i, on in ((logprob, rl.has_critic), (len(models) - 1, rl.reward.kind == "model")) if on}
+    flops = _pass_flops(models, scorers, rows, causal)
     fwd = sum(forward_seconds(tokens, f, gpus, r) for f, r in zip(flops, rates, strict=True))
     share = critic_cost_share(critic, rows, causal) if rl.has_critic else 0.0
     train = c.time_seconds * (1 + share)  # the critic: as much again, less its vocabulary head
@@ -78,12 +80,12 @@ def forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float]
     )
 
 
-def _pass_flops(models: list[ModelSpec], critic: int | None, rows: float, causal: bool) -> list[float]:
-    """FLOPs per token of each scoring pass of ``models`` over ``rows``-token rows; the one at
-    index ``critic`` (None: no critic) is the critic's values forward, with a one-output value
-    head instead of the vocabulary's (core/pipeline/rl_critic_head.py)."""
+def _pass_flops(models: list[ModelSpec], scorers: set[int], rows: float, causal: bool) -> list[float]:
+    """FLOPs per token of each scoring pass of ``models`` over ``rows``-token rows; those at the
+    indices ``scorers`` (the critic's values, a reward model's score) run a one-output head
+    instead of the vocabulary's (core/pipeline/rl_critic_head.py)."""
     return [
-        critic_forward_flops(m, rows, causal) if i == critic else forward_flops(m, rows, causal)
+        critic_forward_flops(m, rows, causal) if i in scorers else forward_flops(m, rows, causal)
         for i, m in enumerate(models)
     ]
 

@@ -62,6 +62,10 @@ class RLParts:
     # critic with param_offload and optimizer_offload, read from ``rl.policy.offload_per_call``
     # under ``rl.offload_states``): absent while the actor updates (``training_side``)
     critic_per_call: bool = False
+    # the critic's own update peak where it pads its rows (core/pipeline/rl_critic_padding_memory.py):
+    # its saved activations over the padded rows; None where it packs them, its update then
+    # under the actor's
+    critic_update: Memory | None = None
 
 
 def _mem(phase: str, host: int = 0, **parts: int) -> Memory:
@@ -111,7 +115,30 @@ def training_side(p: RLParts) -> dict[str, Memory]:
         total=p.policy.total + more_w + more_o,  # the policy's peak (not the sum of its parts) and more
         peak_phase="training",
     )
-    return {"log_probs": log_probs, "training": training}
+    critic = _critic_update(p)  # a padded critic's update can outweigh the actor's
+    heavier = critic if critic and critic.total > training.total else training
+    return {"log_probs": log_probs, "training": heavier}
+
+
+def _critic_update(p: RLParts) -> Memory | None:
+    """The critic's update beside the actor's weights and optimizer (and a held gradient
+    buffer), or without them where the actor's worker sends its states to host around each
+    call as the critic's does (``critic_per_call``), and the resident frozen roles; None
+    without a padded critic's own peak (core/pipeline/rl_critic_padding_memory.py)."""
+    c = p.critic_update
+    if c is None:
+        return None
+    actor = (0, 0, 0) if p.critic_per_call else (p.policy.weights, p.policy.optimizer, p.held_gradients)
+    w, o, g = actor[0] + _frozen(p, False), actor[1], actor[2]
+    alive = tuple(k for k in COMPONENTS if k in {*c.alive_at_peak, *(("weights",) if w else ())})
+    return replace(
+        c,
+        weights=c.weights + w,
+        optimizer=c.optimizer + o,
+        gradients=c.gradients + g,
+        total=c.total + w + o + g,
+        alive_at_peak=alive,
+    )
 
 
 def colocated_phases(p: RLParts, offload_states: bool, sleep_level: int = 1) -> dict[str, Memory]:
@@ -186,12 +213,13 @@ def _asleep_side(p: RLParts, asleep: int) -> dict[str, Memory]:
         p.logits,
         asleep,
         p.critic_per_call,
+        id(p.critic_update),
     )
 
     def side() -> dict[str, Memory]:
         return {k: replace(v, host_memory=asleep) for k, v in training_side(p).items()}
 
-    return _SIDES.get(key, side, (p.policy, p.critic))
+    return _SIDES.get(key, side, (p.policy, p.critic, p.critic_update))
 
 
 def split_phases(p: RLParts) -> dict[str, Memory]:

@@ -22,7 +22,8 @@ from ..speed.step import StepModel
 from ..speed.step_model import step_model
 from .rl_check import rl_of, role_model
 from .rl_colocated import colocated_transitions, frozen_bytes, weight_sync_seconds
-from .rl_critic_head import critic_states
+from .rl_critic_head import critic_states, scorer_bytes
+from .rl_critic_padding_memory import padded_critic_peak
 from .rl_eval import eval_seconds
 from .rl_forwards import forwards
 from .rl_logprob_batch import log_prob_micro
@@ -147,7 +148,8 @@ def _parts(s: Scenario, policy: Scenario, engine: Memory, trained: Memory) -> RL
         critic = critic_states(shared_trainer(s, model, "full_finetune")[1], model)
     separate = rl.has_reference and not reference_in_policy(rl)
     ref = frozen_bytes(role_model(s, "", rl.reference.model), s) if separate else 0
-    reward = frozen_bytes(role_model(s, "", rl.reward.model), s) if rl.reward.kind == "model" else 0
+    rm = role_model(s, "", rl.reward.model)  # a one-output scorer (rl_critic_head.py)
+    reward = scorer_bytes(frozen_bytes(rm, s), rm) if rl.reward.kind == "model" else 0
     vocab = resolve(s.model).vocab
     mb = log_prob_micro(s) * policy.workload.sequence_length  # the log-prob passes' (rl_logprob_batch.py)
     return RLParts(
@@ -164,6 +166,7 @@ def _parts(s: Scenario, policy: Scenario, engine: Memory, trained: Memory) -> RL
         and rl.placement == "colocated"
         and rl.offload_states
         and rl.policy.offload_per_call,
+        padded_critic_peak(s, critic),  # its update over padded rows (rl_critic_padding_memory.py)
     )
 
 
