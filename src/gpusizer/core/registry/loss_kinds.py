@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from .mlx_releases import loss_logits_16bit
 from .table import add
+from .transformers_releases import copies_shifted_logits
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,9 @@ class LossKind:
     # hidden states' gradient is accumulated in fp32 and the head's gradient reduce-scattered
     # at the last chunk, before the layers' backward begins (core/memory/loss.py)
     backward_per_chunk: bool = False
+    # a contiguous fp32 copy of the shifted logits sits beside the upcast and the 16-bit
+    # logits while the log-softmax is written (transformers 4.46-4.48 ForCausalLMLoss)
+    shifted_copy: bool = False
     sources: tuple[str, ...] = ()
 
 
@@ -85,10 +89,13 @@ def loss_on_mlx(loss: str, logits_16bit: bool) -> str:
     return "mlx_16bit" if logits_16bit and LOSS_KINDS[loss] is LOSS_KINDS["full"] else loss
 
 
-def step_loss(loss: str, tokens: float, mlx_version: str | None) -> str:
+def step_loss(loss: str, tokens: float, mlx_version: str | None, transformers_version: str | None = None) -> str:
     """The loss one GPU's step of ``tokens`` rows computes (:func:`loss_at`), as the named MLX
-    release runs it (:func:`loss_on_mlx`; no release: as named)."""
-    return loss_on_mlx(loss_at(loss, tokens), loss_logits_16bit(mlx_version))
+    release runs it (:func:`loss_on_mlx`; no release: as named); the default under a
+    transformers release whose ``ForCausalLMLoss`` copies the shifted logits is ``full_shifted``."""
+    named = loss_on_mlx(loss_at(loss, tokens), loss_logits_16bit(mlx_version))
+    shifted = copies_shifted_logits(transformers_version) and LOSS_KINDS[named] is LOSS_KINDS["full"]
+    return "full_shifted" if shifted else named
 
 
 def advisor_fallback() -> LossKind:
@@ -263,6 +270,20 @@ for _k in (
             "torch_compile=True) when bsz * q_len > 1024; at most 1024 rows it returns the "
             "16-bit logits and unsloth/kernels/cross_entropy_loss.py Fast_CrossEntropyLoss keeps "
             "them (ctx.save_for_backward(logits, logsumexp, labels), the gradient in place)",
+        ),
+    ),
+    LossKind(
+        "full_shifted",
+        "Full logits + fp32 shifted copy (transformers 4.46-4.48)",
+        chunked=False,
+        compilable=False,
+        logit_list=False,
+        shifted_copy=True,
+        sources=(
+            "transformers v4.46.0-v4.48.3 src/transformers/loss/loss_utils.py ForCausalLMLoss: "
+            "logits = logits.float(); shift_logits = logits[..., :-1, :].contiguous(), the model's "
+            "16-bit logits alive in its forward; huggingface/transformers PR #35646 (2025-01, "
+            "v4.49.0) pads the labels instead, no copy of the logits",
         ),
     ),
     # listed last: a refusal names the kinds in this order, and users match its list
