@@ -21,7 +21,15 @@ from gpusizer.core.registry.transformers_releases import copies_shifted_logits
 
 @pytest.mark.parametrize(
     ("version", "copies"),
-    [(None, False), ("4.45.2", False), ("4.46.0", True), ("4.48.1", True), ("4.48.3", True), ("4.49.0", False), ("5.1.0", False)],
+    [
+        (None, False),
+        ("4.45.2", False),
+        ("4.46.0", True),
+        ("4.48.1", True),
+        ("4.48.3", True),
+        ("4.49.0", False),
+        ("5.1.0", False),
+    ],
 )
 def test_the_releases_that_copy(version: str | None, copies: bool) -> None:
     assert copies_shifted_logits(version) is copies
@@ -44,7 +52,13 @@ def test_the_copy_is_4_bytes_a_logit_in_the_forward_only() -> None:
 
 
 def _lora(version: str | None) -> dict:
-    w = {"kind": "lora", "sequence_length": 4096, "micro_batch_size": 4, "global_batch_size": 4, "lora_rank": 16}
+    w = {
+        "kind": "lora",
+        "sequence_length": 4096,
+        "micro_batch_size": 4,
+        "global_batch_size": 4,
+        "lora_rank": 16,
+    }
     if version:
         w["transformers_version"] = version
     return {

@@ -163,7 +163,10 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
         lora_rank=w.lora_rank,
         dropout_mask=dropout_mask(s),
         loss=step_loss(
-            w.loss, w.micro_batch_size * (w.sequence_length // p.context), w.mlx_version, w.transformers_version
+            w.loss,
+            w.micro_batch_size * (w.sequence_length // p.context),
+            w.mlx_version,
+            w.transformers_version,
         ),
         loss_compiled=w.compile_loss,
         compiled=w.compile,

@@ -60,9 +60,7 @@ class LossKind:
     # hidden states' gradient is accumulated in fp32 and the head's gradient reduce-scattered
     # at the last chunk, before the layers' backward begins (core/memory/loss.py)
     backward_per_chunk: bool = False
-    # a contiguous fp32 copy of the shifted logits sits beside the upcast and the 16-bit
-    # logits while the log-softmax is written (transformers 4.46-4.48 ForCausalLMLoss)
-    shifted_copy: bool = False
+    shifted_copy: bool = False  # an fp32 copy of the shifted logits beside the upcast (core/memory/loss.py)
     sources: tuple[str, ...] = ()
 
 
@@ -89,10 +87,11 @@ def loss_on_mlx(loss: str, logits_16bit: bool) -> str:
     return "mlx_16bit" if logits_16bit and LOSS_KINDS[loss] is LOSS_KINDS["full"] else loss
 
 
-def step_loss(loss: str, tokens: float, mlx_version: str | None, transformers_version: str | None = None) -> str:
+def step_loss(
+    loss: str, tokens: float, mlx_version: str | None, transformers_version: str | None = None
+) -> str:
     """The loss one GPU's step of ``tokens`` rows computes (:func:`loss_at`), as the named MLX
-    release runs it (:func:`loss_on_mlx`; no release: as named); the default under a
-    transformers release whose ``ForCausalLMLoss`` copies the shifted logits is ``full_shifted``."""
+    or transformers release runs it (:func:`loss_on_mlx`, ``full_shifted``; none: as named)."""
     named = loss_on_mlx(loss_at(loss, tokens), loss_logits_16bit(mlx_version))
     shifted = copies_shifted_logits(transformers_version) and LOSS_KINDS[named] is LOSS_KINDS["full"]
     return "full_shifted" if shifted else named
@@ -280,10 +279,8 @@ for _k in (
         logit_list=False,
         shifted_copy=True,
         sources=(
-            "transformers v4.46.0-v4.48.3 src/transformers/loss/loss_utils.py ForCausalLMLoss: "
-            "logits = logits.float(); shift_logits = logits[..., :-1, :].contiguous(), the model's "
-            "16-bit logits alive in its forward; huggingface/transformers PR #35646 (2025-01, "
-            "v4.49.0) pads the labels instead, no copy of the logits",
+            "transformers v4.46.0-v4.48.x loss/loss_utils.py ForCausalLMLoss: logits.float(), then "
+            "logits[..., :-1, :].contiguous(); PR #35646 (v4.49.0) pads the labels instead",
         ),
     ),
     # listed last: a refusal names the kinds in this order, and users match its list
