@@ -267,8 +267,12 @@ SHORT = {
     # training.md its section) added Qwen 1's eighteen DeepSpeed adapter rows (Q-LoRA on GPTQ
     # under ZeRO-2, LoRA under ZeRO-2 over 2 x 2 GPUs and ZeRO-3 over 4): band 0.807-1.140;
     # outside, axolotl's Llama 3 70B QLoRA with FSDP offload (0.444) and the round's Qwen-14B
-    # Q-LoRA at 256 tokens (0.766); each fifth held out in turn 34 of 41 (83 %)
-    "memory/fsdp-deepspeed/adapter": (7, 9),
+    # Q-LoRA at 256 tokens (0.766); each fifth held out in turn 34 of 41 (83 %); 6 of 10 since the
+    # fifteenth round (training-peaks-blind15.json, fms-acceleration@24bdadb's Mistral 7B rows:
+    # eight FSDP1 adapter rows at 0.907-0.975) re-dealt the fifths and narrowed the band to
+    # 0.807-1.031; outside, axolotl's Llama 4 Scout FSDP2 QLoRA (1.066) and three Qwen 1
+    # Q-LoRA README rows (0.766, 1.069, 1.187)
+    "memory/fsdp-deepspeed/adapter": (6, 10),
     # mlx-lm MoE: 4 of 5 until the ninth blind round of serving speeds (speed-figures-blind9.json;
     # docs/evidence/speed.md, its section) added MiniMax-M2.1 4-bit on an 80-core M3 Ultra as
     # first replayed (MLX first token at 30K 1.03, decode at 30K / 146K 1.43 / 2.61): 27 figures,
@@ -292,7 +296,14 @@ SHORT = {
     # at its longest sample (workload.first_step_longest): 27 of 33 inside 0.851-1.058; outside,
     # axolotl's 2023-08 Llama 2 QLoRA (0.837), torchtune v0.1's Llama 2 LoRA on a 4090 (0.833),
     # Unsloth's Gemma 2 9B notebook (1.344) and three ms-swift Qwen 1 rows just above the band
-    # (1.076-1.138); each fifth held out in turn 129 of 161 (80 %)
+    # (1.076-1.138); each fifth held out in turn 129 of 161 (80 %). Back on it with the fifteenth
+    # round (training-peaks-blind15.json, fms-acceleration@24bdadb: eight one-GPU Mistral 7B
+    # adapter rows at 0.948-0.994, docs/evidence/training.md its section): the fifths re-dealt,
+    # the band 0.878-1.058, 25 of 34 held out inside; outside, the rows above and torchtune
+    # v0.2.1's Llama 2 QLoRA (0.851), axolotl's 2023-08 Llama 2 LoRA (0.852), torchtune v0.1's
+    # QLoRA (0.559), Unsloth's Llama 3.2 3B and Phi-4 T4 notebooks (0.851, 0.858) and ms-swift's
+    # Qwen-1.8B LoRA at 512 (1.138) and Qwen-7B without flash or checkpointing (1.290)
+    "memory/hf-peft-eager/adapter": (25, 34),
 }
 # Each fifth held out in turn, every regime with a band (its own from 12 figures, its parent's
 # below) holds 80 % of its figures but these, and why (docs/evidence/speed.md sections 18 and
@@ -331,6 +342,19 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # outside, Qwen3-30B-A3B Q8_0 tg128 on an M2 Ultra (0.825), that record's 30K first token
     # (0.826) and its 146K decode (1.157, a hair above its fold's 1.153)
     "speed/llama.cpp/apple/moe": (10, 13),
+    # the fifteenth blind round of training peaks (training-peaks-blind15.json, fms-acceleration
+    # @24bdadb's twenty Mistral 7B rows, all within 15 %; docs/evidence/training.md its section)
+    # adds figures near 1 and so narrows the folds' bands: FSDP / DeepSpeed adapters 34 of 41 ->
+    # 39 of 49 (80 % less 0.2 of a figure; Qwen 1's Q-LoRA README rows, 0.677-1.266, and axolotl's
+    # offloaded 70B QLoRA, 0.444, outside), FSDP / DeepSpeed full 50 of 59 -> 48 of 61 (79 %; the
+    # torchao pre-training tutorial rows, 1.14, and torchtune's old FSDP1 rows, 0.74-0.76,
+    # outside), transformers + PEFT adapters 129 of 161 -> 135 of 169 (80 % less 0.2 of a
+    # figure), transformers full 80 of 100 -> 79 of 102 (77 %; the HF docs' BERT-large rows,
+    # 0.84-0.90, and ms-swift's Qwen full rows, 0.83-1.05, outside bands of 0.87-1.02)
+    "memory/fsdp-deepspeed/adapter": (39, 49),
+    "memory/fsdp-deepspeed/full": (48, 61),
+    "memory/hf-peft-eager/adapter": (135, 169),
+    "memory/hf-peft-eager/full": (79, 102),
     # the P/D first token and time per token: 121 of 151 (80 %) and 110 of 132 (83 %) until the
     # fourth blind P/D round (docs/evidence/serving.md, its section; tests/core/data/
     # disagg-blind4.json) added Anyscale's 60 Ray Serve LLM gpt-oss-120b runs as first replayed,

@@ -81,6 +81,11 @@ tests/core/data/techniques-measured.json, scripts/measure_techniques.py):
   ``lora_finetune_distributed``, v0.3.0 for the others): ``full``'s saved bytes plus those fp32
   logits (8·T·V), nothing more in the forward (the bf16 output and its upcast, then the upcast
   and its shifted copy, are no more than that), the backward ``full``'s 8·T·V beside them.
+* ``full_shifted`` (transformers 4.46.0-4.48.x ``ForCausalLMLoss``: ``logits.float()``, then
+  ``logits[..., :-1, :].contiguous()``, while the model's 16-bit logits are alive): ``full``'s
+  saved bytes, and the shifted fp32 copy (4·T·V) beside the upcast in the forward; the
+  backward as ``full``. The default loss under a ``workload.transformers_version`` in that
+  range (core/registry/transformers_releases.py ``copies_shifted_logits``).
 * ``z_loss`` (eager z-loss beside transformers' loss, ``logsumexp(logits.float())**2``):
   PyTorch's ``logsumexp_backward`` takes the fp32 logits and the result, so the fp32 logits
   (4·T·V) and the LSE (4·T) are saved beside the fp32 log-softmax; transients as ``full``.
@@ -195,7 +200,8 @@ def transients(arch: Arch, loss: LossSetup, logits: Logits, head_grad: float) ->
         return logits_kept + 4 * tv / n, 8 * tv / n + head_grad
     if kind.holds_logits:  # the forward's upcast and shifted copy are the held logits' bytes
         return 0.0, 8 * tv
-    return tv * (p + (4 if p < 4 else 0)), 8 * tv
+    shifted = 4 * tv if kind.shifted_copy else 0.0  # the contiguous fp32 shifted copy
+    return tv * (p + (4 if p < 4 else 0)) + shifted, 8 * tv
 
 
 def loss_parallel_extra(local_logits: float) -> float:

@@ -162,7 +162,12 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
         adapter_bytes=nbytes(prec.adapters) if lora else 0.0,
         lora_rank=w.lora_rank,
         dropout_mask=dropout_mask(s),
-        loss=step_loss(w.loss, w.micro_batch_size * (w.sequence_length // p.context), w.mlx_version),
+        loss=step_loss(
+            w.loss,
+            w.micro_batch_size * (w.sequence_length // p.context),
+            w.mlx_version,
+            w.transformers_version,
+        ),
         loss_compiled=w.compile_loss,
         compiled=w.compile,
         kernels=frozenset(w.fused_kernels),

@@ -96,7 +96,7 @@ def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> t
     pb = 4.0 if kbit_prepared(s) else nbytes(s.precision.activations)
     if activation_layout(s.profile).vocab_parallel_loss and LOSS_KINDS[w.loss] is DEFAULT_LOSS:
         return vocab_parallel_transients(tokens, vocab, pb)
-    loss = step_loss(w.loss, tokens, w.mlx_version)  # Unsloth 2025.9's short rows; MLX's 16-bit loss
+    loss = step_loss(w.loss, tokens, w.mlx_version, w.transformers_version)  # Unsloth's short rows; MLX's
     per = LOSS_KINDS[loss].chunk_tokens  # chunks of so many positions of each sequence
     n = w.loss_chunks or (math.ceil(w.sequence_length / per) if per else None)
     setup = LossSetup.of(loss, w.compile_loss, n)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from .mlx_releases import loss_logits_16bit
 from .table import add
+from .transformers_releases import copies_shifted_logits
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class LossKind:
     # hidden states' gradient is accumulated in fp32 and the head's gradient reduce-scattered
     # at the last chunk, before the layers' backward begins (core/memory/loss.py)
     backward_per_chunk: bool = False
+    shifted_copy: bool = False  # an fp32 copy of the shifted logits beside the upcast (core/memory/loss.py)
     sources: tuple[str, ...] = ()
 
 
@@ -85,10 +87,14 @@ def loss_on_mlx(loss: str, logits_16bit: bool) -> str:
     return "mlx_16bit" if logits_16bit and LOSS_KINDS[loss] is LOSS_KINDS["full"] else loss
 
 
-def step_loss(loss: str, tokens: float, mlx_version: str | None) -> str:
+def step_loss(
+    loss: str, tokens: float, mlx_version: str | None, transformers_version: str | None = None
+) -> str:
     """The loss one GPU's step of ``tokens`` rows computes (:func:`loss_at`), as the named MLX
-    release runs it (:func:`loss_on_mlx`; no release: as named)."""
-    return loss_on_mlx(loss_at(loss, tokens), loss_logits_16bit(mlx_version))
+    or transformers release runs it (:func:`loss_on_mlx`, ``full_shifted``; none: as named)."""
+    named = loss_on_mlx(loss_at(loss, tokens), loss_logits_16bit(mlx_version))
+    shifted = copies_shifted_logits(transformers_version) and LOSS_KINDS[named] is LOSS_KINDS["full"]
+    return "full_shifted" if shifted else named
 
 
 def advisor_fallback() -> LossKind:
@@ -263,6 +269,18 @@ for _k in (
             "torch_compile=True) when bsz * q_len > 1024; at most 1024 rows it returns the "
             "16-bit logits and unsloth/kernels/cross_entropy_loss.py Fast_CrossEntropyLoss keeps "
             "them (ctx.save_for_backward(logits, logsumexp, labels), the gradient in place)",
+        ),
+    ),
+    LossKind(
+        "full_shifted",
+        "Full logits + fp32 shifted copy (transformers 4.46-4.48)",
+        chunked=False,
+        compilable=False,
+        logit_list=False,
+        shifted_copy=True,
+        sources=(
+            "transformers v4.46.0-v4.48.x loss/loss_utils.py ForCausalLMLoss: logits.float(), then "
+            "logits[..., :-1, :].contiguous(); PR #35646 (v4.49.0) pads the labels instead",
         ),
     ),
     # listed last: a refusal names the kinds in this order, and users match its list

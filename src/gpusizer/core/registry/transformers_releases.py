@@ -3,6 +3,11 @@
 From 5.0 a MoE family's routed experts load as fused 3-D parameters instead of per-expert
 ``nn.Linear`` modules (``src/transformers/conversion_mapping.py``; core/memory/lora_experts.py
 prices what that does to LoRA). A scenario naming no release keeps the 4.x layout.
+
+From 4.46.0 to 4.48.x the causal-LM loss (``src/transformers/loss/loss_utils.py``
+``ForCausalLMLoss``) upcasts the logits and then copies the shifted fp32 logits
+(``logits[..., :-1, :].contiguous()``) while the model's 16-bit logits are alive; 4.49.0 (PR
+#35646) pads the labels instead (core/registry/loss_kinds.py ``full_shifted``).
 """
 
 from __future__ import annotations
@@ -11,6 +16,8 @@ import re
 
 # the first release whose MoE experts are fused 3-D parameters (huggingface/peft#3009)
 FUSED_EXPERTS_SINCE = 5
+# the releases whose ForCausalLMLoss copies the shifted fp32 logits: [first, end)
+SHIFTED_COPY = ((4, 46), (4, 49))
 _VERSION = re.compile(r"v?(\d+)(?:\.(\d+))?(?:\.(\d+))?([a-z0-9.+_-]*)", re.ASCII)
 
 
@@ -26,3 +33,10 @@ def fuses_experts(v: str | None) -> bool:
     """Whether the release loads a MoE family's experts as fused 3-D parameters (None: 4.x, no)."""
     m = None if v is None else _VERSION.fullmatch(v.strip().lower())
     return m is not None and int(m[1]) >= FUSED_EXPERTS_SINCE
+
+
+def copies_shifted_logits(v: str | None) -> bool:
+    """Whether the release's ``ForCausalLMLoss`` makes the contiguous fp32 copy of the shifted
+    logits (4.46.0 to 4.48.x; None: not stated, no)."""
+    m = None if v is None else _VERSION.fullmatch(v.strip().lower())
+    return m is not None and SHIFTED_COPY[0] <= (int(m[1]), int(m[2] or 0)) < SHIFTED_COPY[1]
