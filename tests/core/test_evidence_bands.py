@@ -40,8 +40,13 @@ SHORT = {
     # (2.42, 2.47) above. Still 5 of 8 since those GLM-4.5-Air runs are re-filed on the A100 whose
     # page they are (1.41-1.57 there; docs/evidence/speed.md, the section on the MoE band's width):
     # the band 0.97-1.63; outside, the H200 c=16 output rate (0.936), SGLang's DeepSeek-R1 TPOT on
-    # 16 H100 at one user (1.90) and SGLang 0.4.6's Qwen3-235B output rate on H20 (1.74)
-    "speed/sglang/nvidia/moe": (5, 8),
+    # 16 H100 at one user (1.90) and SGLang 0.4.6's Qwen3-235B output rate on H20 (1.74). 5 of 9
+    # since the tenth blind round of serving speeds (speed-figures-blind10.json; docs/evidence/
+    # speed.md, its section) added SGLang's DeepSeek-V3-0324 FP8 on 8 H20 at 8 users as first
+    # replayed (1.78-2.39 fast): 43 figures, the fifths re-dealt, a fifth of 9 on the band
+    # 0.97-1.74 holds 5; outside, the H200 c=16 output rate (0.936), Qwen3-Coder-Next's untuned
+    # H100 output rate (2.54) and that H20 record's first token and ITL (2.39, 1.81)
+    "speed/sglang/nvidia/moe": (5, 9),
     # (The P/D first token: 26 of 29 until the third blind P/D round (docs/evidence/serving.md, its
     # section; tests/core/data/disagg-blind3.json) added the two DGX Sparks' seven constant-rate
     # runs, whose published first tokens are 3-9x ours (the LAN proxy's round trips and each
@@ -277,14 +282,26 @@ SHORT = {
     # docs/evidence/speed.md, its section) added MiniMax-M2.1 4-bit on an 80-core M3 Ultra as
     # first replayed (MLX first token at 30K 1.03, decode at 30K / 146K 1.43 / 2.61): 27 figures,
     # the fifths re-dealt, a held-out fifth of 6 on the band 0.80-1.17 holds 4; outside, that
-    # record's 30K decode (1.43) and gpt-oss-20b's 2,048-token prompt on an M4 Max (1.31)
-    "speed/mlx/apple/moe": (4, 6),
+    # record's 30K decode (1.43) and gpt-oss-20b's 2,048-token prompt on an M4 Max (1.31). Off this
+    # list since the tenth blind round (speed-figures-blind10.json) added Qwen3.6-35B-A3B 4-bit on
+    # an M4 Max (0.87-1.09): 32 figures, a fifth of 7 on the band 0.80-1.31 holds 6 (outside, the
+    # 30K MLX decode, 1.43)
     # vLLM MoE on NVIDIA: 7 of 7 until the ninth blind round of serving speeds added vLLM's
     # untuned Qwen3-30B-A3B on one H100 (vllm-project/vllm#23151: 1.12, 1.63, 1.10): 38 figures,
     # the fifths re-dealt, a held-out fifth of 8 on the band 0.85-2.27 holds 6; outside, the B200
     # gpt-oss-120b ShareGPT burst's TPOT and output rate (4.20, 4.30, dealt into the held-out
-    # fifth, which is why the shipped band's top fell from 4.30 to 2.27)
-    "speed/vllm/nvidia/moe": (6, 8),
+    # fifth, which is why the shipped band's top fell from 4.30 to 2.27). Off this list since the
+    # tenth blind round (speed-figures-blind10.json) added vLLM's Qwen3-30B-A3B-FP8 at EP 2 on 2
+    # H100 PCIe (1.05, 1.08): 40 figures, the fifths re-dealt, a fifth of 8 on the band 0.97-4.20
+    # holds 7 (outside, GPUStack's H100 Qwen3-235B BF16 4000/200 output rate, 0.832); the B200
+    # run's 4.20 and 4.30 are back among the four fifths the band is built from
+    # vLLM MoE on AMD: 15 of 18 on the band 0.93-2.55 until the tenth blind round of serving
+    # speeds (speed-figures-blind10.json; docs/evidence/speed.md, its section) added vLLM's GLM-5.1
+    # FP8 on 8 MI300X as first replayed (1.38-2.10 fast): 92 figures, the fifths re-dealt, a fifth
+    # of 19 on the band 0.96-2.55 holds 15 (79 %); outside, Anyscale's MI325X first tokens at 0.5
+    # and 5 requests a second (3.16, 10.30) and at 1.5 (0.902), and ATOM's MI355X DeepSeek-R1
+    # first token at 32 users (0.926, now just under the band's bottom)
+    "speed/vllm/amd/moe": (15, 19),
     # transformers + PEFT adapters (memory/hf-peft-eager/adapter) left this list with the
     # thirteenth blind round (training-peaks-blind13.json, ms-swift's Benchmark.md): its fifths
     # re-dealt, 28 of 31 held out inside 0.851-1.066 (was 17 of 25 inside 0.882-1.025); back on
@@ -329,8 +346,9 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # 1.31) outside the narrower bands of the folds that hold them out. 21 of 27 (77 %) since the
     # ninth blind round (speed-figures-blind9.json) added MiniMax-M2.1 4-bit on an 80-core M3 Ultra
     # as first replayed: outside, that record's MLX decodes at 30K and 146K (1.43, 2.61), gpt-oss-
-    # 20b's 2,048-token prompt (1.31) and the bench rows' Qwen3-30B-A3B decodes (0.80-0.82)
-    "speed/mlx/apple/moe": (21, 27),
+    # 20b's 2,048-token prompt (1.31) and the bench rows' Qwen3-30B-A3B decodes (0.80-0.82); 28 of
+    # 32 (87 %) since the tenth blind round (speed-figures-blind10.json) added Qwen3.6-35B-A3B
+    # 4-bit on an M4 Max (0.87-1.09): no longer short
     # (mlx-lm's batch-one speeds: 23 of 28 -> 23 of 29 (79 %) since the eighth blind round added
     # Qwen3.6-27B 4-bit decode on an M3 Ultra (1.04, within 25 %), the same ends (Gemma 3 1B / 4B
     # decode at 1.18-1.22, Qwen3 4B's bench rows at 0.91 and 1.14) outside; 28 of 33 (85 %) since
