@@ -20,9 +20,11 @@ from typing import Any
 
 import pytest
 
+from gpusizer import estimate_report
 from tests.core.blind_replay import by_id, load, step_ratio, within
 
 RECORDS: list[dict[str, Any]] = load("rl-time-blind10.json")
+SOURCE = "https://github.com/verl-project/verl/blob/890dfc3eb"
 SYNC = "verl-v1-sync-qwen3.5-35b-a3b-32xh100"
 SEP = "verl-v1-separate-async-qwen3.5-35b-a3b-16plus16xh100"
 NOSWITCH = "verl-v1-separate-async-noswitch-qwen3.5-35b-a3b-16plus8xh100"
@@ -33,14 +35,12 @@ RECORDED = dict(FIRST_REPLAY)
 
 
 def _phases(record: dict[str, Any]) -> dict[str, float]:
-    from gpusizer import estimate_report
-
     return {p["name"]: p["seconds"] for p in estimate_report(record["scenario"])["rl"]["phases"]}
 
 
 def test_every_record_names_its_source_settings_and_assumptions() -> None:
     for record in RECORDS:
-        assert record["source"].startswith("https://github.com/verl-project/verl/blob/890dfc3eb"), record["id"]
+        assert record["source"].startswith(SOURCE), record["id"]
         assert record["settings_source"] == "https://github.com/verl-project/verl/pull/7373"
         assert record["quote"] and record["settings"] and record["assumptions"], record["id"]
         assert record["group"] == "verl" and record["counted"], record["id"]
