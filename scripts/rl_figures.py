@@ -31,6 +31,8 @@ figure for figure:
 - the ninth blind round (``rl-time-blind9.json``, ``test_rl_blind9.py`` ``RECORDS``:
   dingxianzhong/play-verl's two verl PPO Qwen2-7B steps on 8 A100; verl 2). Their phase timers
   are diagnostics, not counted; their memory counters join the memory figures.
+- the tenth blind round (``rl-time-blind10.json``, ``test_rl_blind10.py`` ``RECORDS``: verl's V1
+  trainer benchmark of Qwen3.5-35B-A3B, sync and separate_async; verl 3).
 - memory (22, apart): verl's ``perf/max_memory_allocated_gb`` against the report's counter
   (``test_rl_memory_evidence.py`` ``_counted_gib``: 20; ``test_rl_blind9.py`` ``counted_gib``:
   2), within 15 %.
@@ -162,10 +164,19 @@ def _blind9() -> Iterator[Figure]:
         yield Figure(rec["group"], "rl-time-blind9.json", rec["id"], "step", published, ours)
 
 
+def _blind10() -> Iterator[Figure]:
+    from tests.core.blind_replay import rl_step
+    from tests.core.test_rl_blind10 import RECORDS
+
+    for rec in RECORDS:
+        published, ours = rec["measured"]["step"], rl_step(rec["scenario"])
+        yield Figure(rec["group"], "rl-time-blind10.json", rec["id"], "step", published, ours)
+
+
 def time_figures() -> list[Figure]:
     """Every counted RL step and phase time figure, NeMo RL, verl, the other sources, then the
-    sixth, seventh, eighth and ninth blind rounds' (each in its record's group)."""
-    return [*_nemo_rl(), *_verl(), *_others(), *_blind6(), *_blind7(), *_blind8(), *_blind9()]
+    sixth to tenth blind rounds' (each in its record's group)."""
+    return [*_nemo_rl(), *_verl(), *_others(), *_blind6(), *_blind7(), *_blind8(), *_blind9(), *_blind10()]
 
 
 def memory_figures() -> list[Figure]:

@@ -7,7 +7,7 @@ blog's and issue #959's logged steps, verl's GRPO-LoRA step lines, verl's DeepSe
 MI300X and H200 steps), each ratio published seconds / estimated seconds (the estimate's speed over
 the published, the convention of every time here), so a step of T seconds ran between T x p10 and T
 x p90; ``memory/rl`` from verl's thirteen ``max_memory_allocated`` counters, a band of its own (12
-or more). The 36 split steps (35 off-policy; eight until docs/evidence/rl.md sections 2l and 2m
+or more). The 38 split steps (35 off-policy; eight until docs/evidence/rl.md sections 2l and 2m
 replayed the v0.6 table's other off-policy rows and the v0.5 tables, 25 until the v0.7 table; TRL's
 on-policy step of open-r1 #251 since section 48) make
 a band of their own (0.94-2.34 since the H100 recipes' sequence parallelism and padded packed rows
@@ -67,13 +67,16 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
     # H100 and 8 MI300X (rl.md, "a seventh blind round"), 62 since the eighth round's nine verl
     # Megatron GRPO steps on 8 H100 (rl.md, "an eighth blind round"), 64 since the ninth round's
     # two verl PPO steps on 8 A100 (rl.md, "a ninth blind round"),
-    # 32 MoE (NeMo RL's DeepSeek V3, Qwen3-235B and Qwen3-30B-A3B, verl's DeepSeek V3, Miles'), each
-    # a band of its own; the bare placement is no regime any more, only their pool's name (32 and
-    # 21 before the v0.7 table, docs/evidence/rl.md's v0.7 section)
+    # 33 MoE (NeMo RL's DeepSeek V3, Qwen3-235B and Qwen3-30B-A3B, verl's DeepSeek V3, Miles', and
+    # since the tenth blind round verl's V1-trainer sync step of Qwen3.5-35B-A3B on 32 H100, rl.md,
+    # "a tenth blind round"; 32 before), each a band of its own; the bare placement is no regime
+    # any more, only their pool's name (32 and 21 before the v0.7 table, docs/evidence/rl.md's v0.7
+    # section)
     dense, moe = regimes["speed/rl/colocated/dense"], regimes["speed/rl/colocated/moe"]
-    assert (dense["figures"], moe["figures"]) == (64, 32) and "speed/rl/colocated" not in regimes
+    assert (dense["figures"], moe["figures"]) == (64, 33) and "speed/rl/colocated" not in regimes
     assert "pooled_from" not in dense and "pooled_from" not in moe
-    assert regimes["speed/rl/split"]["figures"] == 36 and "pooled_from" not in regimes["speed/rl/split"]
+    # 38 split steps since the tenth blind round's two verl V1 separate_async steps (36 before)
+    assert regimes["speed/rl/split"]["figures"] == 38 and "pooled_from" not in regimes["speed/rl/split"]
     # verl's 22 counters since the ninth blind round's two PPO counters on 8 A100 (20 before)
     assert regimes["memory/rl"]["figures"] == 22 and "pooled_from" not in regimes["memory/rl"]
     # no regime pools with the RL steps, and the split steps sit in no other pool: the band of
@@ -110,7 +113,8 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
     # 0.85 since TRL's step joined (rl.md section 48: the fifths are dealt again over 36 figures)
     # the p90 1.88 since the host issues each local expert's GEMMs (train_host.py
     # ``expert_gemm_ops``: the v0.6 Qwen3-30B-A3B 1-off on 8+8 GB200 reads 1.86, 2.17 before); 2.08
-    # before
+    # before; 1.79 since the tenth blind round's two verl separate_async steps joined (published /
+    # estimate 0.81 and 1.69: the fifths are dealt again over 38 figures)
     assert 0.5 < split["p10"] < 1 < 1.5 < split["p90"]
     # the model is fast for RL: the bands sit above 1 (published seconds / estimated seconds),
     # a MoE policy's higher: its p90 takes in NeMo RL's GB200 DeepSeek V3 steps (v0.6's 2.68-2.74)
@@ -147,9 +151,9 @@ def test_an_rl_report_states_its_regimes_and_confidence() -> None:
     # verl's own Qwen2.5 7B on 8 H100 with FSDP is among the replayed steps
     assert ev["speed"]["confidence"] == "measured"
     split = estimate_report(_split(VERL_7B["scenario"]))["evidence"]["speed"]
-    assert split["regime"] == "speed/rl/split" and split["pooled_from"] is None and split["figures"] == 36
+    assert split["regime"] == "speed/rl/split" and split["pooled_from"] is None and split["figures"] == 38
     moe = estimate_report(FIGURES[13].scenario())["evidence"]["speed"]  # DeepSeek V3 on 128 GB200
-    assert moe["regime"] == "speed/rl/colocated/moe" and moe["figures"] == 32
+    assert moe["regime"] == "speed/rl/colocated/moe" and moe["figures"] == 33
     assert moe["label"] == "RL steps, colocated, MoE policy" and moe["pooled_from"] is None
     # the split steps stay one regime of both kinds (DeepSeek V3's 1-off step here)
     assert estimate_report(OFF_POLICY[7].scenario())["evidence"]["speed"]["regime"] == "speed/rl/split"
@@ -229,15 +233,16 @@ def test_the_step_note_is_the_band_in_words() -> None:
     # 1.14-2.48 before the v0.7 GB200 rows stated their recipes' vLLM moe_backend triton (rl.md,
     # the section on vLLM's MoE backend: the v0.7 DeepSeek V3 on 256 GB200 2.483 -> 2.461);
     # 1.14-2.46 before verl's DeepSeek-V3 engine on 96 H20 held the synced BF16 weights, not the
-    # checkpoint's FP8 blocks (rl.md, the rollout weights section: that step 1.244 -> 1.002)
-    assert "RL steps like this have run 1.12-2.46x the estimate (80 % of 32 published RL steps, " in (
+    # checkpoint's FP8 blocks (rl.md, the rollout weights section: that step 1.244 -> 1.002);
+    # 1.12-2.46 of 32 before the tenth blind round's verl V1 sync step of Qwen3.5-35B-A3B (1.23)
+    assert "RL steps like this have run 1.14-2.46x the estimate (80 % of 33 published RL steps, " in (
         next(n for n in moe if n.startswith("RL steps like this"))
     )
     split = estimate_report(_split(VERL_7B["scenario"]))["assumptions"]
     b = band("speed/rl/split")
     assert (
         f"RL steps like this have run {b.p10:.2f}-{b.p90:.2f}x the estimate "
-        "(80 % of 36 published RL steps, split pools; docs/evidence/rl.md)"
+        "(80 % of 38 published RL steps, split pools; docs/evidence/rl.md)"
     ) in split
 
 

@@ -59,8 +59,11 @@ def test_totals() -> None:
     packs them (critic.model.use_remove_padding False; rl.md, the critic's padded rows): the
     ninth round's recommended step 0.927 -> 1.888, out (its actor reads slow, which the packed
     critic had offset), its min step 0.772 -> 1.203, and the seventh round's four PPO rows
-    0.760 / 0.795 / 0.600 / 0.752 -> 0.963 / 1.016 / 0.732 / 0.924, none in or out."""
-    assert rl_figures.count(TIMES) == (85, 149)
+    0.760 / 0.795 / 0.600 / 0.752 -> 0.963 / 1.016 / 0.732 / 0.924, none in or out. 87 of 152
+    since the tenth blind round adds three verl V1-trainer steps of Qwen3.5-35B-A3B
+    (rl-time-blind10.json, verl docs/advance/v1_async_trainer.md): sync 0.812 and separate_async
+    1.228 within, the one-rollout-node run 0.591 short (rl.md, "a tenth blind round")."""
+    assert rl_figures.count(TIMES) == (87, 152)
 
 
 def test_each_group_as_its_modules_count_it() -> None:
@@ -68,11 +71,12 @@ def test_each_group_as_its_modules_count_it() -> None:
     (test_rl_evidence.py 24 of 50, test_rl_evidence_v07.py 14 of 23, test_rl_phase_logs.py's blog
     and #959 steps 5 of 6), verl 33 of 47 (test_rl_verl_time_evidence.py 20 of 20,
     test_rl_blind_round3.py 1 of 4, test_rl_blind_round4.py 1 of 2, test_rl_blind_round5.py 0 of
-    2, test_rl_blind7.py 6 of 8, test_rl_blind8.py 4 of 9, test_rl_blind9.py 1 of 2; 32 of 45
-    before the ninth round, 34 of 47 before the critic's padded rows), the other sources 9 of 23
+    2, test_rl_blind7.py 6 of 8, test_rl_blind8.py 4 of 9, test_rl_blind9.py 1 of 2,
+    test_rl_blind10.py 2 of 3; 32 of 45 before the ninth round, 34 of 47 before the critic's padded
+    rows, 33 of 47 before the tenth round), the other sources 9 of 23
     (test_rl_time_others.py 7 of 18, test_rl_time_papers.py 1 of 2, test_rl_time_logs.py 1 of
     1, test_rl_blind6.py's SkyRL steps 0 of 2)."""
-    assert rl_figures.by_group(TIMES) == {"NeMo RL": (43, 79), "verl": (33, 47), "others": (9, 23)}
+    assert rl_figures.by_group(TIMES) == {"NeMo RL": (43, 79), "verl": (35, 50), "others": (9, 23)}
     within = Counter(f.source for f in TIMES if f.within)
     counted = Counter(f.source for f in TIMES)
     assert {s: (within[s], n) for s, n in counted.items()} == {
@@ -90,6 +94,7 @@ def test_each_group_as_its_modules_count_it() -> None:
         "rl-time-blind7.json": (6, 8),
         "rl-time-blind8.json": (4, 9),
         "rl-time-blind9.json": (1, 2),
+        "rl-time-blind10.json": (2, 3),
     }
 
 
@@ -108,12 +113,13 @@ def test_whole_steps_and_phases() -> None:
     """132 whole steps (107 before the fourth blind round's two DeepScaleR steps, 109 before the fifth
     round's two steps from RLinf's page, 111 before the sixth round's two SkyRL steps, 113 before the
     seventh round's eight steps implied by AMD's verl throughputs, 121 before the eighth round's
-    nine verl Megatron steps; 132 since the ninth round's two verl PPO steps) and 17 phase timers
+    nine verl Megatron steps, 132 before the tenth round's three verl V1-trainer steps; 135 since)
+    and 17 phase timers
     (rl-time-others.json's and UniRL's); the whole steps are the ones scripts/evidence_bands.py
     ``_rl_steps`` puts in the speed bands, published seconds for published seconds (a step added to
     the bands and not to this count fails here)."""
     import evidence_bands
 
-    assert Counter(f.phase == "step" for f in TIMES) == {True: 132, False: 17}
+    assert Counter(f.phase == "step" for f in TIMES) == {True: 135, False: 17}
     banded = sorted(seconds for _, _, seconds in evidence_bands._rl_steps())
     assert sorted(f.published for f in TIMES if f.phase == "step") == banded
