@@ -102,6 +102,17 @@ DTYPES: dict[str, DType] = {
         _q("gguf_q3_k", "GGUF Q3_K", 110 * 8 / 256, "ggml-common.h block_q3_K"),
         _q("gguf_iq4_xs", "GGUF IQ4_XS", 136 * 8 / 256, "ggml-common.h block_iq4_xs"),
         _q("gguf_iq4_nl", "GGUF IQ4_NL", 18 * 8 / 32, "ggml-common.h block_iq4_nl"),
+        # The i-quants below 4 bits that low-bit GGUF files put on MoE experts (Unsloth's
+        # DeepSeek-R1 UD-IQ1_S / IQ1_M / IQ2_XXS): bytes per 256 values of ggml-common.h's
+        # blocks (block_iq1_s 50, iq1_m 56, iq2_xxs 66, iq2_xs 74, iq2_s 82, iq3_xxs 98, iq3_s
+        # 110), as gguf-py GGML_QUANT_SIZES (gguf 0.19.0) states them.
+        _q("gguf_iq1_s", "GGUF IQ1_S", 50 * 8 / 256, "ggml-common.h block_iq1_s"),
+        _q("gguf_iq1_m", "GGUF IQ1_M", 56 * 8 / 256, "ggml-common.h block_iq1_m"),
+        _q("gguf_iq2_xxs", "GGUF IQ2_XXS", 66 * 8 / 256, "ggml-common.h block_iq2_xxs"),
+        _q("gguf_iq2_xs", "GGUF IQ2_XS", 74 * 8 / 256, "ggml-common.h block_iq2_xs"),
+        _q("gguf_iq2_s", "GGUF IQ2_S", 82 * 8 / 256, "ggml-common.h block_iq2_s"),
+        _q("gguf_iq3_xxs", "GGUF IQ3_XXS", 98 * 8 / 256, "ggml-common.h block_iq3_xxs"),
+        _q("gguf_iq3_s", "GGUF IQ3_S", 110 * 8 / 256, "ggml-common.h block_iq3_s"),
         # MLX affine group quantisation (mlx_lm.convert -q, mx.quantize): each group of 64 values
         # keeps a 16-bit scale and a 16-bit bias, bits + 32/64 per weight (mlx docs
         # "mlx.core.quantize": group_size 64 and bits 4 by default; mlx-lm convert --q-bits,
