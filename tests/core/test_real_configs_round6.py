@@ -136,8 +136,9 @@ def test_unsloth_dynamic_files_weigh_near_their_published_size(name: str, publis
     """unsloth.ai/blog/deepseekr1-dynamic (2025-01-27): 131, 158 and 183 GB files. Stated as
     experts at the file's MoE type and the rest at Q4_K / Q6_K (the blog's 4/6-bit), the two
     GPUs' weights are first replayed at 1.07, 0.98 and 0.90 of the figure read as GB: within
-    15 %. The files keep some down_proj at a higher type than the experts' (2.06 / 2.5-bit),
-    which a group's one dtype does not state, so the two heavier files read under."""
+    15 %. The files keep down_proj at a higher type than the other experts (the blog's
+    Down_proj column: 2.06 / 1.56-bit in IQ1_S, 2.06-bit in IQ1_M), which a group's one dtype
+    does not state, so the heavier files read under."""
     report = _report(name)
     weights = 2 * report["per_gpu"]["weights"]
     assert weights == pytest.approx(published_gb * 1e9, rel=0.15)
