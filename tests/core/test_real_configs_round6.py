@@ -151,3 +151,16 @@ def test_an_iquant_file_type_names_the_nearest_id() -> None:
     s["precision"]["weights"] = "IQ1_S"
     with pytest.raises(ScenarioError, match=r"^precision\.weights: state gguf_iq1_s"):
         estimate_report(s)
+
+
+def test_an_iquant_run_says_its_speed_reads_high() -> None:
+    """The i-quants' lookup-grid dequantisation is not priced: a scenario storing any tensor in
+    one says so in one assumption line; the same run at ``gguf_q2_k`` experts adds none."""
+    name = "llamacpp-dsr1-ud-iq1s-2xh100"
+    lines = [a for a in _report(name)["assumptions"] if "ggml i-quants" in a]
+    assert len(lines) == 1 and lines[0].startswith("gguf_iq1_s (ggml i-quants)"), lines
+    s = copy.deepcopy(CONFIGS[name]["scenario"])
+    s["precision"]["weights"] = "gguf_q2_k"
+    assert not [a for a in estimate_report(s)["assumptions"] if "i-quants" in a]
+    s["precision"]["modules"]["attention"] = "gguf_iq3_xxs"
+    assert [a for a in estimate_report(s)["assumptions"] if a.startswith("gguf_iq3_xxs (ggml i-quants)")]

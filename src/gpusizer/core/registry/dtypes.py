@@ -133,6 +133,25 @@ DTYPES: dict[str, DType] = {
     )
 }
 
+# The ggml i-quants below 4 bits. Their CUDA / Metal kernels decode each block through lookup
+# grids and sign bits (ggml-common.h iq1s_grid, iq2xxs_grid, ksigns_iq2xs), work the bytes-read
+# model of the other GGUF types does not price: Unsloth's DeepSeek-R1 UD-IQ1_S decodes at 14
+# tokens/s for one user on 2 x H100 (unsloth.ai/blog/deepseekr1-dynamic), 52 estimated.
+IQUANTS = tuple(i for i in DTYPES if i.startswith(("gguf_iq1", "gguf_iq2", "gguf_iq3")))
+
+
+def iquant_note(weights: str, modules: dict[str, str] | None) -> str | None:
+    """The assumption a scenario storing any tensor as an i-quant below 4 bits adds; None else."""
+    used = sorted({weights, *(modules or {}).values()} & set(IQUANTS))
+    if not used:
+        return None
+    return (
+        f"{', '.join(used)} (ggml i-quants): decode priced by the bytes read, as the other GGUF "
+        "types; their lookup-grid dequantisation is not modelled, so speed reads high "
+        "(DeepSeek-R1 UD-IQ1_S on 2 x H100: 14 tokens/s published, 52 estimated)"
+    )
+
+
 # What each scenario field accepts (all of DTYPES for weights and KV cache).
 TRAINING_DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8")
 STATE_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8")
