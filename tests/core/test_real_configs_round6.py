@@ -10,7 +10,8 @@ estimate's own (``ours``) and the variant the line asks for is in the file as ac
 
 Two readings are new: ``rl.policy.kind: "qlora"`` is a LoRA policy on a bitsandbytes 4-bit base
 (core/pipeline/rl_qlora_kind.py), and the ggml i-quants below 4 bits (``gguf_iq1_s`` ...
-``gguf_iq3_s``) are weight formats of their block sizes (core/registry/dtypes.py)."""
+``gguf_iq3_s``) are weight formats of their block sizes (core/registry/dtypes.py). AMD's MXFP4
+training recipe is named, not modelled (core/registry/training_formats.py)."""
 
 from __future__ import annotations
 
@@ -164,3 +165,11 @@ def test_an_iquant_run_says_its_speed_reads_high() -> None:
     assert not [a for a in estimate_report(s)["assumptions"] if "i-quants" in a]
     s["precision"]["modules"]["attention"] = "gguf_iq3_xxs"
     assert [a for a in estimate_report(s)["assumptions"] if a.startswith("gguf_iq3_xxs (ggml i-quants)")]
+
+
+@pytest.mark.parametrize("field", ["matmuls", "activations", "gradients"])
+def test_mxfp4_training_is_named_not_modelled(field: str) -> None:
+    s = copy.deepcopy(CONFIGS["amd-mlperf6-llama31-8b-fp8-upper-bound-mi355x"]["scenario"])
+    s["precision"] = {field: "mxfp4"}
+    with pytest.raises(ScenarioError, match=rf"^precision\.{field}: MXFP4 training \(AMD's MI355X recipe"):
+        estimate_report(s)
