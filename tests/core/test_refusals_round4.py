@@ -156,7 +156,7 @@ def test_hostile_rl_names(path: tuple[str, ...], value: Any, field: str) -> None
         ({"serving": {"attention_backend": "flashinfer"}}, "serving.attention_backend", "is SGLang's"),
         ({"serving": {"attention_backend": "triton"}}, "serving.attention_backend", "TRITON_ATTN"),
         ({"serving": {"max_context": False}}, "serving.max_context", "valid integer"),
-        ({"precision": {"weights": "IQ2_XXS"}}, "precision.weights", "gpusizer-cli import"),
+        ({"precision": {"weights": "UD-IQ2_XXS"}}, "precision.weights", "gpusizer-cli import"),
         ({"precision": {"weights": "compressed-tensors"}}, "precision.weights", "scheme"),
         ({"precision": {"weights": "gguf_" * 40}}, "precision.weights", "must be one of"),
     ],

@@ -36,8 +36,20 @@ def _check_dtype(value: str | None, allowed: tuple[str, ...] | None = None) -> s
         hint = hint or (None if allowed else format_hint(value, ids))
         if hint:
             raise ValueError(f"{hint}; got {excerpt(value)}")
-        raise ValueError(f"must be one of {', '.join(ids)}; got {excerpt(value)}")
+        raise ValueError(f"must be one of {_listed(ids)}; got {excerpt(value)}")
     return value
+
+
+def _listed(ids: tuple[str, ...]) -> str:
+    """``ids`` joined, the GGUF ones once under their shared prefix (``gguf_{q8_0, q4_k_m,
+    ...}``), where the first stood: the whole list of weight formats then still fits one
+    message (MESSAGE_CHARS) with the ggml i-quants in it."""
+    gguf = [i.removeprefix("gguf_") for i in ids if i.startswith("gguf_")]
+    if len(gguf) < 2:
+        return ", ".join(ids)
+    first = next(n for n, i in enumerate(ids) if i.startswith("gguf_"))
+    rest = [i for i in ids if not i.startswith("gguf_")]
+    return ", ".join([*rest[:first], "gguf_{" + ", ".join(gguf) + "}", *rest[first:]])
 
 
 class PrecisionSpec(Strict):

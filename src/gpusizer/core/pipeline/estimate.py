@@ -15,7 +15,7 @@ from ..model.redundant import physical_experts, redundant
 from ..model.result import Estimate, Memory
 from ..model.specs import Scenario
 from ..model.unified import memory_share_note
-from ..registry.dtypes import DTYPES
+from ..registry.dtypes import DTYPES, iquant_note
 from ..serving.context_limit import derived_context
 from ..speed.compute import compute_estimate
 from .quant_capability import check_quant_capability
@@ -62,6 +62,8 @@ def _assumptions(job: Job, n: Notes, settings: list[str]) -> tuple[str, ...]:
     ]
     if n.rule is not None:
         out.append(n.rule)
+    iquant = iquant_note(prec.weights, prec.modules)  # their speed is not modelled
+    out += [iquant] if iquant else []
     out += settings
     out.append(
         f"TP {p.tensor} x PP {p.pipeline} x DP {p.data} x CP {p.context}"

@@ -25,6 +25,7 @@ from ..registry.engine_flags import field_hint
 from ..registry.workloads import WORKLOAD_KINDS
 from ..suggest import did_you_mean
 from .rl_framework import fill_rl_framework
+from .rl_qlora_kind import read_qlora_policy
 from .scenario_hardware import check_gpu, default_gpus_per_node, default_node, hardware_block
 from .validate import check_model, check_scenario
 
@@ -225,6 +226,7 @@ def _validate(data: dict[str, Any], ascii_only: bool = False, heads_split: bool 
     if not ascii_only:  # known ASCII (parse_scenario): no lone surrogate to find
         check_text(data)
     data = fill_profile_defaults(data)
+    read_qlora_policy(data)  # the stacks' "qlora" policy: LoRA on a 4-bit base
     data = fill_rl_framework(data)  # an RL framework release's defaults (rl.framework)
     if "model" in data:
         data["model"] = _model_spec(data["model"])

@@ -102,6 +102,17 @@ DTYPES: dict[str, DType] = {
         _q("gguf_q3_k", "GGUF Q3_K", 110 * 8 / 256, "ggml-common.h block_q3_K"),
         _q("gguf_iq4_xs", "GGUF IQ4_XS", 136 * 8 / 256, "ggml-common.h block_iq4_xs"),
         _q("gguf_iq4_nl", "GGUF IQ4_NL", 18 * 8 / 32, "ggml-common.h block_iq4_nl"),
+        # The i-quants below 4 bits that low-bit GGUF files put on MoE experts (Unsloth's
+        # DeepSeek-R1 UD-IQ1_S / IQ1_M / IQ2_XXS): bytes per 256 values of ggml-common.h's
+        # blocks (block_iq1_s 50, iq1_m 56, iq2_xxs 66, iq2_xs 74, iq2_s 82, iq3_xxs 98, iq3_s
+        # 110), as gguf-py GGML_QUANT_SIZES (gguf 0.19.0) states them.
+        _q("gguf_iq1_s", "GGUF IQ1_S", 50 * 8 / 256, "ggml-common.h block_iq1_s"),
+        _q("gguf_iq1_m", "GGUF IQ1_M", 56 * 8 / 256, "ggml-common.h block_iq1_m"),
+        _q("gguf_iq2_xxs", "GGUF IQ2_XXS", 66 * 8 / 256, "ggml-common.h block_iq2_xxs"),
+        _q("gguf_iq2_xs", "GGUF IQ2_XS", 74 * 8 / 256, "ggml-common.h block_iq2_xs"),
+        _q("gguf_iq2_s", "GGUF IQ2_S", 82 * 8 / 256, "ggml-common.h block_iq2_s"),
+        _q("gguf_iq3_xxs", "GGUF IQ3_XXS", 98 * 8 / 256, "ggml-common.h block_iq3_xxs"),
+        _q("gguf_iq3_s", "GGUF IQ3_S", 110 * 8 / 256, "ggml-common.h block_iq3_s"),
         # MLX affine group quantisation (mlx_lm.convert -q, mx.quantize): each group of 64 values
         # keeps a 16-bit scale and a 16-bit bias, bits + 32/64 per weight (mlx docs
         # "mlx.core.quantize": group_size 64 and bits 4 by default; mlx-lm convert --q-bits,
@@ -121,6 +132,25 @@ DTYPES: dict[str, DType] = {
         _q("nvfp4", "NVFP4", 4 + 8 / 16, "NVIDIA Blackwell NVFP4 blog (2025)", compute="fp4"),
     )
 }
+
+# The ggml i-quants below 4 bits. Their CUDA / Metal kernels decode each block through lookup
+# grids and sign bits (ggml-common.h iq1s_grid, iq2xxs_grid, ksigns_iq2xs), work the bytes-read
+# model of the other GGUF types does not price: Unsloth's DeepSeek-R1 UD-IQ1_S decodes at 14
+# tokens/s for one user on 2 x H100 (unsloth.ai/blog/deepseekr1-dynamic), 52 estimated.
+IQUANTS = tuple(i for i in DTYPES if i.startswith(("gguf_iq1", "gguf_iq2", "gguf_iq3")))
+
+
+def iquant_note(weights: str, modules: dict[str, str] | None) -> str | None:
+    """The assumption a scenario storing any tensor as an i-quant below 4 bits adds; None else."""
+    used = sorted({weights, *(modules or {}).values()} & set(IQUANTS))
+    if not used:
+        return None
+    return (
+        f"{', '.join(used)} (ggml i-quants): decode priced by the bytes read, as the other GGUF "
+        "types; their lookup-grid dequantisation is not modelled, so speed reads high "
+        "(DeepSeek-R1 UD-IQ1_S on 2 x H100: 14 tokens/s published, 52 estimated)"
+    )
+
 
 # What each scenario field accepts (all of DTYPES for weights and KV cache).
 TRAINING_DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8")

@@ -24,6 +24,10 @@ MXFP8 is accepted as ``precision.matmuls: "mxfp8"`` (:data:`FP8_MATMULS`), NVFP4
   with random Hadamard transforms and stochastic rounding on the gradients, and the last
   layers kept in 16-bit (``--first-last-layers-bf16``); FP8 is its upper bound in time and
   in the saved inputs' bytes.
+- MXFP4 (E2M1 values, one E8M0 scale per 32): AMD's MLPerf Training v6.0 recipe on MI355X
+  (rocm.blogs.amd.com ``mlperf-training-v6.0``, 2026-06-16, Primus: the Linear layers'
+  GEMMs in E2M1 with E8M0 block scales after a deterministic 16-point Hadamard rotation, fused
+  in one HIP kernel). Not modelled, as NVFP4: FP8 is its upper bound in time and bytes.
 """
 
 from __future__ import annotations
@@ -39,7 +43,14 @@ _NVFP4 = (
     "an upper bound: NVFP4's GEMMs run at twice FP8's rate)"
 )
 
+_MXFP4 = (
+    "MXFP4 training (AMD's MI355X recipe: Primus, E2M1 GEMMs with E8M0 block scales and a "
+    "Hadamard rotation) is not modelled: state precision.matmuls fp8 (FP8's time and bytes, an "
+    "upper bound: FP4 GEMMs run at twice FP8's rate)"
+)
+
 TRAINING_FORMATS: dict[str, str] = {
+    "mxfp4": _MXFP4,
     "mxfp8": _MXFP8,
     "mxfp8_cublas": _MXFP8,
     "nvfp4": _NVFP4,
