@@ -160,7 +160,12 @@ SERVING_FIELDS: dict[str, str] = {
         "vLLM's dual batch overlap is not modelled; SGLang's two-batch overlap is "
         "serving.two_batch_overlap (with a DeepEP backend)"
     ),
-    "serving.async_scheduling": "not modelled (the step's fixed cost is the release's); leave it out",
+    # docs/evidence/speed.md (async scheduling per release): run beside the GPU from 0.14.0, as
+    # vLLM defaults it, the host step read the replayed vLLM figures faster still
+    "serving.async_scheduling": (
+        "not modelled: every release's host step is priced serial (hidden from 0.14.0 on, as "
+        "vLLM defaults it, it read the replayed vLLM figures faster still); leave it out"
+    ),
     "serving.enable_chunked_prefill": "vLLM V1 always chunks: state serving.prefill_chunk_tokens (tokens)",
     "serving.max_num_partial_prefills": "not modelled; leave it out",
     "serving.limit_mm_per_prompt": (
