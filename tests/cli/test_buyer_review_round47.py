@@ -157,18 +157,14 @@ def test_no_count_where_the_level_is_cleared() -> None:
 
 def test_a_layout_meeting_the_level_on_the_same_count_is_named() -> None:
     o = rows(case("serve-qwen3-235b-fp8-100"), "a100-sxm-80gb")["a100-sxm-80gb"]
-    # the search keeps the fastest layout (TP 2 x DP 8, EP 8: 2.29 s to the first token, the
-    # most tokens/s); TP 4 x DP 4, EP 4 on the same 16 GPUs meets the level at 1.71 s
-    assert o["gpus"] == 16 and o["layout"] == "TP 2 x PP 1 x DP 8, EP 8" and o["default_target_met"] is False
-    lc = o["level_count"]
-    assert lc["gpus"] == 16 and lc["layout"] == "TP 4 x PP 1 x DP 4, EP 4" and lc["ttft_seconds"] < 2.0
-    assert (
-        "; on the same 16 GPUs TP 4 x PP 1 x DP 4, EP 4 meets it (set targets.max_ttft_seconds 2"
-        in (o["unmet_reason"])
-    )
-    # the same hourly bill, spread over fewer tokens
-    assert lc["cost_per_hour"] == o["cost_per_hour"]
-    assert lc["cost_per_million_tokens"] > o["cost_per_million_tokens"]
+    # round 47 kept the fastest layout (TP 2 x DP 8, EP 8: 2.29 s to the first token, the most
+    # tokens/s) and named TP 4 x DP 4, EP 4 on the same 16 GPUs, which meets the level at
+    # 1.71 s. Since round 58 (docs/evidence/rl.md, its round-58 section) the fill ranks the
+    # layout meeting the default level first on one count (core/sizing/fill_serving.py
+    # ``_rank``): the row runs it, and no count is named.
+    assert o["gpus"] == 16 and o["layout"] == "TP 4 x PP 1 x DP 4, EP 4" and o["default_target_met"] is True
+    assert o["ttft_seconds"] < 2.0
+    assert "level_count" not in o and o["unmet_reason"] is None
 
 
 # --- 3. GPUs idle for the global batch --------------------------------------------------------

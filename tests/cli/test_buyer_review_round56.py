@@ -187,7 +187,10 @@ def test_dynamo_pd_recipe_rows_name_the_decode_tp() -> None:
     o = rows(case("serve-llama-3.3-70b-fp8-dynamo-pd-8k"), "h200-141gb")["h200-141gb"]
     st = o["stated_layout"]
     assert (st["stated"], st["used"], st["kept"]) == ("TP 4", "TP 1", False)
-    assert st["why"].startswith("on these 8 GPUs TP 4 x PP 1 x DP 2 meets the targets at ")
+    # since round 58 the row is the 8P7D split on 16 GPUs, which meets the default level the
+    # 8 aggregated miss (4.11 s to the first token): the why names the split's TP first
+    other = "the aggregated answer (Other answer): on these 8 GPUs TP 4 x PP 1 x DP 2 meets the targets at "
+    assert other in st["why"]
 
 
 def test_verl_recipe_layout_on_each_rows_gpus() -> None:

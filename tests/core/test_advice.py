@@ -30,6 +30,8 @@ def _pp_inside_a_node_where_tp_fits(s: Any, o: dict[str, Any]) -> bool:
     """Pipeline stages on one fast-fabric node where tensor parallelism over the same GPUs
     divides the heads: a practitioner runs TP there."""
     par, node = o["parallelism"], o["gpus_per_node"]
+    if "on this count misses the default service level" in o["layout_reason"]:
+        return False  # PP run because TP alone misses the default level on the count (round 58)
     group = par["tensor"] * par["pipeline"]
     spec = gpusizer_spec(o["gpu"])
     if par["pipeline"] == 1 or group > node or spec.interconnect_gb_per_s < FABRIC_GB_PER_S:
@@ -110,7 +112,11 @@ def test_serving_grows_replicas_to_the_users_and_uses_the_server() -> None:
     scenario = _case("serve-70b-50-users")
     o = gpusizer.compare_gpus(scenario, gpus=["h100-sxm-80gb"])[0]
     par = o["parallelism"]
-    assert o["gpus"] == 8 and par["pipeline"] == 1 and par["tensor"] * par["data"] == 8
+    # since round 58 a layout meeting the default level ranks first on the count: TP 4 x DP 2
+    # (2.22 s to the first token) misses it and TP 2 x PP 2 x DP 2 (1.95 s) meets it, and the
+    # Why says so (core/sizing/fill_serving.py ``_rank``, reason.py)
+    assert o["gpus"] == 8 and par["tensor"] * par["pipeline"] * par["data"] == 8
+    assert par["pipeline"] == 1 or "TP 4 on this count misses the default service level" in o["layout_reason"]
     assert o["batch_size"] * par["data"] >= 50 and o["targets_met"]
     assert gpusizer.estimate_report(put_back(scenario, o))["fits"]
 

@@ -6,8 +6,8 @@ layout_tpep.py), or, on an engine that runs it, be one attention-DP engine of
 N GPUs (attention DP N, EP N: core/sizing/layout_adp.py) with as many such engines as the count
 takes. Each TP width is tried with the fewest stages that hold the memory of its share of the
 users. The fastest serves the most tokens per second over all its replicas (at a fixed count,
-the cheapest per million tokens), among those meeting the serving targets; then the fastest per
-user.
+the cheapest per million tokens), among those meeting the serving targets and then the default
+service level's halves that apply (``_rank``); then the fastest per user.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from .option import Pace
 from .pace import option_pace
 from .search import holds
 from .served import load_users, served_pace
-from .service_level import ServiceLevel
+from .service_level import ServiceLevel, default_target
 from .unmet import speed_gaps
 
 
@@ -62,6 +62,9 @@ class Choice:
     scenario: Scenario
     met: bool = True
     weighed: int = 1
+    # tokens/s of a faster layout on the count that misses the default service level this one
+    # meets (``_rank`` put this first): the Why says so (core/sizing/reason.py)
+    passed_over: float | None = None
 
 
 class ServingFill:
@@ -130,8 +133,12 @@ class ServingFill:
             got = self._replica(*width, n)
             if got is not None:
                 found.append(got)
-        found.sort(key=lambda c: _rank(c, s))
-        return [replace(c, weighed=len(found)) for c in found[:keep]]
+        level = default_target(s)
+        found.sort(key=lambda c: _rank(c, s, level))
+        kept = [replace(c, weighed=len(found)) for c in found[:keep]]
+        if kept and level is not None:
+            kept[0] = replace(kept[0], passed_over=_passed_over(found, level))
+        return kept
 
     def at_width(self, tp: int, n: int) -> Choice | None:
         """The first by the fill's order of the replicas of TP ``tp`` on ``n`` GPUs that it
@@ -234,13 +241,39 @@ class ServingFill:
         return math.floor(weights * (1 - share + share / ep) / (tp * pp))
 
 
-def _rank(c: Choice, s: Scenario) -> tuple[bool, float, float, int, tuple[int, ...]]:
-    """The fill's order: meeting the targets, tokens/s over the replicas, per user, fewer GPUs,
-    the engine's preferred shape."""
+def _rank(
+    c: Choice, s: Scenario, level: ServiceLevel | None = None
+) -> tuple[bool, bool, float, float, int, tuple[int, ...]]:
+    """The fill's order: meeting the targets, then the default service level's halves that
+    apply (``level``, core/serving/service_level.py), tokens/s over the replicas, per user,
+    fewer GPUs, the engine's preferred shape.
+
+    The level comes before tokens/s because on one count the price is one: Qwen3 235B-A22B BF16
+    for 500 users on 8 B200 (tests/cli/data/buyer/serve-qwen3-235b-a22b-bf16-mi325x-vultr-500)
+    ran DP 8, EP 8 at 9,841 tokens/s and a 2.92 s first token, while TP 4 x DP 2 on the same
+    8 GPUs meets the 2 s level at 1.24 s. A buyer signs the layout that meets the level at the
+    same price, as core/sizing/pd_choice.py ``chosen`` ranks a split that meets it. The level
+    never grows the count (core/sizing/level_count.py)."""
     return (
         not c.met,
+        level is not None and bool(speed_gaps(c.pace, level)),
         -(c.pace.tokens_per_second or 0.0),
         -(c.pace.tokens_per_second_per_user or 0.0),
         c.layout.gpus,
         layout_preference(c.layout, s.profile),
     )
+
+
+def _passed_over(found: list[Choice], level: ServiceLevel) -> float | None:
+    """The most tokens/s among the layouts that meet the targets as the first does but miss the
+    default level it meets (None: the first misses it too, or is the fastest)."""
+    first = found[0]
+    if speed_gaps(first.pace, level):
+        return None
+    rate = first.pace.tokens_per_second or 0.0
+    faster = [
+        c.pace.tokens_per_second or 0.0
+        for c in found
+        if c.met == first.met and (c.pace.tokens_per_second or 0.0) > rate and speed_gaps(c.pace, level)
+    ]
+    return max(faster, default=None)

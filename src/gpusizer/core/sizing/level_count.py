@@ -18,7 +18,9 @@ doubled from the count bought until a layout meets the targets and the level
 missed half of the level no nearer (the first token 1 % earlier, tokens/s per user 1 % nearer
 its floor; a half already met is no progress), or at the most GPUs an option may have, and then
 says the nearest count weighed. Where another layout on the count bought meets the level (the
-search keeps the fastest), that layout is named.
+search keeps the fastest), that layout is named. Since round 58 the fill ranks a layout that
+meets the level first on one count (core/sizing/fill_serving.py ``_rank``), so a row whose
+count holds one runs it; the naming stays for a count the fill did not rank that way.
 """
 
 from __future__ import annotations

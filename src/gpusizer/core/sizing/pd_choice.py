@@ -50,15 +50,17 @@ def chosen(
     split: DisaggSplit | None, split_bought: int, aggregated_bought: int, met: bool, level_tie: bool = False
 ) -> bool:
     """Whether the split is the answer ranked (module docstring): it meets the targets, on fewer
-    GPUs bought in whole units than the aggregated answer or where that misses them; or, at
-    equal units, where the aggregated answer misses the default service level the split meets
-    (``level_tie``: no speed target stated, so the split was sized on that level,
-    core/sizing/disagg_split.py ``_level``). DeepSeek-V3 on one GB200 NVL72 rack: aggregated,
-    first token 6.71 s; 2P1D on the same 72 GPUs, 1.68 s. At one price a buyer signs the
-    answer that meets the level."""
+    GPUs bought in whole units than the aggregated answer or where that misses them; or where
+    the aggregated answer misses the default service level the split meets (``level_tie``: no
+    speed target stated, so the split was sized on that level, core/sizing/disagg_split.py
+    ``_level``, and the level stands in for the targets here as it did in that search).
+    DeepSeek-V3 on one GB200 NVL72 rack: aggregated, first token 6.71 s; 2P1D on the same 72
+    GPUs, 1.68 s. On 24 H100 SXM: aggregated (TP 1 x PP 21), 36.66 s and 14 tokens/s for 2,048
+    users; 1P1D on 48, 0.89 s. A buyer signs the answer that meets the level, at one price or
+    on more GPUs, as with a target stated."""
     if split is None or not split.targets_met:
         return False
-    return split_bought < aggregated_bought or not met or (level_tie and split_bought == aggregated_bought)
+    return split_bought < aggregated_bought or not met or level_tie
 
 
 def pd_fields(
@@ -187,11 +189,25 @@ def _reason(
         "price per GPU: ranked as the cheaper"
         if met
         else f"where the aggregated answer, {aggregated:,} GPUs ({agg_layout}), misses them"
-        + (" (the default service level, on the same GPUs bought)" if tie else "")
+        + (_level_words(bought, aggregated) if tie else "")
     )
     # the link the first token rests on (core/sizing/pd_link_words.py)
     kv = f", {split.kv_seconds * 1e3:,.1f} ms of it the KV hand-off over {split.link}" if split.link else ""
     return (
         f"disaggregated {label}, {split.gpus:,} GPUs{whole}, meets the targets (first token "
         f"{split.ttft_seconds:,.2f} s{kv}, {split.tpot_seconds * 1e3:,.1f} ms a token) {why}"
+    )
+
+
+def _level_words(bought: int, aggregated: int) -> str:
+    """The default level the aggregated answer misses, and the GPUs bought either way: the same,
+    fewer (the split is the cheaper too) or more (the level, sizing the split as no speed target
+    is stated, is what the buyer pays the difference for)."""
+    if bought == aggregated:
+        return " (the default service level, on the same GPUs bought)"
+    if bought < aggregated:
+        return " (the default service level), on fewer GPUs bought"
+    return (
+        f" (the default service level, as no speed target is stated), for {bought - aggregated:,} "
+        "GPUs more bought: the aggregated answer holds the users but not that level"
     )

@@ -121,7 +121,14 @@ def _adp_where(lay: Any, node: int) -> list[str]:
     return out + ([f"{lay.dp} such engines"] if lay.dp > 1 else [])
 
 
-def _pipeline_in_node(adv: Any, tp: int, pp: int, link: str) -> str:
+def _tp_misses_level(adv: Any, width: int, c: Choice) -> bool:
+    """Whether TP ``width`` alone on ``c``'s count misses the default service level that ``c``
+    meets (the fill ranked ``c`` on it: core/sizing/fill_serving.py ``_rank``)."""
+    alt = adv.filler.at_width(width, c.layout.gpus)
+    return alt is not None and _misses_default(adv.s, alt)
+
+
+def _pipeline_in_node(adv: Any, tp: int, pp: int, link: str, c: Choice | None = None) -> str:
     """PP within one node, and why: a replica of ``tp`` x ``pp`` GPUs that TP alone could also
     span (tensor degrees divide the attention heads, any under llama.cpp: layer_split.py) ran
     slower as TP on this count; else TP alone does not take that width. It read "PP 3 where TP
@@ -129,6 +136,9 @@ def _pipeline_in_node(adv: Any, tp: int, pp: int, link: str) -> str:
     8: the search chose replicas of 6 GPUs (TP 2 x PP 3), 9 of them in 7 servers, not memory."""
     width = tp * pp
     if width in tensor_widths(adv.s, adv.filler.arch.heads, width):  # any width under llama.cpp
+        if c is not None and c.passed_over is not None and _tp_misses_level(adv, width, c):
+            missed = f"TP {width} on this count misses the default service level"
+            return f"PP {pp} within a node ({link}): {missed}"
         return f"PP {pp} within a node ({link}), faster on this count than TP {width}"
     return f"PP {pp} within a node ({link}): {width} GPUs a replica, a width TP alone does not take"
 
@@ -162,7 +172,7 @@ def _where(adv: Any, c: Choice) -> list[str]:
             (
                 f"PP {lay.pp} across nodes (network)"
                 if span > links.node
-                else _pipeline_in_node(adv, lay.tp, lay.pp, links.name(links.intra))
+                else _pipeline_in_node(adv, lay.tp, lay.pp, links.name(links.intra), c)
             )
             + (_interleaved(adv.s, lay.pp) if training else "")
         )
@@ -184,9 +194,17 @@ def layout_reason(adv: Any, c: Choice, g: Growth, index: int, est: Any = None) -
     phrase = adv.variants[c.variant].phrase
     if phrase:
         parts.append(phrase)
-    parts.append(
-        f"fastest of {c.weighed} layout{'s' if c.weighed != 1 else ''} tried"
-        if index == 0
-        else f"runner-up {index + 1} of {c.weighed}"
-    )
+    parts.append(_fastest(c) if index == 0 else f"runner-up {index + 1} of {c.weighed}")
     return "; ".join(parts)
+
+
+def _fastest(c: Choice) -> str:
+    """ "fastest of 4 layouts tried", or, where a faster one misses the default service level
+    this one meets, the fastest of those that meet it (core/sizing/fill_serving.py ``_rank``)."""
+    tried = f"{c.weighed} layout{'s' if c.weighed != 1 else ''} tried"
+    if c.passed_over is None:
+        return f"fastest of {tried}"
+    return (
+        f"fastest that meets the default service level of {tried} (a faster one, "
+        f"{c.passed_over:,.0f} tokens/s, misses it)"
+    )
