@@ -88,6 +88,7 @@ class StepTerms(ExpertTerms):
         # a matrix-vector step dequantises each k-quant weight once (Rates.kquant_matvec_ops):
         # per step, ops / 2 of a token's 2 FLOP per weight (the matrix ops' c)
         self._dequant = rates.kquant_matvec_ops / 2.0
+        self._expert_dequant = self._dequant + rates.expert_matvec_ops / 2.0  # an i-quant's own
         # Rates.serial_weight_loads: the weights read after the math, at their own share
         self._serial = rates.bandwidth / rates.serial_weight_loads if rates.serial_weight_loads else 0.0
         # Rates.mma_rows: a tensor-core GEMM of fewer tokens computes its whole tile
