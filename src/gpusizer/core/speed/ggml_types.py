@@ -19,8 +19,10 @@ Each type's cost is solved from the RTX 3090 row of PR #8215 (the ``ampere`` ggm
 are out of sample. The types the PR's table reached in the stored excerpts are IQ1_M, IQ2_S and
 IQ3_XXS; IQ1_S, IQ2_XXS / IQ2_XS and IQ3_S read the cost of the kernel of their family that was
 measured (the same grid-and-sign decode, a smaller or larger grid), stated as such in the
-assumptions (core/registry/dtypes.py ``IQUANT_STAND_IN``, ``iquant_note``). Priced on NVIDIA GPUs only (CUDA's MMVQ);
-Metal's and HIP's i-quant kernels were not measured and keep the bytes-read price.
+assumptions (core/registry/dtypes.py ``IQUANT_STAND_IN``, ``iquant_note``). Priced on NVIDIA GPUs
+only (CUDA's MMVQ); Metal's and HIP's i-quant kernels were not measured and keep the bytes-read
+price. The routed experts and the output matrix read their own type's cost
+(``Rates.expert_matvec_ops``, ``head_matvec_ops``; core/speed/step_rates.py ``_iquant_ops``).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ MEASURED: dict[str, float] = {
     "gguf_iq2_s": 26.4,
     "gguf_iq3_xxs": 29.5,
 }
+
 
 def matvec_ops(dtype: str | None, vendor: str) -> float:
     """FLOP-equivalents per weight an i-quant ``dtype`` adds to a CUDA matrix-vector step; 0 for

@@ -46,6 +46,7 @@ class Rates:
     # the routed experts' own i-quant dequantising cost where their GGUF type differs from the
     # other matrices' (core/speed/ggml_types.py), added to ``kquant_matvec_ops`` for them
     expert_matvec_ops: float = 0.0
+    head_matvec_ops: float = 0.0  # the same for the output matrix's own GGUF type
     # tokens per column tile of a grouped GEMM that gives every expert whole tiles (0: the
     # ``grouped_half`` rule): Metal's kernel_mul_mm_id of 2025 (core/speed/expert_load.py
     # ``tile_efficiency``)

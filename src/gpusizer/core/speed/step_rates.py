@@ -33,6 +33,7 @@ from .step import EngineCosts, Rate
 _LOW = ("fp8", "int8", "fp4")
 _KQUANT = re.compile(r"gguf_q\d_k")  # GGUF k-quants (Q2_K-Q6_K and their _S/_M mixes)
 _DEFAULT = ComputeSpec()
+_IQ_GROUPS = ("attention", "experts", "lm_head")  # the groups a decode step reads apart
 
 
 def _user_rates(r: Rates, c: ComputeSpec) -> Rates:
@@ -104,13 +105,18 @@ def _upcast_mxfp4(s: Scenario, gpu: GPUSpec, library: str) -> bool:
 
 def _iquant_ops(r: Rates, s: Scenario, gpu: GPUSpec) -> Rates:
     """``r`` with the i-quants' matrix-vector cost of the scenario's tensor types added: the
-    attention group's type for every matrix, the routed experts' own beside it."""
+    attention group's type for every matrix, the routed experts' and the output matrix's own
+    beside it (as differences from it)."""
     dtypes = group_bytes(s, resolve(s.model)).dtypes
-    dense = ggml_types.matvec_ops(dtypes.get("attention"), gpu.vendor)
-    experts = ggml_types.matvec_ops(dtypes.get("experts"), gpu.vendor)
-    if not dense and not experts:
+    dense, experts, head = (ggml_types.matvec_ops(dtypes.get(g), gpu.vendor) for g in _IQ_GROUPS)
+    if not dense and not experts and not head:
         return r
-    return replace(r, kquant_matvec_ops=r.kquant_matvec_ops + dense, expert_matvec_ops=experts - dense)
+    return replace(
+        r,
+        kquant_matvec_ops=r.kquant_matvec_ops + dense,
+        expert_matvec_ops=experts - dense,
+        head_matvec_ops=head - dense,
+    )
 
 
 def step_rates(
