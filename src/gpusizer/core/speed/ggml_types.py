@@ -4,11 +4,12 @@ GGUF tensor type: FLOP-equivalents per weight at the quantised matmul rate, the 
 math beside the bytes it reads (core/speed/step_terms.py, step_moe.py: the larger of the two).
 
 Why a cost per weight and not a share of the bandwidth: ggml-cuda's ``vec_dot_iq*_q8_1``
-(ggml/src/ggml-cuda/vecdotq.cuh, ggml-org/llama.cpp at PR #8215) rebuild each group of 8 weights
-from an index into a lookup grid (``iq1s_grid``, ``iq2s_grid``, ``iq3xxs_grid``: constant-memory
-loads) and a sign table (``ksigns64``) before the int8 dot products, integer work a weight that
-the k-quants' and Q4_0's bit masks do not pay. The same PR's llama-bench table (Llama 3 8B,
-microbatch 1, pp512: 512 one-token MMVQ steps) shows it: the RTX 4090 decodes IQ1_M at 1.89x the
+(ggml/src/ggml-cuda/vecdotq.cuh, e.g. ``vec_dot_iq3_xxs_q8_1``) rebuild each 4 weights from an
+index into a lookup grid (``iq1s_grid``, ``iq2s_grid``, ``iq3xxs_grid``: table loads), unpack a
+sign code (``unpack_ksigns``) and apply it (``__vcmpne4``, xor, ``__vsub4``) before each
+``ggml_cuda_dp4a``: integer work a weight that the k-quants' and Q4_0's bit masks do not pay.
+ggml-org/llama.cpp PR #8215's llama-bench table ('CUDA: refactor and optimize IQ MMVQ'; Llama 3
+8B, microbatch 1, pp512: 512 one-token MMVQ steps) shows it: the RTX 4090 decodes IQ1_M at 1.89x the
 RTX 3090's speed (315.04 against 167.03 t/s) where the two cards' memories differ by 1.08x and
 Q4_K_M's tg512 by 1.13x (XiongjieDai's tables, core/speed/rates_ggml.py): the 3090, with 0.43x
 the 4090's integer and FP32 rate, is bound by the lookups, not by its bytes.
