@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from gpusizer.core.memo import clear_all
 from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.registry.dtypes import IQUANT_MEASURED, IQUANT_STAND_IN, IQUANTS, iquant_note
 from gpusizer.core.speed import ggml_types
@@ -94,8 +95,6 @@ def test_a_kquant_run_is_unchanged() -> None:
     saved = dict(ggml_types.MEASURED)
     try:
         ggml_types.MEASURED.update(dict.fromkeys(saved, 0.0))
-        from gpusizer.core.memo import clear_all
-
         clear_all()
         assert _tps(s) == pytest.approx(before, rel=1e-9)
     finally:
