@@ -155,16 +155,20 @@ def test_an_iquant_file_type_names_the_nearest_id() -> None:
 
 
 def test_an_iquant_run_says_its_speed_reads_high() -> None:
-    """The i-quants' lookup-grid dequantisation is not priced: a scenario storing any tensor in
-    one says so in one assumption line; the same run at ``gguf_q2_k`` experts adds none."""
+    """A scenario storing any tensor in an i-quant that llama.cpp PR #8215's table did not measure
+    says which measured kernel prices it in one assumption line (on NVIDIA; elsewhere that speed
+    reads high); the same run at ``gguf_q2_k`` experts adds none, a measured type none on NVIDIA
+    (core/speed/ggml_types.py, tests/core/test_gguf_type_speed.py)."""
     name = "llamacpp-dsr1-ud-iq1s-2xh100"
     lines = [a for a in _report(name)["assumptions"] if "ggml i-quants" in a]
     assert len(lines) == 1 and lines[0].startswith("gguf_iq1_s (ggml i-quants)"), lines
     s = copy.deepcopy(CONFIGS[name]["scenario"])
     s["precision"]["weights"] = "gguf_q2_k"
     assert not [a for a in estimate_report(s)["assumptions"] if "i-quants" in a]
-    s["precision"]["modules"]["attention"] = "gguf_iq3_xxs"
-    assert [a for a in estimate_report(s)["assumptions"] if a.startswith("gguf_iq3_xxs (ggml i-quants)")]
+    s["precision"]["modules"]["attention"] = "gguf_iq3_xxs"  # measured: priced, no line on an H100
+    assert not [a for a in estimate_report(s)["assumptions"] if "i-quants" in a]
+    s["precision"]["modules"]["attention"] = "gguf_iq3_s"  # read as IQ3_XXS's kernel
+    assert [a for a in estimate_report(s)["assumptions"] if a.startswith("gguf_iq3_s (ggml i-quants)")]
 
 
 @pytest.mark.parametrize("field", ["matmuls", "activations", "gradients"])

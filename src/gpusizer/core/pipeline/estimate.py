@@ -62,7 +62,7 @@ def _assumptions(job: Job, n: Notes, settings: list[str]) -> tuple[str, ...]:
     ]
     if n.rule is not None:
         out.append(n.rule)
-    iquant = iquant_note(prec.weights, prec.modules)  # their speed is not modelled
+    iquant = iquant_note(prec.weights, prec.modules, job.gpu.vendor)  # priced on NVIDIA only
     out += [iquant] if iquant else []
     out += settings
     out.append(

@@ -135,20 +135,37 @@ DTYPES: dict[str, DType] = {
 
 # The ggml i-quants below 4 bits. Their CUDA / Metal kernels decode each block through lookup
 # grids and sign bits (ggml-common.h iq1s_grid, iq2xxs_grid, ksigns_iq2xs), work the bytes-read
-# model of the other GGUF types does not price: Unsloth's DeepSeek-R1 UD-IQ1_S decodes at 14
-# tokens/s for one user on 2 x H100 (unsloth.ai/blog/deepseekr1-dynamic), 52 estimated.
+# model of the other GGUF types does not price. On NVIDIA GPUs the decode adds the cost measured
+# per type in llama.cpp PR #8215's table (core/speed/ggml_types.py); the types that table did not
+# reach read the measured kernel of their family (IQUANT_STAND_IN).
 IQUANTS = tuple(i for i in DTYPES if i.startswith(("gguf_iq1", "gguf_iq2", "gguf_iq3")))
+IQUANT_MEASURED = ("gguf_iq1_m", "gguf_iq2_s", "gguf_iq3_xxs")
+IQUANT_STAND_IN = {
+    "gguf_iq1_s": "gguf_iq1_m",
+    "gguf_iq2_xxs": "gguf_iq2_s",
+    "gguf_iq2_xs": "gguf_iq2_s",
+    "gguf_iq3_s": "gguf_iq3_xxs",
+}
 
 
-def iquant_note(weights: str, modules: dict[str, str] | None) -> str | None:
-    """The assumption a scenario storing any tensor as an i-quant below 4 bits adds; None else."""
+def iquant_note(weights: str, modules: dict[str, str] | None, vendor: str = "") -> str | None:
+    """The assumption a scenario storing any tensor as an i-quant below 4 bits adds on a GPU of
+    ``vendor``; None where none is stored or every one stored was measured on NVIDIA."""
     used = sorted({weights, *(modules or {}).values()} & set(IQUANTS))
-    if not used:
+    if vendor.lower() != "nvidia":
+        return (
+            f"{', '.join(used)} (ggml i-quants): decode priced by the bytes read, as the other GGUF "
+            "types; their lookup-grid dequantisation was measured on CUDA only (llama.cpp PR #8215), "
+            "so speed reads high here"
+            if used
+            else None
+        )
+    stand = [f"{i} as {IQUANT_STAND_IN[i]}" for i in used if i in IQUANT_STAND_IN]
+    if not stand:
         return None
     return (
-        f"{', '.join(used)} (ggml i-quants): decode priced by the bytes read, as the other GGUF "
-        "types; their lookup-grid dequantisation is not modelled, so speed reads high "
-        "(DeepSeek-R1 UD-IQ1_S on 2 x H100: 14 tokens/s published, 52 estimated)"
+        f"{', '.join(used)} (ggml i-quants): decode adds the dequantisation measured per type on an RTX "
+        f"3090 (llama.cpp PR #8215); {', '.join(stand)}, the measured kernel of its family"
     )
 
 

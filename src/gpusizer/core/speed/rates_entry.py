@@ -43,6 +43,10 @@ class Rates:
     # (two FLOP each at the peak) where the memory holds half a byte: ALU-bound on Apple's GPUs.
     # Once per weight per step of up to 8 tokens (core/speed/step_terms.py, step_moe.py). 0: bandwidth alone
     kquant_matvec_ops: float = 0.0
+    # the routed experts' own i-quant dequantising cost where their GGUF type differs from the
+    # other matrices' (core/speed/ggml_types.py), added to ``kquant_matvec_ops`` for them
+    expert_matvec_ops: float = 0.0
+    head_matvec_ops: float = 0.0  # the same for the output matrix's own GGUF type
     # tokens per column tile of a grouped GEMM that gives every expert whole tiles (0: the
     # ``grouped_half`` rule): Metal's kernel_mul_mm_id of 2025 (core/speed/expert_load.py
     # ``tile_efficiency``)

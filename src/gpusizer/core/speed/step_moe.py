@@ -73,6 +73,7 @@ class ExpertTerms:
     moe_points: Points  # the MoE module's measured calls (core/speed/moe_measured.py), or ()
     expert_balance: float | None  # serving.expert_balance: mean / busiest EP rank, as stated
     _dequant: float  # tokens' math a matrix-vector step adds per weight read, to dequantise it
+    _expert_dequant: float  # the same for a routed expert's weight (its own GGUF type)
 
     def _busy(self, routed_tokens: float) -> float:
         """The busiest EP rank's routed tokens over the mean rank's for a step of
@@ -131,8 +132,9 @@ class ExpertTerms:
         eff = 1.0 if gemv else self._grouped_eff(per_expert, routed_tokens)
         routed = 2.0 * busy * n * k * sh.expert_w * layers / (rate.mm * eff)
         deq = self._dequant if n <= GEMV_TOKENS else 0.0  # each expert read is dequantised once
-        if gemv and deq:
-            routed += 2.0 * deq * distinct * sh.expert_w / ep * layers / rate.mm
+        own = self._expert_dequant if n <= GEMV_TOKENS else 0.0
+        if gemv and own:
+            routed += 2.0 * own * distinct * sh.expert_w / ep * layers / rate.mm
         shared = 2.0 * (n + deq) * sh.shared_w * layers / rate.mm
         return max(routed + shared, moved) + self._topk_sum(busy * n * k)
 

@@ -23,7 +23,7 @@ from ..model.architecture import resolve
 from ..model.module_bytes import group_bytes
 from ..model.specs import ComputeSpec, GPUSpec, Scenario
 from ..registry.dtypes import DTYPES
-from . import triton_prefill
+from . import ggml_types, triton_prefill
 from .rates import Rates, power_capped, sixteen_bit_scale
 from .rates_era import achieved_by
 from .rates_gpu import gpu_rates
@@ -33,6 +33,7 @@ from .step import EngineCosts, Rate
 _LOW = ("fp8", "int8", "fp4")
 _KQUANT = re.compile(r"gguf_q\d_k")  # GGUF k-quants (Q2_K-Q6_K and their _S/_M mixes)
 _DEFAULT = ComputeSpec()
+_IQ_GROUPS = ("attention", "experts", "lm_head")  # the groups a decode step reads apart
 
 
 def _user_rates(r: Rates, c: ComputeSpec) -> Rates:
@@ -102,6 +103,22 @@ def _upcast_mxfp4(s: Scenario, gpu: GPUSpec, library: str) -> bool:
     return arch.moe is not None and group_bytes(s, arch).dtypes.get("experts") == "mxfp4"
 
 
+def _iquant_ops(r: Rates, s: Scenario, gpu: GPUSpec) -> Rates:
+    """``r`` with the i-quants' matrix-vector cost of the scenario's tensor types added: the
+    attention group's type for every matrix, the routed experts' and the output matrix's own
+    beside it (as differences from it)."""
+    dtypes = group_bytes(s, resolve(s.model)).dtypes
+    dense, experts, head = (ggml_types.matvec_ops(dtypes.get(g), gpu.vendor) for g in _IQ_GROUPS)
+    if not dense and not experts and not head:
+        return r
+    return replace(
+        r,
+        kquant_matvec_ops=r.kquant_matvec_ops + dense,
+        expert_matvec_ops=experts - dense,
+        head_matvec_ops=head - dense,
+    )
+
+
 def step_rates(
     s: Scenario, gpu: GPUSpec, costs: EngineCosts, era: str, family: str, head_dims: int
 ) -> tuple[Rates, Rate]:
@@ -114,6 +131,8 @@ def step_rates(
     r = _user_rates(achieved_by(gpu, costs.library, era, costs.backend), c)
     if not _KQUANT.match(prec.weights):  # the dequantising matrix-vector cost is the k-quants'
         r = replace(r, kquant_matvec_ops=0.0)
+    if costs.library == "ggml":  # and the i-quants' in CUDA's MMVQ (core/speed/ggml_types.py)
+        r = _iquant_ops(r, s, gpu)
     if not DTYPES[prec.weights].quantized:  # the serial weight loads are the MMQ kernel's
         r = replace(r, serial_weight_loads=0.0)
     if r.mx_upcast_ops and not _upcast_mxfp4(s, gpu, costs.library):

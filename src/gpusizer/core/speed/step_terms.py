@@ -88,6 +88,8 @@ class StepTerms(ExpertTerms):
         # a matrix-vector step dequantises each k-quant weight once (Rates.kquant_matvec_ops):
         # per step, ops / 2 of a token's 2 FLOP per weight (the matrix ops' c)
         self._dequant = rates.kquant_matvec_ops / 2.0
+        self._expert_dequant = self._dequant + rates.expert_matvec_ops / 2.0  # an i-quant's own
+        self._head_dequant = self._dequant + rates.head_matvec_ops / 2.0
         # Rates.serial_weight_loads: the weights read after the math, at their own share
         self._serial = rates.bandwidth / rates.serial_weight_loads if rates.serial_weight_loads else 0.0
         # Rates.mma_rows: a tensor-core GEMM of fewer tokens computes its whole tile
@@ -195,7 +197,7 @@ class StepTerms(ExpertTerms):
             work = (decodes, prefill, prefill_seqs)
             total += state_seconds(sh, rate, self.update, self.rates.kernel_floor, work)
         rows = decodes + prefill_seqs if sampled is None else sampled
-        deq = self._dequant if rows <= GEMV_TOKENS and sh.head_b < 2 else 0.0  # a quantised head
+        deq = self._head_dequant if rows <= GEMV_TOKENS and sh.head_b < 2 else 0.0  # a quantised head
         head_c = 2.0 * (max(rows, self._mma) + deq) * sh.head_w / rate.head
         head_m = (sh.head_w * sh.head_b + rows * (sh.hidden * sh.ab + sh.vocab * 4)) / rate.bandwidth
         head = head_c if head_c > head_m else head_m
