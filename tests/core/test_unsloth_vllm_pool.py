@@ -124,3 +124,9 @@ def test_other_frameworks_keep_the_engine_defaults() -> None:
     s = parse_scenario(other)
     assert rl_memory(s, scenario_gpu(s)).engine.max_sequences != RECORDS[1]["published"]["max_sequences"]
     assert a["per_gpu"]["total"] > 0
+
+
+def test_the_report_says_which_sizes() -> None:
+    r = estimate_report(scenario(RECORDS[0]))
+    line = next(a for a in r["assumptions"] if "load_vllm" in str(a))
+    assert "max_num_seqs 160" in str(line) and "max_num_batched_tokens 1024" in str(line)

@@ -39,9 +39,13 @@ from ..model.presets import scenario_gpu
 from ..model.specs import GPUSpec, Scenario
 from ..registry.engines import GiB, cuda_total_bytes
 from .rl_check import rl_of
+from .rl_one_copy import engine_fraction
 from .rl_qlora_kind import BNB_4BIT
 from .rl_tokens import longest_response
 
+# FastLanguageModel.from_pretrained's gpu_memory_utilization default (unslothai/unsloth@015bdef0d9
+# unsloth/models/loader.py:430, llama.py:2338), the colocated default of rl_roles as well
+FROM_PRETRAINED_G = 0.5
 # (first unsloth-zoo version, source commit) of each change read
 _BATCHED_2048_SINCE = (2025, 9, 6)  # 2afbcc19: max_num_batched_tokens 2048, chunked prefill on
 _NEW_TIERS_SINCE = (2025, 11, 5)  # 9308f9ea: (batched tokens, sequences) tiers
@@ -157,3 +161,19 @@ def unsloth_serving(s: Scenario, serving: dict[str, Any]) -> dict[str, Any]:
     if ro.max_batched_tokens is None:
         out["prefill_chunk_tokens"] = e.batched_tokens
     return out
+
+
+def unsloth_note(s: Scenario) -> str | None:
+    """The assumption line of the sizes :func:`unsloth_serving` passed (None where it passed
+    none)."""
+    if not applies(s):
+        return None
+    ro, gpu = rl_of(s).rollout, scenario_gpu(s)
+    e = unsloth_engine(s, gpu, ro.memory_fraction or engine_fraction(s, gpu) or FROM_PRETRAINED_G)
+    rel = s.workload.unsloth_version or "the newest"
+    return (
+        f"Unsloth fast_inference ({rel}): load_vllm starts vLLM at gpu_memory_utilization "
+        f"{e.fraction:.4g}, max_num_seqs {ro.max_sequences or e.max_sequences}, "
+        f"max_num_batched_tokens {ro.max_batched_tokens or e.batched_tokens} from its own KV "
+        f"estimate of {e.room_gib:.2f} GiB"
+    )
