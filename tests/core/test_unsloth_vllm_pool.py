@@ -47,7 +47,12 @@ def scenario(r: dict[str, Any]) -> dict[str, Any]:
             "unsloth_version": c["unsloth_version"],
         },
         "precision": {"weights": c["weights"]},
-        "rl": {"algorithm": "grpo", "policy": {"kind": "lora"}, "prompt_tokens": c["prompt_tokens"], "rollout": ro},
+        "rl": {
+            "algorithm": "grpo",
+            "policy": {"kind": "lora"},
+            "prompt_tokens": c["prompt_tokens"],
+            "rollout": ro,
+        },
         "hardware": {"gpu": c["gpu"], "gpus_per_node": 1},
     }
 

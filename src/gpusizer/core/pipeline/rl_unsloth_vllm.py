@@ -22,8 +22,9 @@ at ce232d6, 2026-08, lines 1593-1730 and 2227-2760):
   prefill on); from 2025.11.5 (9308f9ea) (2048, 8), (2048, 16), (4096, 32) ... (8192, 256);
 - ``max_model_len`` max_seq_length (rl.prompt_tokens + the longest response here).
 
-``workload.unsloth_version`` picks the rows (unsloth-zoo versions, which the unsloth release of
-the same name pins); null: the newest. A stated ``rl.rollout.max_sequences`` or
+``workload.unsloth_version`` picks the rows, read as unsloth-zoo's version (an unsloth release
+requires the zoo of about its own number: unsloth 2025.3.8's pyproject.toml,
+unslothai/unsloth@0a646e40f5, "unsloth_zoo>=2025.3.7"); null: the newest. A stated ``rl.rollout.max_sequences`` or
 ``max_batched_tokens`` is the user's and wins (``load_vllm(max_num_seqs=...)`` is overridden by
 the tier, but a user stating the engine's value means that value).
 """
@@ -93,12 +94,13 @@ def _model_bytes(a: Arch, rank: int, four_bit: bool) -> float:
     linears = ((hd + 2 * kv + hd) * hd + 3 * hd * ffn) * a.layers * 2
     head = 0 if a.spec.tied_embeddings else a.vocab * hd
     sixteen = (2 * hd + a.vocab * hd + head) * 2
-    lora = (hd * rank * 4 + rank * (2 * hd + 2 * kv) + 2 * hd * rank + ffn * rank)
+    lora = hd * rank * 4 + rank * (2 * hd + 2 * kv) + 2 * hd * rank + ffn * rank
     lora += rank * 2 * ffn + rank * hd
     return linears / (16 / 5 if four_bit else 1) + sixteen + lora * a.layers * 2
 
 
 def _graphs(a: Arch) -> float:
+    """The CUDA-graph term from 2026.2.1: 172 graphs x hidden x layers x 4 B, within 0.15-1 GiB."""
     return min(max(172 * a.hidden * a.layers * 4, int(0.15 * GiB)), GiB)
 
 
@@ -106,8 +108,8 @@ def _fraction(a: Arch, seq: int, g: float, free: float, total: float) -> tuple[f
     """(G x free, possibly lowered, and its share of the total): the trainer's activation guess
     is kept free of vLLM (``account_for_gradients``)."""
     kv = a.head_dim * a.kv_heads
-    act = seq * 2 * (a.hidden + 2 * kv) + seq * 2 * 2 + seq * 2 * 2 * a.ffn + a.ffn * a.hidden
-    act = act * 1.25 * 2
+    elements = seq * 2 * (a.hidden + 2 * kv) + seq * 2 * 2 + seq * 2 * 2 * a.ffn + a.ffn * a.hidden
+    act = elements * 1.25 * 2  # 2 B, "with 25% extra just in case"
     budget = g * free
     if total - budget < act:
         budget = total - act
