@@ -5,7 +5,7 @@ out itself (``rl.rollout.shared_weights`` under ``framework: "unsloth"``).
 vLLM neither G nor vLLM's own defaults: unsloth-zoo ``unsloth_zoo/vllm_utils.py``
 ``approximate_vllm_memory_usage`` first estimates the KV room itself, in bytes,
 
-    room = G x free - (linear weights x 2 B / (16/5 if 4-bit) + (norms + embedding + untied head) x 2 B
+    room = G x free - (linears x 2 B / (16/5 if 4-bit) + (norms + embedding + untied head) x 2 B
                        + LoRA A/B at max_lora_rank on q,k,v,o,gate,up,down x 2 B)
            [- CUDA graphs: 172 x hidden x layers x 4 B, within 0.15-1 GiB, from 2026.2.1]
 
@@ -24,9 +24,9 @@ at ce232d6, 2026-08, lines 1593-1730 and 2227-2760):
 
 ``workload.unsloth_version`` picks the rows, read as unsloth-zoo's version (an unsloth release
 requires the zoo of about its own number: unsloth 2025.3.8's pyproject.toml,
-unslothai/unsloth@0a646e40f5, "unsloth_zoo>=2025.3.7"); null: the newest. A stated ``rl.rollout.max_sequences`` or
-``max_batched_tokens`` is the user's and wins (``load_vllm(max_num_seqs=...)`` is overridden by
-the tier, but a user stating the engine's value means that value).
+unslothai/unsloth@0a646e40f5, "unsloth_zoo>=2025.3.7"); null: the newest. FP8 linears count 2 B
+/ (8/5) from 2025.10.3. A stated ``rl.rollout.max_sequences`` or ``max_batched_tokens`` is the
+user's and wins.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from .rl_tokens import longest_response
 FROM_PRETRAINED_G = 0.5
 # (first unsloth-zoo version, source commit) of each change read
 _BATCHED_2048_SINCE = (2025, 9, 6)  # 2afbcc19: max_num_batched_tokens 2048, chunked prefill on
+_FP8_SINCE = (2025, 10, 3)  # 46136714: FP8 linears at 8/5 of 2 B
 _NEW_TIERS_SINCE = (2025, 11, 5)  # 9308f9ea: (batched tokens, sequences) tiers
 _GRAPHS_SINCE = (2026, 2, 1)  # fa82dcc2: the CUDA-graph term in the room
 
@@ -87,8 +88,8 @@ def _version(v: str | None) -> tuple[int, int, int]:
     return (int(m[1]), int(m[2]), int(m[3] or 0)) if m else (9999, 0, 0)
 
 
-def _model_bytes(a: Arch, rank: int, four_bit: bool) -> float:
-    """``bytes_for_model`` of ``approximate_vllm_memory_usage``: linears at 2 B (/ 16/5 if 4-bit),
+def _model_bytes(a: Arch, rank: int, factor: float) -> float:
+    """``bytes_for_model`` of ``approximate_vllm_memory_usage``: linears at 2 B / ``factor``,
     norms, embedding and an untied head at 2 B, one LoRA at ``rank`` on the seven linears."""
     hd, kv, ffn = a.hidden, a.head_dim * a.kv_heads, a.ffn
     linears = ((hd + 2 * kv + hd) * hd + 3 * hd * ffn) * a.layers * 2
@@ -96,7 +97,15 @@ def _model_bytes(a: Arch, rank: int, four_bit: bool) -> float:
     sixteen = (2 * hd + a.vocab * hd + head) * 2
     lora = hd * rank * 4 + rank * (2 * hd + 2 * kv) + 2 * hd * rank + ffn * rank
     lora += rank * 2 * ffn + rank * hd
-    return linears / (16 / 5 if four_bit else 1) + sixteen + lora * a.layers * 2
+    return linears / factor + sixteen + lora * a.layers * 2
+
+
+def _factor(weights: str, key: tuple[int, int, int]) -> float:
+    """The linears' divisor: 16/5 for bitsandbytes 4-bit ("Should be 4.5 but use 5"), 8/5 for
+    FP8 from 2025.10.3 (46136714, ``load_in_8bit``: "Very vague approximation"), else 1."""
+    if weights in BNB_4BIT:
+        return 16 / 5
+    return 8 / 5 if weights == "fp8" and key >= _FP8_SINCE else 1.0
 
 
 def _graphs(a: Arch) -> float:
@@ -133,7 +142,7 @@ def unsloth_engine(s: Scenario, gpu: GPUSpec, g: float) -> UnslothEngine:
     seq = rl_of(s).prompt_tokens + longest_response(rl_of(s))
     total = float(cuda_total_bytes(gpu))
     budget, fraction = _fraction(a, seq, g, total, total)
-    room = budget - _model_bytes(a, s.workload.lora_rank, s.precision.weights in BNB_4BIT)
+    room = budget - _model_bytes(a, s.workload.lora_rank, _factor(s.precision.weights, key))
     if key >= _GRAPHS_SINCE:
         room -= _graphs(a)
     room_gib = max(0.0, room) / GiB
