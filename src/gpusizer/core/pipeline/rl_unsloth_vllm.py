@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..memory.unsloth_experts import FIELD as UNSLOTH_RELEASE
 from ..model.architecture import Arch, resolve
 from ..model.presets import scenario_gpu
 from ..model.specs import GPUSpec, Scenario
@@ -154,7 +155,9 @@ def applies(s: Scenario) -> bool:
     """Unsloth's own engine sizes apply: ``framework: "unsloth"`` running vLLM in the trainer
     (``rl.rollout.shared_weights``, ``fast_inference=True``)."""
     ro = rl_of(s).rollout
-    return s.framework == "unsloth" and ro.shared_weights and ro.engine == "vllm"
+    # the profile whose own release field is Unsloth's (framework_profile.own_release_field)
+    unsloth = s.profile.own_release_field == UNSLOTH_RELEASE
+    return unsloth and ro.shared_weights and ro.engine == "vllm"
 
 
 def unsloth_serving(s: Scenario, serving: dict[str, Any]) -> dict[str, Any]:
