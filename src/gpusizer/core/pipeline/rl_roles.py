@@ -31,6 +31,7 @@ from .rl_one_copy import engine_fraction
 from .rl_packed_attention import packed_span, spanned
 from .rl_tokens import computed_tokens, longest_response, responses, row_response
 from .rl_tokens import trained_tokens as trained_tokens  # importable from here (rl_report.py)
+from .rl_unsloth_vllm import unsloth_serving
 from .role_model import role_model_block
 from .scenario import parse_role_dict, parse_scenario
 
@@ -257,7 +258,8 @@ def _rollout_serving(s: Scenario, batch: int) -> dict[str, Any]:
         "async_output": serial_output(ro),
         "moe_backend": ro.moe_backend,  # vLLM's --moe-backend (NeMo RL v0.7.0's vllm_kwargs)
     }
-    out: dict[str, Any] = {k: v for k, v in serving.items() if v is not None}
+    # Unsloth's fast_inference sizes vLLM itself (rl_unsloth_vllm.py)
+    out: dict[str, Any] = unsloth_serving(s, {k: v for k, v in serving.items() if v is not None})
     if ro.speculative is not None and ro.speculative.method is not None:  # drafts in every step
         out["speculative"] = ro.speculative.model_dump(exclude_none=True)
     if serves_adapter(rl) and ro.engine == "vllm":

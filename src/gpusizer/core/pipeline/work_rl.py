@@ -23,6 +23,7 @@ from .rl_plan import decode as _decode
 from .rl_report import rl_block
 from .rl_roles import longest_response, paced_policy, role_names
 from .rl_rounds import rounds_note
+from .rl_unsloth_vllm import unsloth_note
 from .runs_on import check_runs_on
 from .work import RL_KEY
 from .work_base import Job, Work, WorkBuilder, register_work
@@ -48,7 +49,8 @@ class RLWork(WorkBuilder):
         notes: tuple[str, ...] = (f"RL peak in the {mem.peak_phase} phase", step_note)
         fw_note = framework_note(framework_block(rl_of(job.s)))
         notes += (fw_note,) if fw_note else ()
-        notes += tuple(n for n in (rollout_release_note(rl_of(job.s)), rounds_note(job.s)) if n)
+        more = (rollout_release_note(rl_of(job.s)), rounds_note(job.s), unsloth_note(job.s))
+        notes += tuple(n for n in more if n)
         if plan.engine_refusal:
             notes += (f"the rollout engine would not start: {plan.engine_refusal}",)
         return Work(
