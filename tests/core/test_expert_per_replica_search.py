@@ -29,6 +29,7 @@ from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.serving.disagg_prefill import prefill_scenario
 from gpusizer.core.sizing import layout_evaluator, layout_search, search
+from gpusizer.core.sizing.disagg_split import propose_split
 from gpusizer.core.sizing.layout_space import Layout, layout_space
 from gpusizer.core.sizing.layout_tpep import one_engine_layouts
 from tests.core.disagg_anyscale import DATA, scenario
@@ -37,6 +38,7 @@ from tests.core.test_expert_in_tensor import QWEN
 BLOCK = {"weights": "fp8", "quantization_rule": "fp8-block"}  # Qwen3-*-FP8's 128 x 128 blocks
 SPLIT = {"prefill_gpus": 16, "decode_gpus": 16}
 H200 = {"gpu": "h200-141gb", "gpus_per_node": 8}
+ONE_EACH = {"prefill_gpus": 8, "decode_gpus": 8}
 
 
 def _serve(preset: str = "qwen3-235b-a22b", framework: str = "vllm", **top: Any) -> dict[str, Any]:
@@ -194,3 +196,31 @@ def test_anyscale_pd_runs_restated_with_the_field_replay_the_same() -> None:
         a, b = estimate_report(sc)["serving"], estimate_report(restated)["serving"]
         for key in ("disaggregated_ttft_seconds", "disaggregated_tpot_seconds"):
             assert b[key] == pytest.approx(a[key], rel=1e-12), (config["folder"], key)
+
+
+def test_the_proposed_split_weighs_narrower_prefill_engines() -> None:
+    """Qwen3-235B-A22B-FP8 (128 x 128 blocks) on H200 as 2 engines of vLLM TP 8 with EP 8, 64
+    users, 8k prompts, 2 s first token, 20 tokens/s each. Before, a prefill replica narrower than
+    EP 8 was not weighed (the stated span 8 does not divide TP 4): 1P1D at TP 8, 16 GPUs, first
+    token 0.58 s. Now the prefill engine at TP 4 runs EP 4 (its switch over its own TP, as each
+    instance of Anyscale's P/D configs passes ``enable_expert_parallel``; Dynamo's Qwen3-235B
+    disagg recipe runs prefill workers narrower than its TP 4 x EP 4 decode worker): 1P at TP 4 +
+    1D at TP 8, 12 GPUs, first token 1.02 s, the targets met."""
+    sc = {
+        "model": {"preset": "qwen3-235b-a22b"},
+        "framework": "vllm",
+        "hardware": dict(H200),
+        "precision": {**BLOCK, "kv_cache": "fp8"},
+        "workload": {"kind": "inference", "prompt_tokens": 8192, "generated_tokens": 1024, "batch_size": 32},
+        "parallelism": {"tensor": 8, "expert": 8, "data": 2, "expert_per_replica": True},
+        "serving": {
+            "concurrency": 32,
+            "max_context": 16384,
+            "disaggregated": {"prefill_gpus": 8, "decode_gpus": 8},
+        },
+        "targets": {"users": 64, "max_ttft_seconds": 2.0, "min_tokens_per_second_per_user": 20},
+    }
+    got = propose_split(parse_scenario(sc), 128)
+    assert got is not None and got.targets_met
+    assert (got.prefill, got.prefill_tensor, got.decode, got.per) == (1, 4, 1, 8)
+    assert got.ttft_seconds == pytest.approx(1.024, abs=0.001)
