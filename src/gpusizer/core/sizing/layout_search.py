@@ -105,7 +105,12 @@ def _search(
     for lay in one_engine_layouts(ev.base, space.shapes):  # the experts whole inside TP
         if ev.work.over:
             break
+        # Outside the work budget: at most TP widths x PP degrees a search (Kimi K2.5: 33), and
+        # charged, they moved the budget's cut in a long search and left the last GPUs of the
+        # catalog no search at all (V100, T4: "nothing fits" where 24 and 192 held)
+        spent = ev.work.spent
         _try(ev, board, lay, (1,), last=True)
+        ev.work.spent = spent
     return board.found
 
 
