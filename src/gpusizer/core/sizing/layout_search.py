@@ -102,16 +102,22 @@ def _search(
         if ev.work.over:
             break
         _try(ev, board, adp_layout(ev.base, n), (1,))
-    for lay in one_engine_layouts(ev.base, space.shapes):  # the experts whole inside TP
+    _one_engines(ev, board, space)
+    return board.found
+
+
+def _one_engines(ev: Evaluator, board: Board, space: Space) -> None:
+    """The engines with the experts whole inside TP (core/sizing/layout_tpep.py
+    ``one_engine_layouts``), after the rest, each losing a tie in GPU count. Outside the work
+    budget: at most TP widths x PP degrees a search (Kimi K2.5: 33); charged, they moved the
+    budget's cut in a long search and left the catalog's last GPUs no search at all (Kimi K2.5
+    on V100 and T4 read "nothing fits" where 24 and 192 held)."""
+    for lay in one_engine_layouts(ev.base, space.shapes):
         if ev.work.over:
             break
-        # Outside the work budget: at most TP widths x PP degrees a search (Kimi K2.5: 33), and
-        # charged, they moved the budget's cut in a long search and left the last GPUs of the
-        # catalog no search at all (V100, T4: "nothing fits" where 24 and 192 held)
         spent = ev.work.spent
         _try(ev, board, lay, (1,), last=True)
         ev.work.spent = spent
-    return board.found
 
 
 def _try(ev: Evaluator, board: Board, lay: Layout, vals: Sequence[int], last: bool = False) -> None:
