@@ -16,13 +16,15 @@ a prefill replica narrower than the stated span runs its engine's switch over it
 from __future__ import annotations
 
 import copy
+import json
 import math
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from gpusizer import estimate_report
+from gpusizer import compare_gpus, estimate_report
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.model.architecture import resolve
 from gpusizer.core.pipeline.estimate import estimate
@@ -224,3 +226,14 @@ def test_the_proposed_split_weighs_narrower_prefill_engines() -> None:
     assert got is not None and got.targets_met
     assert (got.prefill, got.prefill_tensor, got.decode, got.per) == (1, 4, 1, 8)
     assert got.ttft_seconds == pytest.approx(1.024, abs=0.001)
+
+
+def test_the_one_engine_layouts_leave_the_work_budget_where_it_was() -> None:
+    """Kimi K2.5 INT4 for 64 users (the buyer case): its catalog search stops at the work limit
+    before and after. Charged to it, the one-engine layouts (1,830 tries, 2,213 units) moved the
+    cut and left the last GPUs no search: V100 32GB, T4 and Ryzen AI Max+ 395 read "nothing
+    fits". Outside it, each keeps its count (24, 192, 7 GPUs), as before this change."""
+    buyer = Path(__file__).parents[1] / "cli" / "data" / "buyer" / "serve-kimi-k2.5-int4-eagle3.gpusizer.json"
+    rows = {r["gpu"]: r for r in compare_gpus(json.loads(buyer.read_text()))}
+    got = {g: rows[g]["gpus"] for g in ("v100-sxm2-32gb", "t4-16gb", "ryzen-ai-max-395-128gb")}
+    assert got == {"v100-sxm2-32gb": 24, "t4-16gb": 192, "ryzen-ai-max-395-128gb": 7}
