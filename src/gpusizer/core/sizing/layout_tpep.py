@@ -22,7 +22,9 @@ the switch (the registry's ``FrameworkProfile.expert_in_tensor_flag``), TP is ab
 is EP_REPLICAS), the experts may span ranks (the caller's ``spread``: vLLM runs no EP under LoRA on
 the experts), no expert replicas are stated (the estimator refuses them on this layout), and TP x
 DP divides the routed experts (the engines assert EP divides them). One more replica per TP width
-is priced (a count of GPUs weighs at most the node's TP widths once more).
+is priced (a count of GPUs weighs at most the node's TP widths once more). The fewest-GPUs
+search (core/sizing/layout_search.py) weighs the same engines at DP 1 (:func:`one_engine_layouts`),
+so the count the targets need starts from what they hold.
 """
 
 from __future__ import annotations
