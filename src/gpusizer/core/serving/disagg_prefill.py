@@ -35,7 +35,7 @@ def check_prefill_width(s: Scenario, spec: DisaggregatedSpec) -> None:
 def check_prefill_layout(s: Scenario, spec: DisaggregatedSpec) -> None:
     """The prefill replica's own attention-DP ranks and expert span hold as the scenario's own
     would (core/serving/attention_dp.py), each error naming the split's field."""
-    if spec.prefill_attention_data is None and spec.prefill_expert is None:
+    if spec.prefill_attention_data is None and spec.prefill_expert is None and not _own_span(s, spec):
         return
     from .attention_dp import check_attention_data
 
@@ -63,13 +63,34 @@ def check_prefill_layout(s: Scenario, spec: DisaggregatedSpec) -> None:
 
 def _in_tensor(pre: Scenario) -> bool:
     """The prefill pool's experts sharded whole inside its TP, where its engine does that
-    (core/serving/expert_in_tensor.py), each error naming the split's field."""
+    (core/serving/expert_in_tensor.py), each error naming the split's field. Under
+    ``parallelism.expert_per_replica`` each prefill replica is its own engine of TP with EP
+    inside (Anyscale's P/D configs: every prefill instance vLLM ``tensor_parallel_size`` 8 with
+    ``enable_expert_parallel``), so its span divides its own width, said so."""
     from .expert_in_tensor import check_expert_in_tensor
+    from .expert_per_replica import check_expert_per_replica
 
     try:
+        if pre.parallelism.attention_data == 1:  # each prefill replica its own TP x EP engine
+            check_expert_per_replica(pre)
         return check_expert_in_tensor(pre)
     except ScenarioError as e:
-        raise ScenarioError("serving.disaggregated.prefill_expert", e.message) from None
+        message = e.message.replace("divide tensor (", "divide the prefill replica's tensor (")
+        raise ScenarioError("serving.disaggregated.prefill_expert", message) from None
+
+
+def _own_span(s: Scenario, spec: DisaggregatedSpec) -> bool:
+    """Whether a prefill replica of independent TP x EP engines (``parallelism.expert_per_replica``)
+    is narrower than the span the scenario states, so that its engine's switch spreads the experts
+    over its own TP (:func:`prefill_scenario`): vLLM ``--enable-expert-parallel`` on an instance
+    of ``--tensor-parallel-size`` T at DP 1 gives EP T (``FusedMoEParallelConfig.make``:
+    ``ep_size`` the flattened TP x DP; docs/evidence/serving.md §113), as Anyscale's P/D configs
+    pass the same ``enable_expert_parallel`` to every prefill and decode instance
+    (anyscale/pd-amd-blogpost@b103f718 ``serve_configs/pd/qwen235b_1p2d_tp8.yaml``). Checked
+    then (the experts must divide by it), where before an unchecked span 8 on a TP 4 replica
+    was priced as no engine runs it."""
+    p, tp = s.parallelism, spec.prefill_tensor or s.parallelism.tensor
+    return p.expert_per_replica and not spec.prefill_expert and tp % p.expert != 0
 
 
 def prefill_runs(s: Scenario, spec: DisaggregatedSpec) -> bool:
@@ -124,7 +145,10 @@ def prefill_scenario(s: Scenario, spec: DisaggregatedSpec) -> Scenario:
     # unset, the scenario's ranks and expert span carry over where they divide the width
     a = spec.prefill_attention_data or (p.attention_data if tp % p.attention_data == 0 else 1)
     keep = a == p.attention_data and (a == 1 or tp % p.expert == 0)
-    update = {"tensor": tp, "attention_data": a, "expert": spec.prefill_expert or (p.expert if keep else a)}
+    expert = spec.prefill_expert or (p.expert if keep else a)
+    if p.expert_per_replica and a == 1 and not spec.prefill_expert and tp % p.expert:
+        expert = tp  # each prefill engine's switch over its own TP (:func:`_own_span`)
+    update = {"tensor": tp, "attention_data": a, "expert": expert}
     if all(getattr(p, k) == v for k, v in update.items()):
         return s
     return s.model_copy(update={"parallelism": p.model_copy(update=update)})

@@ -23,8 +23,10 @@ from .layout_adp import adp_layout, adp_widths
 from .layout_board import Board, Found, entries
 from .layout_bounds import Bound
 from .layout_evaluator import Evaluator
+from .layout_order import RECOMPUTE
 from .layout_prefilter import MIN_LAYOUTS, RUN, Prefilter
 from .layout_space import Layout, Space, dp_values, layout_preference, layout_space, search_order
+from .layout_tpep import one_engine_layouts
 from .work import LAYOUT
 
 __all__ = [
@@ -100,17 +102,35 @@ def _search(
         if ev.work.over:
             break
         _try(ev, board, adp_layout(ev.base, n), (1,))
+    _one_engines(ev, board, space)
     return board.found
 
 
-def _try(ev: Evaluator, board: Board, lay: Layout, vals: Sequence[int]) -> None:
-    """One layout: the GPUs it could beat, their smallest DP that fits, recorded."""
+def _one_engines(ev: Evaluator, board: Board, space: Space) -> None:
+    """The engines with the experts whole inside TP (core/sizing/layout_tpep.py
+    ``one_engine_layouts``), after the rest, each losing a tie in GPU count. Outside the work
+    budget: at most TP widths x PP degrees a search (Kimi K2.5: 33); charged, they moved the
+    budget's cut in a long search and left the catalog's last GPUs no search at all (Kimi K2.5
+    on V100 and T4 read "nothing fits" where 24 and 192 held)."""
+    for lay in one_engine_layouts(ev.base, space.shapes):
+        if ev.work.over:
+            break
+        spent = ev.work.spent
+        _try(ev, board, lay, (1,), last=True)
+        ev.work.spent = spent
+
+
+def _try(ev: Evaluator, board: Board, lay: Layout, vals: Sequence[int], last: bool = False) -> None:
+    """One layout: the GPUs it could beat, their smallest DP that fits, recorded. ``last``: it
+    loses every tie in GPU count (the one-engine layouts of core/sizing/layout_tpep.py, weighed
+    after the rest: where the plain layouts hold on as few GPUs, their answer stands)."""
     m = lay.model_parallel
     ev.work.spent += LAYOUT
     bound = ev.bounds.cheap(lay, vals) if vals else None
     if bound is None or m * vals[0] >= board.ceiling or bound((board.ceiling - 1) // m) > board.biggest:
         return
     pref = layout_preference(lay, ev.base.profile)
+    pref = (len(RECOMPUTE), *pref) if last else pref  # after every recompute level's
     caps = board.caps(m, lay.tp // lay.ad, pref, vals[0], bound)  # attention-DP ranks: attention at TP 1
     if caps and ev.stage:  # dearer: only before an estimate
         caps = _below(caps, ev.bounds.activations(lay, vals))

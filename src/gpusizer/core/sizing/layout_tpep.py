@@ -22,7 +22,9 @@ the switch (the registry's ``FrameworkProfile.expert_in_tensor_flag``), TP is ab
 is EP_REPLICAS), the experts may span ranks (the caller's ``spread``: vLLM runs no EP under LoRA on
 the experts), no expert replicas are stated (the estimator refuses them on this layout), and TP x
 DP divides the routed experts (the engines assert EP divides them). One more replica per TP width
-is priced (a count of GPUs weighs at most the node's TP widths once more).
+is priced (a count of GPUs weighs at most the node's TP widths once more). The fewest-GPUs
+search (core/sizing/layout_search.py) weighs the same engines at DP 1 (:func:`one_engine_layouts`),
+so the count the targets need starts from what they hold.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from collections.abc import Sequence
 
 from ..model.redundant import stated_physical
 from ..model.specs import Scenario
+from ..serving.lora_serving import refuses_expert_parallel
+from .layout_order import Layout
 
 EP_NONE, EP_REPLICAS, EP_WHOLE, EP_ENGINES = 0, 1, 2, 3
 
@@ -68,3 +72,20 @@ def engines_span(s: Scenario, tp: int, dp: int) -> int | None:
     EP_WHOLE's layout); None otherwise."""
     ok = s.model.moe is not None and dp > 1 and stated_physical(s) % tp == 0
     return tp if ok else None
+
+
+def one_engine_layouts(s: Scenario, shapes: Sequence[tuple[int, int, int, int]]) -> list[Layout]:
+    """The fewest-GPUs search's (core/sizing/layout_search.py) engines with the experts whole
+    inside TP: one engine of TP ``t`` x PP ``q`` with EP ``t`` (``parallelism.expert`` = TP, DP
+    1) for each (TP, PP) of ``shapes`` (CP 1) where :func:`expert_modes` weighs EP_WHOLE and TP
+    divides the routed experts. One engine stands for N independent ones (EP_ENGINES): each is
+    priced as the DP-1 engine (core/serving/expert_per_replica.py), so the fewest GPUs that hold
+    the work are one of them, and the count the targets need (core/sizing/fill_serving.py)
+    starts from what the same engines hold."""
+    spread = (EP_REPLICAS,) if s.model.moe is not None and not refuses_expert_parallel(s) else ()
+    pairs = sorted({(t, q) for t, q, c, _ in shapes if c == 1})
+    return [
+        Layout(t, q, 1, t, 0, s.parallelism.recompute)
+        for t, q in pairs
+        if EP_WHOLE in expert_modes(s, t, spread) and expert_span(s, t, 1) is not None
+    ]
