@@ -5,6 +5,10 @@ refuses such a scenario naming ``precision.weights``; a comparison
 leaves the GPU out with the same sentence (core/pipeline/runs_on.py), as it does a GPU the
 framework does not run on. A GPU without a CUDA compute capability (AMD, Apple, Intel, a custom
 entry without one) is not judged.
+
+A named weight mixture (SGLang's ``w4afp8``: core/registry/weight_mixtures.py) is judged by its
+own rule: refused under a framework that does not load it, naming the ones that do, and below
+its engines' minimum compute capability.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from ..errors import ScenarioError
 from ..model.presets import scenario_gpu
 from ..model.specs import GPUSpec, Scenario
 from ..registry.quant_capability import first_release_loading, min_capability
+from ..registry.weight_mixtures import engines_line, stated_mixture
 
 
 def _version(cc: str) -> tuple[int, int]:
@@ -26,9 +31,37 @@ def quant_capability_refusal(s: Scenario, gpu: GPUSpec) -> str | None:
     return quant_capability_note(s, [gpu])
 
 
+def mixture_note(s: Scenario, gpus: list[GPUSpec]) -> str | None:
+    """Why the scenario's framework, or which of ``gpus``, does not load its named weight
+    mixture (None: none stated, or every one loads it)."""
+    mix = stated_mixture(s.precision.modules)
+    if mix is None:
+        return None
+    if s.profile.id not in mix.engines:
+        return (
+            f"{mix.id} (FP8 with W4A8 INT4 routed experts) is loaded by {engines_line(mix)}, not "
+            f'{s.profile.label}; choose one of those, or state fp8 with precision.modules {{"experts": '
+            '"awq_int4"} for the bytes of a 4-bit-expert checkpoint'
+        )
+    low = [
+        f"{g.name} has {g.compute_capability}"
+        for g in gpus
+        if g.compute_capability is not None and _version(g.compute_capability) < _version(mix.min_capability)
+    ]
+    if not low:
+        return None
+    return (
+        f"{s.profile.label} loads {mix.id} weights from compute capability {mix.min_capability} "
+        f"(Hopper and newer; {mix.source}); {', '.join(low)}"
+    )
+
+
 def quant_capability_note(s: Scenario, gpus: list[GPUSpec]) -> str | None:
     """The engine's rule once, then each refused GPU of ``gpus`` with its own capability
     ("...; Tesla T4 16GB has 7.5, Tesla V100 SXM2 32GB has 7.0"); None where none is refused."""
+    mixed = mixture_note(s, gpus)
+    if mixed:
+        return mixed
     need = min_capability(s.profile.id, s.precision.weights, s.serving.engine_version)
     if need is None:
         return None
@@ -49,6 +82,9 @@ def check_quant_capability(s: Scenario) -> None:
     """ScenarioError naming ``precision.weights`` where the engine refuses the weight format
     on the scenario's GPU."""
     gpu = scenario_gpu(s)
+    mixed = mixture_note(s, [gpu])
+    if mixed:
+        raise ScenarioError("precision.weights", f"{mixed}; or another GPU in hardware.gpu")
     why = quant_capability_refusal(s, gpu)
     if why:
         since = first_release_loading(s.profile.id, s.precision.weights, gpu.compute_capability or "0.0")
