@@ -21,7 +21,8 @@ from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.registry.dtypes import DTYPES, nbytes
 from gpusizer.core.registry.weight_mixtures import MIXTURES, expand_mixture
 
-FIGURES = {f["id"]: f for f in json.loads((Path(__file__).parent / "data" / "w4afp8-figures.json").read_text())["figures"]}
+_DATA = Path(__file__).parent / "data" / "w4afp8-figures.json"
+FIGURES = {f["id"]: f for f in json.loads(_DATA.read_text())["figures"]}
 GIB = 2**30
 
 
@@ -46,7 +47,8 @@ def test_the_name_is_the_split_sglang_loads() -> None:
     # FusedMoE -> W4AFp8MoEMethod; create_weights: int4 two a byte, one scale per 128 (bf16
     # after process_weights_after_loading): 4 + 16/128 bits; cutlass_w4a8_moe computes in FP8
     echo = estimate_report(_s())["scenario"]["precision"]
-    assert (echo["weights"], echo["quantization_rule"], echo["modules"]) == ("fp8", "fp8-block", {"experts": "w4a8"})
+    split = (echo["weights"], echo["quantization_rule"], echo["modules"])
+    assert split == ("fp8", "fp8-block", {"experts": "w4a8"})
     assert nbytes("w4a8") == pytest.approx((4 + 16 / 128) / 8)
     assert DTYPES["w4a8"].compute_dtype == "fp8"
 
@@ -60,7 +62,8 @@ def test_the_name_and_its_stated_split_answer_alike() -> None:
 
 
 def test_stated_groups_win_over_the_mixture() -> None:
-    out = expand_mixture({"weights": "w4afp8", "modules": {"experts": "awq_int4"}, "quantization_rule": "modelopt"})
+    stated = {"weights": "w4afp8", "modules": {"experts": "awq_int4"}, "quantization_rule": "modelopt"}
+    out = expand_mixture(stated)
     assert out["modules"] == {"experts": "awq_int4"} and out["quantization_rule"] == "modelopt"
     assert expand_mixture({"weights": "fp8"}) == {"weights": "fp8"}  # no mixture: untouched
 
@@ -107,10 +110,13 @@ def test_refused_on_an_engine_that_does_not_load_it() -> None:
     assert "w4afp8" in text and "sglang" in text and "tensorrt-llm" in text and "awq_int4" in text
 
 
-def test_refused_below_hopper() -> None:
-    # W4AFp8Config.get_min_capability 90: an A100 (8.0) is refused, naming both
+def test_refused_off_hopper() -> None:
+    # W4AFp8Config.get_min_capability 90 and an SM90-only kernel: an A100 (8.0), a B200 and
+    # an MI325X (no CUDA capability) are refused, naming the range and the GPU
     text = _refused(_s(hardware={"gpu": "a100-sxm-80gb"}, parallelism={"tensor": 8}))
     assert "9.0" in text and "8.0" in text
+    assert "10.0" in _refused(_s(hardware={"gpu": "b200-192gb"}))
+    assert "has none" in _refused(_s(hardware={"gpu": "mi325x-256gb"}))
 
 
 def test_tensorrt_llm_loads_the_same_checkpoint() -> None:

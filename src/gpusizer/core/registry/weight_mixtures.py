@@ -19,7 +19,9 @@ novita/Deepseek-R1-0528-W4AFP8, Barrrrry/DeepSeek-R1-W4AFP8). Sources:
   ``process_weights_after_loading`` casts to bf16: 4 + 16/128 bits a weight in GPU memory
   (the dtype ``w4a8``, core/registry/dtypes.py). ``apply`` runs ``cutlass_w4a8_moe``
   with FP8 activations (static per-expert input scales): the GEMMs read INT4 bytes and
-  compute in FP8. ``get_min_capability`` 90: Hopper and newer.
+  compute in FP8. ``get_min_capability`` 90, and sgl-kernel's ``cutlass_w4a8_moe_mm``
+  (csrc/moe/cutlass_moe/w4a8 entry) calls ``cutlass_w4a8_moe_mm_sm90`` only: an SM90 CUTLASS
+  kernel, so Hopper only (compute capability 9.x; no path on Blackwell, AMD or Apple GPUs).
 - novita/Deepseek-R1-W4AFP8 model card (huggingface.co): "Dense Weight quantization: FP8, MOE
   Weight quantization: INT4, Activation quantization: FP8", served "with only H200x4"
   (``--tp-size 4``); its hf_quant_config.json states ``quant_algo`` ``MIXED_PRECISION``.
@@ -40,8 +42,8 @@ from typing import Any
 @dataclass(frozen=True)
 class WeightMixture:
     """A named mixture: ``weights`` and ``rule`` for every matrix, ``modules`` per group;
-    ``engines``: framework id -> the engine's own name for it; ``min_capability``: the lowest
-    CUDA compute capability the engines load it at."""
+    ``engines``: framework id -> the engine's own name for it; ``min_capability`` and
+    ``below_capability``: the CUDA compute capabilities its kernels run at (from, below)."""
 
     id: str
     weights: str
@@ -49,6 +51,7 @@ class WeightMixture:
     modules: dict[str, str] = field(default_factory=dict)
     engines: dict[str, str] = field(default_factory=dict)
     min_capability: str = "0.0"
+    below_capability: str = "99.0"
     source: str = ""
 
 
@@ -68,6 +71,7 @@ MIXTURES: dict[str, WeightMixture] = {
                 "tensorrt-llm": "MIXED_PRECISION with W4A8_AWQ experts",
             },
             min_capability="9.0",
+            below_capability="10.0",
             source="sglang python/sglang/srt/layers/quantization/w4afp8.py W4AFp8Config",
         ),
     )
@@ -100,5 +104,5 @@ def stated_mixture(modules: dict[str, str] | None) -> WeightMixture | None:
 
 
 def engines_line(mix: WeightMixture) -> str:
-    """"SGLang (--quantization w4afp8), ..." for a refusal."""
+    """ "SGLang (--quantization w4afp8), ..." for a refusal."""
     return ", ".join(f"{fw} ({name})" for fw, name in mix.engines.items())
