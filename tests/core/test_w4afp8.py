@@ -128,3 +128,9 @@ def test_tensorrt_llm_loads_the_same_checkpoint() -> None:
 def test_registered_once() -> None:
     assert list(MIXTURES) == ["w4afp8"]
     assert MIXTURES["w4afp8"].min_capability == "9.0"
+
+
+def test_the_expert_dtype_is_not_a_whole_model_format() -> None:
+    # w4a8 is what SGLang stores the routed experts in; its linears are FP8 (W4AFp8Config)
+    text = _refused(_s(precision={"weights": "w4a8"}))
+    assert '"w4afp8"' in text and '"experts": "w4a8"' in text

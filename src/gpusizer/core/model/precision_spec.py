@@ -23,7 +23,7 @@ from ..registry.optimizers import OPTIMIZER_KINDS
 from ..registry.quant_rules import check_modules_field, check_rule
 from ..registry.stack_names import optimizer_hint
 from ..registry.training_formats import training_format_hint
-from ..registry.weight_mixtures import expand_mixture
+from ..registry.weight_mixtures import check_whole_model, expand_mixture
 
 
 def _check_dtype(value: str | None, allowed: tuple[str, ...] | None = None) -> str | None:
@@ -117,7 +117,8 @@ class PrecisionSpec(Strict):
     @field_validator("weights", "kv_cache")
     @classmethod
     def _any(cls, v: str) -> str | None:
-        return _check_dtype(v)
+        checked = _check_dtype(v)
+        return checked if checked is None else check_whole_model(checked)
 
     @field_validator("activations", "gradients", "adapters")
     @classmethod

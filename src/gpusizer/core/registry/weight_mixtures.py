@@ -98,6 +98,18 @@ def expand_mixture(data: Any) -> Any:
     return out
 
 
+def check_whole_model(value: str) -> str:
+    """``value`` for a whole-model field (``precision.weights`` / ``kv_cache``); a mixture's
+    part-only dtype (the W4A8 experts') is refused naming the mixture that stores it."""
+    mix = BY_EXPERTS.get(value)
+    if mix is not None:
+        raise ValueError(
+            f"{value} is the routed experts' dtype of {mix.id}: state precision.weights "
+            f'"{mix.id}" (or a base dtype with precision.modules {{"experts": "{value}"}})'
+        )
+    return value
+
+
 def stated_mixture(modules: dict[str, str] | None) -> WeightMixture | None:
     """The mixture whose expert dtype ``modules`` stores (None: none)."""
     return BY_EXPERTS.get((modules or {}).get("experts", ""))
