@@ -187,8 +187,9 @@ def test_engine_format_names_the_id(field: str, value: str, names: str) -> None:
 
 def test_w4afp8_names_the_stand_in_and_it_runs() -> None:
     # SGLang --quantization w4afp8 (server_args.py QUANTIZATION_CHOICES): int4 experts, FP8
-    # activations. The stand-in the line names runs: DeepSeek-V3 on 8 H200, FP8 with 4-bit
-    # experts, about 4.5 bits for most of 671B: 41.8 GiB of weights a GPU (FP8 alone ~80 GiB)
+    # activations, accepted as the split it stands for (core/registry/weight_mixtures.py):
+    # DeepSeek-V3 on 8 H200, about 4.1 bits for most of 671B: ~41 GiB of weights a GPU (FP8
+    # alone ~80 GiB), as the stand-in the line used to name (fp8 with awq_int4 experts)
     s = _s(
         "deepseek-v3",
         "sglang",
@@ -196,8 +197,7 @@ def test_w4afp8_names_the_stand_in_and_it_runs() -> None:
         hardware={"gpu": "h200-141gb"},
         parallelism={"tensor": 8},
     )
-    err = _refusal(s)
-    assert err.field == "precision.weights" and '"experts": "awq_int4"' in str(err)
+    assert 38 < estimate_report(s)["per_gpu"]["weights"] / 2**30 < 46
     s["precision"] = {"weights": "fp8", "modules": {"experts": "awq_int4"}}
     weights = estimate_report(s)["per_gpu"]["weights"] / 2**30
     assert 38 < weights < 46

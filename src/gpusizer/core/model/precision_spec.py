@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import field_validator
+from pydantic import field_validator, model_validator
 
 from ..errors import check_id, excerpt
 from ..limits import Strict
@@ -23,6 +23,7 @@ from ..registry.optimizers import OPTIMIZER_KINDS
 from ..registry.quant_rules import check_modules_field, check_rule
 from ..registry.stack_names import optimizer_hint
 from ..registry.training_formats import training_format_hint
+from ..registry.weight_mixtures import check_whole_model, expand_mixture
 
 
 def _check_dtype(value: str | None, allowed: tuple[str, ...] | None = None) -> str | None:
@@ -96,6 +97,13 @@ class PrecisionSpec(Strict):
     # above that the scenario leaves out; its ``-mixed`` settings autocast fp32 weights
     lightning: str | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _mixture(cls, data: object) -> object:
+        # an engine's mixed format (SGLang's w4afp8) read as the split it stands for
+        # (core/registry/weight_mixtures.py), before the fields are checked
+        return expand_mixture(data)
+
     @field_validator("quantization_rule")
     @classmethod
     def _rule(cls, v: str | None) -> str | None:
@@ -109,7 +117,8 @@ class PrecisionSpec(Strict):
     @field_validator("weights", "kv_cache")
     @classmethod
     def _any(cls, v: str) -> str | None:
-        return _check_dtype(v)
+        checked = _check_dtype(v)
+        return checked if checked is None else check_whole_model(checked)
 
     @field_validator("activations", "gradients", "adapters")
     @classmethod

@@ -126,6 +126,10 @@ DTYPES: dict[str, DType] = {
         _q(
             "mlx_int8", "MLX 8-bit (group 64)", 8 + 32 / 64, "mlx.core.quantize: 16-bit scale and bias per 64"
         ),
+        # W4A8 routed experts (SGLang w4afp8, TensorRT-LLM W4A8_AWQ experts): int4 packed two a
+        # byte, one scale per 128 input values that SGLang turns to bf16 on load; the GEMM runs
+        # in FP8 (core/registry/weight_mixtures.py has the sources).
+        _q("w4a8", "W4A8 INT4 g128 (FP8 compute)", 4 + 16 / 128, "sglang w4afp8.py", compute="fp8"),
         # OCP MX: 32 FP4 values share one 8-bit E8M0 scale.
         _q("mxfp4", "MXFP4", 4 + 8 / 32, "OCP Microscaling Formats v1.0, §5", compute="fp4"),
         # NVFP4: 16 FP4 values share one FP8 E4M3 scale (+ one fp32 per tensor, negligible).

@@ -23,8 +23,8 @@ core/registry/engine_releases*.py name):
   ``vllm/config/speculative.py``).
 - SGLang ``python/sglang/srt/server_args.py`` ``ServerArgs``: ``mem_fraction_static``,
   ``chunked_prefill_size``, ``page_size``, ``cpu_offload_gb`` (``python/sglang/srt/utils/
-  offloader.py`` ``OffloaderV1``, the same host-resident weights), ``QUANTIZATION_CHOICES``
-  ``w4afp8`` (int4 weights, FP8 activations).
+  offloader.py`` ``OffloaderV1``, the same host-resident weights); ``QUANTIZATION_CHOICES``
+  ``w4afp8`` is accepted as a weight format (core/registry/weight_mixtures.py).
 - llama.cpp ``common/arg.cpp``: ``--n-gpu-layers``, ``--parallel``, ``--cache-type-k`` /
   ``--cache-type-v`` (f16, q8_0, q4_0...), ``--n-cpu-moe`` / ``--cpu-moe`` and
   ``--override-tensor`` (``-ot exps=CPU``): the expert tensors of some layers in host memory,
@@ -147,10 +147,6 @@ ENGINE_FORMATS: dict[str, str] = {
     "q5_0": "state gguf_q5_0",
     "q5_1": "state gguf_q5_1",
     "f16": "state fp16",
-    "w4afp8": (
-        "SGLang's w4afp8 (int4 weights, FP8 activations) is not a format here; state fp8 with "
-        'precision.modules {"experts": "awq_int4"} (4-bit experts, scales per 128)'
-    ),
 }
 
 

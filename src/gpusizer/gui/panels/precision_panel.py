@@ -11,6 +11,7 @@ from ...core.model.result import Estimate
 from ...core.model.specs import GPUSpec
 from ...core.registry.dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
 from ...core.registry.optimizers import OPTIMIZER_KINDS
+from ...core.registry.weight_mixtures import BY_EXPERTS
 from ...core.speed.roofline import matmul_dtype
 from ...io.import_text import precision_text
 from ..binding import Binder
@@ -69,7 +70,9 @@ class PrecisionPanel(Panel):
     def __init__(self, binder: Binder) -> None:
         super().__init__(binder)
         f = self.form
-        self.weights = combo(dtype_items(DTYPES))
+        # a mixture's expert-only dtype is not a whole-model choice (core refuses it there)
+        whole = [i for i in DTYPES if i not in BY_EXPERTS]
+        self.weights = combo(dtype_items(whole))
         f.add(
             "Weights",
             self.weights,
@@ -79,7 +82,7 @@ class PrecisionPanel(Panel):
         )
         self._add_notes()
         self._add_dtype_fields()
-        self.kv_cache = combo(dtype_items(DTYPES))
+        self.kv_cache = combo(dtype_items(whole))
         f.add("KV cache", self.kv_cache, "precision.kv_cache", name="combo_precision_kv_cache")
         self.state.changed.connect(self.refresh)
         self.state.estimateChanged.connect(self._warn_tensor_cores)
