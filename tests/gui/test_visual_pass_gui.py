@@ -79,27 +79,44 @@ def test_loss_tooltip_names_the_new_kinds(window) -> None:
     assert "torchtitan" in tip and "shifted copy" in tip
 
 
-def test_a_short_weight_sync_still_shows_on_a_narrow_step(qtbot) -> None:
-    """The PPO step's 0.6 s weight sync of 235 s on the 530 px chart of a 1024 x 768 window:
-    under a pixel, it was hidden by its bar's outline while the legend named it."""
+def _chart(qtbot, key: str, name: str, size: tuple[int, int]):
+    """The chart ``key`` alone at ``size`` px over the scenario file ``name``, settled."""
     from PySide6.QtWidgets import QApplication
 
     from gpusizer.core.pipeline.estimate import estimate
     from gpusizer.core.pipeline.scenario import parse_scenario
     from gpusizer.gui.charts import chart_class
-    from gpusizer.gui.charts.rl_timeline import MIN_BAR_PX
 
-    chart = chart_class("rl_timeline")()
+    chart = chart_class(key)()
     qtbot.addWidget(chart)
-    chart.resize(530, 420)
+    chart.resize(*size)
     chart.show()
     qtbot.waitExposed(chart)
-    s = parse_scenario(_load("rl-ppo-critic"))
+    s = parse_scenario(_load(name))
     chart.update_from(s, estimate(s))
     assert chart.wait_settled()
     QApplication.processEvents()
     chart.relayout()
+    return chart
+
+
+def test_a_short_weight_sync_still_shows_on_a_narrow_step(qtbot) -> None:
+    """The PPO step's 0.6 s weight sync of 235 s on the 530 px chart of a 1024 x 768 window:
+    under a pixel, it was hidden by its bar's outline while the legend named it."""
+    from gpusizer.gui.charts.rl_timeline import MIN_BAR_PX
+
+    chart = _chart(qtbot, "rl_timeline", "rl-ppo-critic", (530, 420))
     px = chart.plot.vb.viewPixelSize()[0]
     sync = [r for r in chart.data_rows()[1:] if r[1] == "weights"]
     assert sync and all(r[4] < MIN_BAR_PX * px for r in sync)  # about a pixel at this width
     assert min(chart.bars["weights"].opts["width"]) >= MIN_BAR_PX * px * 0.999
+    ends = [a + w for b in chart.bars.values() for a, w in zip(b.opts["x0"], b.opts["width"], strict=True)]
+    assert max(ends) <= chart.data.step_seconds * 1.000001  # widened inside the step
+
+
+def test_serving_features_legend_says_the_panel_words(qtbot) -> None:
+    """The legend and title read "with lora" (the field id) beside the panel's "LoRA adapters"."""
+    chart = _chart(qtbot, "features", "serve-multi-lora", (900, 500))
+    names = [label.text for _sample, label in chart.legend.items]
+    assert "with LoRA adapters" in names and not any("lora" in n for n in names)
+    assert "with LoRA adapters" in chart._title_text

@@ -61,8 +61,8 @@ class RLTimelineChart(WorkerChart, ChartBase):
             self.bars[group] = item
         self.labels: list[pg.TextItem] = []  # made as segments need them, reused after
         self._named: list[tuple[pg.TextItem, float]] = []  # (label, its segment's seconds)
-        self._seconds: dict[str, list[float]] = {}  # each group's segments' own widths (s)
-        self._drawn: dict[str, list[float]] = {}  # as drawn, thin ones widened (_widen_thin)
+        self._spans: dict[str, list[tuple[float, float]]] = {}  # each group's (start, seconds)
+        self._drawn: dict[str, list[float]] = {}  # widths as drawn, thin ones widened (_widen_thin)
         self._end = 1.0  # seconds: the time axis's span
         self.plot.setMouseEnabled(x=False, y=False)
         self.slot.MIN_PLOT_WIDTH = MIN_PLOT_BESIDE_LEGEND_PX
@@ -106,7 +106,7 @@ class RLTimelineChart(WorkerChart, ChartBase):
                 height=HEIGHT,
             )
             item.setVisible(bool(segs))
-            self._seconds[group] = [s.seconds for s in segs]
+            self._spans[group] = [(s.start, s.seconds) for s in segs]
         self._drawn = {}
         wide = [s for s in d.segments if d.step_seconds and s.seconds >= MIN_LABEL_SHARE * d.step_seconds]
         self._named = []
@@ -154,14 +154,19 @@ class RLTimelineChart(WorkerChart, ChartBase):
 
     def _widen_thin(self, px: float) -> None:
         """Each segment drawn at least :data:`MIN_BAR_PX` wide at this width (``px``: seconds
-        per pixel), so every group the legend names shows; the tooltip and the data keep the
-        segment's own seconds. Set only on a change: setOpts repaints the bars."""
-        floor = MIN_BAR_PX * px if px > 0 else 0.0
-        for group, seconds in self._seconds.items():
-            widths = [max(s, floor) for s in seconds]
+        per pixel; none before the chart is shown), so every group the legend names shows; a
+        widened one ends no later than the step, and the tooltip and the data keep its own
+        seconds. Set only on a change: setOpts repaints the bars."""
+        floor = MIN_BAR_PX * px if px > 0 and self.isVisible() else 0.0
+        for group, spans in self._spans.items():
+            widths = [max(sec, floor) for _start, sec in spans]
             if widths != self._drawn.get(group):
                 self._drawn[group] = widths
-                self.bars[group].setOpts(width=widths)
+                x0 = [
+                    min(start, self._end - w) if w > sec else start
+                    for (start, sec), w in zip(spans, widths, strict=True)
+                ]
+                self.bars[group].setOpts(x0=x0, width=widths)
 
     def _restyle_items(self) -> None:
         for group, item in self.bars.items():
