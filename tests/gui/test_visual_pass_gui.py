@@ -120,3 +120,19 @@ def test_serving_features_legend_says_the_panel_words(qtbot) -> None:
     names = [label.text for _sample, label in chart.legend.items]
     assert "with LoRA adapters" in names and not any("lora" in n for n in names)
     assert "with LoRA adapters" in chart._title_text
+
+
+def test_sweep_labels_stay_whole_in_a_narrow_plot(qtbot) -> None:
+    """The QLoRA memory-vs-sequence sweep on the 530 px chart of a 1024 x 768 window: the
+    boundary's "out of memory from 1,578" ran out at the plot's right edge ("from 1"), and
+    the capacity's "GeForce RTX 4090 24GB: 24.0 GiB usable" was cut after "usab"."""
+    from gpusizer.gui.charts.labels import scene_rect
+
+    chart = _chart(qtbot, "sweep", "qlora-8b", (530, 400))
+    area = chart.plot.vb.sceneBoundingRect().adjusted(-1, -1, 1, 1)
+    boundary, cap = chart.boundary.label, chart.capacity_line.label
+    assert chart.boundary.isVisible() and "out of memory from" in boundary.format
+    for label in (boundary, cap):
+        rect = scene_rect(label)
+        assert area.left() <= rect.left() and rect.right() <= area.right(), label.format
+    assert cap.format.strip().endswith("GiB usable")
