@@ -20,7 +20,7 @@ NAME = "check_first_step_longest"
 
 
 def add_first_step(form: Form) -> None:
-    """The box, under the loss rows."""
+    """The box, above the optimizer-step-in-backward box."""
     # null (the default) shows unticked: a box keeps what it shows for a null it cannot show
     form.add("", QCheckBox("Longest sample in step 0 only"), PATH, name=NAME, from_state=bool)
 

@@ -37,9 +37,9 @@ class TrainingPanel(Panel):
     def __init__(self, binder: Binder) -> None:
         super().__init__(binder)
         self._add_kernel_fields()
-        add_first_step(self.form)
         self._add_preference_fields()
         self._add_adapter_fields()
+        add_first_step(self.form)  # beside the other peak savers
         self._add_memory_fields()
         self.state.changed.connect(self.refresh)
         self.state.estimateChanged.connect(self.show_sizes)
