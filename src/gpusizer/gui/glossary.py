@@ -133,8 +133,12 @@ GLOSSARY: dict[str, str] = {
     "token (4 bytes x tokens x vocabulary); the chunked loss (torchtune) "
     "upcasts one chunk at a time, cutting the temporary logits, and with the "
     "projection in the loss (torchtune 0.6 and later) only one chunk of logits "
-    "exists at a time; the fused "
-    "linear cross-entropy (Liger, Unsloth) never keeps the logits at all.",
+    "exists at a time; the fused linear cross-entropy (Liger, Unsloth) never keeps the "
+    "logits at all; torchtitan's runs each chunk's backward inside the loss; transformers "
+    "4.46-4.48 keep an fp32 shifted copy beside the full logits.",
+    "workload.first_step_longest": "The stated batch x sequence length is step 0's only: the "
+    "loop puts the longest sample first and draws later batches at random (Lit-GPT's 2023 "
+    "finetune scripts), so no earlier step's outputs add to that peak.",
     "workload.loss_chunks": "Chunks the chunked or fused loss runs in (auto: torchtune's 8; "
     "Liger's rows rule for the fused loss).",
     "workload.compile_loss": "torch.compile of the chunked loss: keeps the 16-bit logits and "

@@ -12,7 +12,8 @@ RL_GLOSSARY: dict[str, str] = {
     "rl.rollout.response_spread": "The longest response is the mean x (1 + spread), 0 to 20: it "
     "ends the rollout and sets the training sequence (verl data.max_response_length caps it).",
     "rl.policy.kind": "How the policy trains: all weights, or LoRA adapters on a frozen base (the "
-    "Workload panel's LoRA rank and targets).",
+    "Workload panel's LoRA rank and targets); on a 4-bit NF4 or FP4 base (Precision's weights) "
+    'the adapters are QLoRA, a file\'s "qlora".',
     "rl.policy.epochs": "Updates over each step's responses (verl ppo_epochs), 1-64.",
     "rl.policy.mini_batch_size": "Sequences per optimizer step (verl ppo_mini_batch_size x "
     "rollout.n, NeMo RL train_global_batch_size); default: every response of the step in one.",

@@ -24,6 +24,21 @@ from .palette import LABEL_PX
 from .sweep import log2_ticks
 from .ticks import group_thousands, thinned
 
+# The Serving panel's names of the blocks (its rows' captions), not the field ids: the legend
+# read "with lora" and "with kv_offload" beside the panel's "LoRA adapters" and "KV offload"
+FEATURE_NAMES = {
+    "prefix": "shared prefix",
+    "speculative": "speculative decoding",
+    "lora": "LoRA adapters",
+    "kv_offload": "KV offload",
+}
+
+
+def feature_names(active: tuple[str, ...]) -> str:
+    """The features in the panel's words, in the chart's order (an unknown id as it is)."""
+    return ", ".join(FEATURE_NAMES.get(f, f) for f in active)
+
+
 # Tableau 10's orange (the categorical palette of gui/colors.py): apart from "with" (the theme's
 # green) and "without" (its grey) in light and dark mode
 SPLIT_COLOR = "#f28e2b"
@@ -89,7 +104,7 @@ class FeaturesChart(WorkerChart, ChartBase):
             return head + " (no serving feature set: the Serving panel's prefix, speculative, LoRA, offload)"
         base, got = c.without[i], c.with_features[i]
         gain = f"{got / base:.2f}x" if base else "n/a"
-        return f"{head}; at your {users} {gain} with {', '.join(c.active)}"
+        return f"{head}; at your {users} {gain} with {feature_names(c.active)}"
 
     def _pools(self) -> str:
         c = self.data
@@ -118,7 +133,7 @@ class FeaturesChart(WorkerChart, ChartBase):
         plain = "without the features" if c.active else f"aggregated on {count(self.gpus, 'GPU')}"
         entries = [(self.without_curve, plain)]
         if c.active:
-            entries.insert(0, (self.with_curve, "with " + ", ".join(c.active)))
+            entries.insert(0, (self.with_curve, "with " + feature_names(c.active)))
         if c.split:
             entries.append((self.split_curve, self._pools()))
         self.set_legend(entries)

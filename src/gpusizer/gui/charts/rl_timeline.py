@@ -40,6 +40,9 @@ ON_BAR = "#ffffff"  # names on the saturated bar colours, in either theme
 # at 1366 x 768 the 870 px chart kept a 390 px plot beside its 370 px legend, the segments'
 # names cut, with room under the plot for the legend's two rows (docs/evidence/surfaces.md)
 MIN_PLOT_BESIDE_LEGEND_PX = 600.0
+# px a segment is drawn at least: at 1024 x 768 a PPO step's 0.6 s weight sync (of 235 s) was
+# under a pixel, hidden by its bar's 1 px outline, while the legend still named it
+MIN_BAR_PX = 3.0
 
 
 class RLTimelineChart(WorkerChart, ChartBase):
@@ -58,6 +61,8 @@ class RLTimelineChart(WorkerChart, ChartBase):
             self.bars[group] = item
         self.labels: list[pg.TextItem] = []  # made as segments need them, reused after
         self._named: list[tuple[pg.TextItem, float]] = []  # (label, its segment's seconds)
+        self._spans: dict[str, list[tuple[float, float]]] = {}  # each group's (start, seconds)
+        self._drawn: dict[str, list[float]] = {}  # widths as drawn, thin ones widened (_widen_thin)
         self._end = 1.0  # seconds: the time axis's span
         self.plot.setMouseEnabled(x=False, y=False)
         self.slot.MIN_PLOT_WIDTH = MIN_PLOT_BESIDE_LEGEND_PX
@@ -101,6 +106,8 @@ class RLTimelineChart(WorkerChart, ChartBase):
                 height=HEIGHT,
             )
             item.setVisible(bool(segs))
+            self._spans[group] = [(s.start, s.seconds) for s in segs]
+        self._drawn = {}
         wide = [s for s in d.segments if d.step_seconds and s.seconds >= MIN_LABEL_SHARE * d.step_seconds]
         self._named = []
         for i, s in enumerate(wide):
@@ -140,9 +147,26 @@ class RLTimelineChart(WorkerChart, ChartBase):
         "log probs" segment was narrower than its words, which ran over both neighbours (the
         legend and the tooltip still name it)."""
         px = self.plot.vb.viewPixelSize()[0]  # seconds per pixel
+        self._widen_thin(px)
         for label, seconds in self._named:
             wide = label.textItem.boundingRect().width() + 4 <= seconds / px if px > 0 else False
             label.setVisible(wide)
+
+    def _widen_thin(self, px: float) -> None:
+        """Each segment drawn at least :data:`MIN_BAR_PX` wide at this width (``px``: seconds
+        per pixel; none before the chart is shown), so every group the legend names shows; a
+        widened one ends no later than the step, and the tooltip and the data keep its own
+        seconds. Set only on a change: setOpts repaints the bars."""
+        floor = MIN_BAR_PX * px if px > 0 and self.isVisible() else 0.0
+        for group, spans in self._spans.items():
+            widths = [max(sec, floor) for _start, sec in spans]
+            if widths != self._drawn.get(group):
+                self._drawn[group] = widths
+                x0 = [
+                    min(start, self._end - w) if w > sec else start
+                    for (start, sec), w in zip(spans, widths, strict=True)
+                ]
+                self.bars[group].setOpts(x0=x0, width=widths)
 
     def _restyle_items(self) -> None:
         for group, item in self.bars.items():

@@ -142,9 +142,9 @@ class SweepChart(SweepLabels, ChartBase):
         cap = r.capacity_bytes / scale
         self.over_curve.setData(x, np.fmax(np.nan_to_num(totals, nan=cap), cap), fillLevel=cap)
         self.capacity_line.setValue(cap)
-        self.capacity_line.label.setFormat(
-            f"{self.gpu_name}: {fmt_bytes(r.capacity_bytes, self.unit, 1)} usable"
-        )
+        usable = f"{fmt_bytes(r.capacity_bytes, self.unit, 1)} usable"  # alone where the name is cut
+        self._cap_words = (f"{self.gpu_name}: {usable}", usable)
+        self.capacity_line.label.setFormat(self._cap_words[0])
         self._place_markers(log_x)
         lo, hi = (math.log10(x[0]), math.log10(x[-1])) if log_x else (x[0], x[-1])
         self._y_range(x, totals, cap, log_x, lo, hi)

@@ -30,6 +30,7 @@ class SweepLabels(SweepWords):
     off_label: pg.TextItem
     total_curve: pg.PlotDataItem
     _off_at: tuple[float, float] = (0.0, 0.0)  # where the peak leaves the top (view units)
+    _cap_words: tuple[str, str] = ("", "")  # the capacity's label with the GPU's name, without
     _scale: float
     _ticks: list[list[tuple[float, str]]] | None
     _all_ticks: list[tuple[float, str]] | None
@@ -74,6 +75,7 @@ class SweepLabels(SweepWords):
         self._thin_ticks()
         area = self.plot.vb.sceneBoundingRect().adjusted(-1, -1, 1, 1)
         cap = self.capacity_line.label
+        self._fit_capacity_words(cap, area)
         for anchor in ((0, 1), (0, 0)):
             cap.anchors = [anchor, anchor]
             cap.updatePosition()
@@ -84,12 +86,52 @@ class SweepLabels(SweepWords):
         if self.off_label.isVisible():
             self._place_off_label(area)
 
+    def _fit_capacity_words(self, cap: pg.InfLineLabel, area: QRectF) -> None:
+        """The GPU's name dropped from the capacity's label where the plot is narrower than the
+        words: at 1024 x 768 a QLoRA sweep read "GeForce RTX 4090 24GB: 24.0 GiB usab"."""
+        whole, short = self._cap_words
+        if not whole or not self.isVisible():  # no plot width to fit yet
+            return
+        cap.setFormat(whole)
+        cap.updatePosition()
+        rect = scene_rect(cap)
+        if rect.left() < area.left() or rect.right() > area.right():
+            cap.setFormat(short)
+            cap.updatePosition()
+
+    def _boundary_inside(self, area: QRectF) -> None:
+        """The boundary's words on the side of its line where they stay inside the plot's
+        width, else broken before "from" on the wider side: at 1024 x 768 (a 284 px plot)
+        "out of memory from 1,589", half-way across, was cut at "from 1" on either side."""
+        label = self.boundary.label
+        if not self.isVisible():  # no plot width to fit yet
+            return
+        words = " ".join(label.format.split())
+        head, _, tail = words.rpartition(" from ")
+        broken = f"{head}\nfrom {tail}" if head else words
+        x = self.plot.vb.mapViewToScene(self.boundary.pos()).x()
+        sides = [False, True] if area.right() - x >= x - area.left() else [True, False]
+        for text in (words, broken):
+            for left in sides:
+                self._boundary_words(text, left)
+                rect = scene_rect(label)
+                if area.left() <= rect.left() and rect.right() <= area.right():
+                    return
+        self._boundary_words(broken, sides[0])
+
+    def _boundary_words(self, text: str, left: bool) -> None:
+        label = self.boundary.label
+        label.anchors = [(1, 0.5), (1, 0.5)] if left else [(0, 0.5), (0, 0.5)]
+        label.setFormat("\n".join(f"{t} " if left else f" {t}" for t in text.split("\n")))
+        label.updatePosition()
+
     def _place_boundary_label(self, area: QRectF) -> None:
         """The boundary's words lower on its line, inside the plot and clear of the capacity's
         label; else the capacity's label under its line. Where the engine starts at no value the
         boundary stands at the left end, beside the capacity's words, and its box hid "H100 SXM
         80GB: 79.6 GiB usable" (seen at 1366 x 768 and 1920 x 1080)."""
         cap, label = self.capacity_line.label, self.boundary.label
+        self._boundary_inside(area)
         inside = None
         for position in (0.93, 0.85, 0.75, 0.6):
             label.setPosition(position)

@@ -45,3 +45,13 @@ def refresh_expert_per_replica(form: Form, value: Any, training: bool) -> None:
     enabled = not reason or ticked
     form.enable(PATH, enabled)
     explain_disabled(form, PATH, "" if enabled else reason)
+
+
+def engines_note(value: Any) -> str:
+    """The engines the ticked box makes of the layout, in the report's words ("19 engines of TP 8
+    with EP 8", core/sizing/layout_tpep.py), on a line of its own under the GPU count; ""
+    unticked. The panel's GPU count alone read as one engine of TP x DP."""
+    if not value(PATH):
+        return ""
+    tp, ep, dp = (int(value(f"parallelism.{k}") or 1) for k in ("tensor", "expert", "data"))
+    return f"<br>{dp:,} engine{'s' if dp != 1 else ''} of TP {tp} with EP {ep}"

@@ -17,7 +17,7 @@ from ..style import set_role
 from ..why_disabled import explain_disabled
 from ..widgets import ComboBox, combo
 from .base import Panel
-from .expert_per_replica_row import add_expert_per_replica, refresh_expert_per_replica
+from .expert_per_replica_row import add_expert_per_replica, engines_note, refresh_expert_per_replica
 from .framework_fields import framework_edits
 from .fsdp_version_row import ITEMS as _FSDP_VERSIONS
 from .fsdp_version_row import fsdp_version_edits, fsdp_version_enabled, fsdp_version_note, fsdp_version_reason
@@ -216,7 +216,8 @@ class ParallelismPanel(Panel):
         self._list_frameworks(kind)
         degrees = [int(v(f"parallelism.{k}") or 1) for k in ("tensor", "pipeline", "data", "context")]
         tp, pp, dp, cp = degrees
-        self.total.setText(f"<b>{tp * pp * dp * cp:,}</b>  (TP {tp} × PP {pp} × DP {dp} × CP {cp})")
+        shape = f"(TP {tp} × PP {pp} × DP {dp} × CP {cp}){engines_note(v)}"
+        self.total.setText(f"<b>{tp * pp * dp * cp:,}</b>  {shape}")
 
     def _mixers_row(self) -> None:
         """The replicated mixers apply to a hybrid model's recurrent layers split by TP

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QLabel
 
 from ...core.model.presets import model_presets
 from ...core.pipeline.rl_framework import switch_edits
+from ...core.pipeline.rl_qlora_kind import BNB_4BIT
 from ...core.pipeline.work import RL_KEY
 from ...core.registry.frameworks import FRAMEWORKS
 from ...core.registry.rl_algorithms import RL_ALGORITHMS
@@ -161,9 +162,10 @@ class RLPanel(Panel):
     def _add_role_fields(self) -> None:
         """The policy's kind, the reference and each role's model."""
         f = self.form
+        self.policy = combo((("full fine-tune", "full_finetune"), ("LoRA adapters", "lora")))
         f.add(
             "Policy",
-            combo((("full fine-tune", "full_finetune"), ("LoRA adapters", "lora"))),
+            self.policy,
             "rl.policy.kind",
             name="combo_rl_policy_kind",
         )
@@ -194,6 +196,9 @@ class RLPanel(Panel):
         self.form.show(VERIFY, not reward or self._held(VERIFY))
         # read only where the pools overlap (RLSpec.steps_in_flight): colocated, one policy
         self.form.enable("rl.off_policy_steps", split and self.state.value("rl.overlap") is not False)
+        # LoRA on a bitsandbytes 4-bit base is the stacks' "qlora" (core/pipeline/rl_qlora_kind.py)
+        qlora = self.state.value("precision.weights") in BNB_4BIT
+        self.policy.setItemText(1, "QLoRA adapters (4-bit base)" if qlora else "LoRA adapters")
         self.reference.setItemText(
             0, f"the algorithm's ({'on' if algorithm and algorithm.reference else 'off'})"
         )

@@ -17,6 +17,7 @@ from ..quantity_field import QuantityField
 from ..style import set_role
 from ..widgets import MultiCheck, combo
 from .base import Panel
+from .first_step_row import add_first_step, refresh_first_step
 
 _OFFLOAD = (("None", "none"), ("Checkpoints (layer inputs)", "checkpoints"), ("All saved activations", "all"))
 _GIB = 2**30
@@ -38,6 +39,7 @@ class TrainingPanel(Panel):
         self._add_kernel_fields()
         self._add_preference_fields()
         self._add_adapter_fields()
+        add_first_step(self.form)  # beside the other peak savers
         self._add_memory_fields()
         self.state.changed.connect(self.refresh)
         self.state.estimateChanged.connect(self.show_sizes)
@@ -154,6 +156,7 @@ class TrainingPanel(Panel):
         kind = self.kind()
         training = kind is not None and kind.trains
         self.set_shown(training)
+        refresh_first_step(self.form, self.state.value, training)
         self.form.show("workload.lora_dropout", kind is not None and kind.is_adapter)
         # QLoRA, or LoRA over an 8-bit base (core/memory/peft.py kbit_prepared)
         self.form.show("workload.kbit_prepare", kind is not None and kind.is_adapter)
