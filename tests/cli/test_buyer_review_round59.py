@@ -62,6 +62,14 @@ def test_stating_a_first_token_runs_the_faster_layout() -> None:
     assert "the default service level" not in o["layout_reason"]
 
 
+def test_the_passed_over_layout_names_its_experts() -> None:
+    # Qwen3 235B-A22B BF16, 500 users, 8 B200: round 58 ran TP 4 x DP 2 (1.24 s) over DP 8,
+    # EP 8 (2.92 s, 9,841 tokens/s); the Why names the experts' span of the layout passed over
+    o = rows(case("serve-qwen3-235b-a22b-bf16-mi325x-vultr-500"), "b200-192gb")["b200-192gb"]
+    assert "the faster TP 1 x PP 1 x DP 8, EP 8, 9,841 tokens/s" in o["layout_reason"]
+    assert "first token 2.92 s, 0.92 s over the 2 s asked" in o["layout_reason"]
+
+
 # --- 2. a stated context parallelism not run says so ------------------------------------------
 
 

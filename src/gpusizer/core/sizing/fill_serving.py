@@ -34,6 +34,7 @@ from .layout_space import Layout, layout_preference, stage_counts
 from .layout_tpep import EP_ENGINES, EP_NONE, EP_REPLICAS, EP_WHOLE, engine_modes, engines_span, expert_span
 from .option import Pace
 from .pace import option_pace
+from .passed_over import faster_missing, mark_passed_over
 from .search import holds
 from .served import load_users, served_pace
 from .service_level import ServiceLevel, default_target
@@ -141,7 +142,7 @@ class ServingFill:
         found.sort(key=lambda c: _rank(c, s, level))
         kept = [replace(c, weighed=len(found)) for c in found[:keep]]
         if kept and level is not None:
-            kept[0] = _mark_passed_over(kept[0], found, level)
+            kept[0] = mark_passed_over(kept[0], found, level)
         return kept
 
     def at_width(self, tp: int, n: int) -> Choice | None:
@@ -271,36 +272,5 @@ def _rank(
 def _passed_over(found: list[Choice], level: ServiceLevel) -> float | None:
     """The most tokens/s among the layouts that meet the targets as the first does but miss the
     default level it meets (None: the first misses it too, or is the fastest)."""
-    faster = _faster_missing(found, level)
+    faster = faster_missing(found, level)
     return None if faster is None else faster.pace.tokens_per_second or 0.0
-
-
-def _faster_missing(found: list[Choice], level: ServiceLevel) -> Choice | None:
-    """The fastest layout that meets the targets as the first does but misses the default level
-    the first meets (None: the first misses it too, or is the fastest)."""
-    first = found[0]
-    if speed_gaps(first.pace, level):
-        return None
-    rate = first.pace.tokens_per_second or 0.0
-    faster = [
-        c
-        for c in found
-        if c.met == first.met and (c.pace.tokens_per_second or 0.0) > rate and speed_gaps(c.pace, level)
-    ]
-    return max(faster, key=lambda c: c.pace.tokens_per_second or 0.0, default=None)
-
-
-def _mark_passed_over(first: Choice, found: list[Choice], level: ServiceLevel) -> Choice:
-    """``first`` with the faster layout the level passed over: its tokens/s, its layout and what
-    it misses (the Why names them, core/sizing/reason.py ``_fastest``). Round 58 ran 8 H100 for
-    Llama 70B at TP 2 x PP 2 x DP 2, 24% fewer tokens/s than TP 4 x DP 2 for a first token
-    0.27 s earlier, and said only "a faster one, 1,366 tokens/s, misses it": the buyer could
-    not see that the miss was 0.22 s of a 2 s level, nor which layout to state to run it."""
-    faster = _faster_missing(found, level)
-    if faster is None:
-        return first
-    lay = faster.layout
-    shape = f"TP {lay.tp} x PP {lay.pp}{f' x CP {lay.cp}' if lay.cp > 1 else ''} x DP {lay.dp}"
-    misses = "; ".join(speed_gaps(faster.pace, level))
-    rate = faster.pace.tokens_per_second or 0.0
-    return replace(first, passed_over=rate, passed_over_layout=shape, passed_over_misses=misses)
