@@ -81,6 +81,7 @@ def test_a_stated_cp_the_row_does_not_run_is_named() -> None:
     assert (st["stated"], st["used"]) == ("CP 8", f"CP {o['parallelism']['context']}")
     assert any(n.startswith(f"{st['used']}, not the file's CP 8") for n in o["notes"])
     assert "CP 8" in st["why"]
+    assert st["rule"].startswith("of the TP x PP x CP x DP layouts")
 
 
 def test_a_file_stating_tp_only_has_no_context_key() -> None:

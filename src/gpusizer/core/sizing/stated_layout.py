@@ -73,7 +73,7 @@ def stated_layout(asked: Scenario, c: Choice, filler: Filler) -> dict[str, Any] 
             got.pipeline if pp is not None else None,
             got.context if cp is not None else None,
         ),
-        "rule": SERVING_RULE if serves else TRAINING_RULE,
+        "rule": _rule(serves, cp is not None),
         "why": _serving_why(tp, c, filler) if serves else _training_why(asked, c, filler),
     }
 
@@ -99,6 +99,13 @@ def split_words(fields: dict[str, Any]) -> dict[str, Any]:
     new = st | {"why": why}
     notes = tuple(n for n in fields["notes"] if n not in old) + tuple(stated_notes(new))
     return fields | {"stated_layout": new, "notes": notes}
+
+
+def _rule(serves: bool, cp: bool) -> str:
+    """The search's rule in words; where the file states CP, the layouts weighed say CP too
+    (the search weighs CP x DP splits of the count, core/sizing/layout_space.py)."""
+    rule = SERVING_RULE if serves else TRAINING_RULE
+    return rule.replace("TP x PP x DP", "TP x PP x CP x DP") if cp else rule
 
 
 def _widths(tp: int | None, pp: int | None, cp: int | None = None) -> str:
