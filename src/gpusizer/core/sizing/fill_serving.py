@@ -34,6 +34,7 @@ from .layout_space import Layout, layout_preference, stage_counts
 from .layout_tpep import EP_ENGINES, EP_NONE, EP_REPLICAS, EP_WHOLE, engine_modes, engines_span, expert_span
 from .option import Pace
 from .pace import option_pace
+from .passed_over import faster_missing, mark_passed_over
 from .search import holds
 from .served import load_users, served_pace
 from .service_level import ServiceLevel, default_target
@@ -65,6 +66,10 @@ class Choice:
     # tokens/s of a faster layout on the count that misses the default service level this one
     # meets (``_rank`` put this first): the Why says so (core/sizing/reason.py)
     passed_over: float | None = None
+    # that faster layout (``TP 4 x PP 1 x DP 2``) and what it misses (``first token 2.22 s,
+    # 0.22 s over the 2 s asked``): a buyer weighs the throughput given up against the miss
+    passed_over_layout: str | None = None
+    passed_over_misses: str | None = None
 
 
 class ServingFill:
@@ -137,7 +142,7 @@ class ServingFill:
         found.sort(key=lambda c: _rank(c, s, level))
         kept = [replace(c, weighed=len(found)) for c in found[:keep]]
         if kept and level is not None:
-            kept[0] = replace(kept[0], passed_over=_passed_over(found, level))
+            kept[0] = mark_passed_over(kept[0], found, level)
         return kept
 
     def at_width(self, tp: int, n: int) -> Choice | None:
@@ -267,13 +272,5 @@ def _rank(
 def _passed_over(found: list[Choice], level: ServiceLevel) -> float | None:
     """The most tokens/s among the layouts that meet the targets as the first does but miss the
     default level it meets (None: the first misses it too, or is the fastest)."""
-    first = found[0]
-    if speed_gaps(first.pace, level):
-        return None
-    rate = first.pace.tokens_per_second or 0.0
-    faster = [
-        c.pace.tokens_per_second or 0.0
-        for c in found
-        if c.met == first.met and (c.pace.tokens_per_second or 0.0) > rate and speed_gaps(c.pace, level)
-    ]
-    return max(faster, default=None)
+    faster = faster_missing(found, level)
+    return None if faster is None else faster.pace.tokens_per_second or 0.0

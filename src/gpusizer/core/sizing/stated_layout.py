@@ -47,22 +47,33 @@ TRAINING_RULE = (
 def stated_layout(asked: Scenario, c: Choice, filler: Filler) -> dict[str, Any] | None:
     """``{"tensor", "pipeline", "kept", "stated", "used", "rule", "why"}`` where ``asked``
     states ``parallelism.tensor`` or ``pipeline`` (the one not stated: None), for option
-    ``c`` of ``filler``'s GPU; ``kept``: the option runs the stated widths (then no words)."""
-    said = asked.parallelism.model_fields_set & {"tensor", "pipeline"}
+    ``c`` of ``filler``'s GPU; ``kept``: the option runs the stated widths (then no words).
+    A stated ``parallelism.context`` is a width too (then a ``context`` key): a 128k fine-tune
+    stating CP 8, as Megatron-LM's ``--context-parallel-size 8``, read rows on CP 2, CP 4 or
+    none with no word that the file's CP was not run (docs/evidence/rl.md, round 59)."""
+    said = asked.parallelism.model_fields_set & {"tensor", "pipeline", "context"}
     if not said:
         return None
     want, got = asked.parallelism, c.scenario.parallelism
     tp = want.tensor if "tensor" in said else None
     pp = want.pipeline if "pipeline" in said else None
+    cp = want.context if "context" in said else None
     kept = (tp is None or tp == got.tensor) and (pp is None or pp == got.pipeline)
+    kept = kept and (cp is None or cp == got.context)
     out: dict[str, Any] = {"tensor": tp, "pipeline": pp, "kept": kept}
+    # the key only where the file states CP: the JSON of a file stating TP or PP is as before
+    out |= {"context": cp} if cp is not None else {}
     if kept:
         return out | {"stated": None, "used": None, "rule": None, "why": None}
     serves = not asked.workload.trains
     return out | {
-        "stated": _widths(tp, pp),
-        "used": _widths(got.tensor if tp is not None else None, got.pipeline if pp is not None else None),
-        "rule": SERVING_RULE if serves else TRAINING_RULE,
+        "stated": _widths(tp, pp, cp),
+        "used": _widths(
+            got.tensor if tp is not None else None,
+            got.pipeline if pp is not None else None,
+            got.context if cp is not None else None,
+        ),
+        "rule": _rule(serves, cp is not None),
         "why": _serving_why(tp, c, filler) if serves else _training_why(asked, c, filler),
     }
 
@@ -90,8 +101,16 @@ def split_words(fields: dict[str, Any]) -> dict[str, Any]:
     return fields | {"stated_layout": new, "notes": notes}
 
 
-def _widths(tp: int | None, pp: int | None) -> str:
-    return " x ".join(w for w in (f"TP {tp}" if tp else "", f"PP {pp}" if pp else "") if w)
+def _rule(serves: bool, cp: bool) -> str:
+    """The search's rule in words; where the file states CP, the layouts weighed say CP too
+    (the search weighs CP x DP splits of the count, core/sizing/layout_space.py)."""
+    rule = SERVING_RULE if serves else TRAINING_RULE
+    return rule.replace("TP x PP x DP", "TP x PP x CP x DP") if cp else rule
+
+
+def _widths(tp: int | None, pp: int | None, cp: int | None = None) -> str:
+    words = (f"TP {tp}" if tp else "", f"PP {pp}" if pp else "", f"CP {cp}" if cp else "")
+    return " x ".join(w for w in words if w)
 
 
 def _serving_why(tp: int | None, c: Choice, filler: Filler) -> str | None:
