@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from ..model.architecture import Arch, ceil_div
 from ..model.params import count_parameters
@@ -27,6 +27,7 @@ from ..serving.disaggregated import disaggregated_of
 from ..serving.lora_serving import refuses_expert_parallel
 from ..serving.pools_priced import pools_unpriced
 from ..serving.rules import memory_rule
+from .choice import Choice
 from .layer_split import tensor_widths
 from .layout_adp import adp_layout, adp_widths
 from .layout_search import Evaluator, GpuTarget
@@ -49,27 +50,6 @@ def meets(pace: Pace, t: TargetsSpec) -> bool:
         return False
     floor = t.min_tokens_per_second_per_user
     return floor is None or (per_user is not None and per_user >= floor)
-
-
-@dataclass(frozen=True)
-class Choice:
-    """A layout on this GPU: the variant (index into the ladder), the layout, requests per
-    replica (serving), its speed, the scenario put back, and how many were weighed."""
-
-    variant: int
-    layout: Layout
-    batch: int | None
-    pace: Pace
-    scenario: Scenario
-    met: bool = True
-    weighed: int = 1
-    # tokens/s of a faster layout on the count that misses the default service level this one
-    # meets (``_rank`` put this first): the Why says so (core/sizing/reason.py)
-    passed_over: float | None = None
-    # that faster layout (``TP 4 x PP 1 x DP 2``) and what it misses (``first token 2.22 s,
-    # 0.22 s over the 2 s asked``): a buyer weighs the throughput given up against the miss
-    passed_over_layout: str | None = None
-    passed_over_misses: str | None = None
 
 
 class ServingFill:

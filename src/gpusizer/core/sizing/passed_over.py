@@ -13,13 +13,10 @@ it. The option now keeps that layout and what it misses, and core/sizing/reason.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
+from .choice import Choice
 from .service_level import ServiceLevel
 from .unmet import speed_gaps
-
-if TYPE_CHECKING:  # fill_serving imports this module; the Choice is only a type here
-    from .fill_serving import Choice
 
 
 def faster_missing(found: list[Choice], level: ServiceLevel) -> Choice | None:
