@@ -29,10 +29,11 @@ from .attention_unfused import training_scores_bytes
 from .attention_vjp import attention_vjp_bytes
 from .bnb_autocast_io import autocast_io_bytes
 from .expert_loop import expert_loop
-from .layouts import activation_layout, lora_kernels, stage_layout
+from .layouts import activation_layout
 from .lora import module_targets, recorded_share
 from .lora_expert_params import is_native, merged_weight_backward
 from .lora_experts import expert_layout
+from .lora_kernels_axolotl import scenario_kernels
 from .peft import dropout_mask, kbit_prepared
 from .techniques import offload_split
 from .unsloth_experts import from_release
@@ -190,7 +191,7 @@ def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts) -> S
     layouts.py: the framework's, or its LoRA kernels' where they patch the layers)."""
     p = s.parallelism
     ctx, autocast = _context(s)
-    layout = stage_layout(s, arch, ctx)
+    layout = scenario_kernels(s).layout(activation_layout(s.profile), arch, ctx)
     per = layout.kept(s, arch, ctx, sp) * recorded_share(s, sp.layers)  # lora_layers: the last N keep
     loop = expert_loop(s, arch, sp)  # a per-expert loop's weight copies go with each layer
     # an unfused attention forward keeps each attention layer's softmax output (MLX)
@@ -227,7 +228,7 @@ def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts) -> S
 
 def kernel_assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
     """The report's line when Unsloth's kernels lay out the layers (core/memory/activations_unsloth.py)."""
-    if not (s.workload.trains and lora_kernels(s.profile).own_kernels):  # cheap test first
+    if not (s.workload.trains and scenario_kernels(s).own_kernels):  # cheap test first
         return ()
-    line = stage_layout(s, arch, _context(s)[0]).assumption
+    line = scenario_kernels(s).layout(activation_layout(s.profile), arch, _context(s)[0]).assumption
     return (line,) if line else ()

@@ -107,6 +107,10 @@ class WorkloadSpec(Strict):
     # core/memory/last_step.py); null or false: every step may be at the stated shape, and
     # left out of the echo when null
     first_step_longest: bool | None = None
+    # the LoRA kernels the adapted layers run, a key of core/memory/layouts.LORA_KERNELS:
+    # "axolotl" for axolotl's lora_qkv/o/mlp_kernel switches (core/memory/lora_kernels_axolotl.py);
+    # null: the framework's own, as before, and left out of the echo
+    lora_kernels: str | None = None
     # not a field: the tokens each causal attention spans where a row packs several sequences
     # masked apart (RL's packed responses, core/pipeline/rl_packed_attention.py); None: the
     # row's own ``sequence_length``
@@ -213,6 +217,8 @@ class WorkloadSpec(Strict):
             data.pop("unsloth_version", None)
         if self.first_step_longest is None:
             data.pop("first_step_longest", None)
+        if self.lora_kernels is None:
+            data.pop("lora_kernels", None)
         return data
 
     @property

@@ -6,6 +6,7 @@ from ..errors import ScenarioError
 from ..memo import Memo
 from ..memory.layouts import check_layouts
 from ..memory.lora_experts import check_transformers_release
+from ..memory.lora_kernels_axolotl import check_lora_kernels
 from ..memory.techniques import check_techniques
 from ..model.architecture import resolve
 from ..model.presets import check_host
@@ -40,6 +41,7 @@ def check_framework(s: Scenario) -> None:
     w, prof = s.workload, s.profile
     check_rules(prof)
     check_layouts(prof)
+    check_lora_kernels(s)
     if not prof.fits(w.info):
         able = ", ".join(p.id for p in FRAMEWORKS.values() if p.fits(w.info))
         does = "serves models; for training" if prof.serves else "trains models; for serving"
