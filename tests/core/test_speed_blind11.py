@@ -2,7 +2,9 @@
 docs/evidence/speed.md, the section on the eleventh blind round of serving speeds): large-batch
 MoE on Blackwell, TensorRT-LLM's Qwen3-235B-A22B FP4 on 4 GB200 at TP 4 / EP 4, 1 to 32 users of
 1,024 / 1,024 (NVIDIA/TensorRT-LLM#11612, its Pareto table; the split from the config db's
-GB200 1k1k_tp4_conc1.yaml); in no file here before.
+GB200 1k1k_tp4_conc1.yaml); Apple, llama.cpp Metal's single-request decode of Qwen3-30B-A3B and
+Gemma 3 27B Q4_K_M on a 20-core M4 Pro (AlexsJones/llmfit#812); none of them in any file here
+before.
 
 The records, their replay and the checks every blind set keeps are read as tests/core/blind_speeds.py
 reads them; nothing in the estimator was changed to fit them. The counts below pin the outcome
@@ -22,8 +24,8 @@ from tests.core.test_speed_figures import metric
 SET = BlindSpeeds("speed-figures-blind11.json")
 RECORDS, FIGURES, RATIOS = SET.records, SET.figures, SET.ratios
 # per vendor: (figures, within 25 %) as first replayed (docs/evidence/speed.md, the section on the
-# eleventh blind round of serving speeds): 3 of 12
-HELD = {"nvidia": (12, 3)}
+# eleventh blind round of serving speeds): 5 of 14 in all
+HELD = {"nvidia": (12, 3), "apple": (2, 2)}
 
 (
     test_every_record_is_replayed_or_says_why_not_and_names_its_source,
@@ -34,6 +36,7 @@ HELD = {"nvidia": (12, 3)}
 ) = blind_tests(SET, HELD, "beyond_4x")
 
 _Q235 = "trtllm-pr11612-gb200x4-qwen3-235b-a22b-fp4-tp4-ep4-1k1k-c1-32"
+_M4P = "llamacpp-llmfit812-m4pro24-qwen3-30b-a3b-gemma3-27b-q4km"
 
 # Each figure's speed ratio (estimate / published, a time inverted), with its source beside it;
 # tolerance 0.02 on the ratio (a later change that moves one shows here).
@@ -52,6 +55,9 @@ PINNED = {
     (_Q235, "output tokens/s (c=16)"): 0.88,
     (_Q235, "gen tokens/s/user (c=32)"): 0.73,
     (_Q235, "output tokens/s (c=32)"): 0.81,
+    # AlexsJones/llmfit#812, 'avg tok/s' (llmfit bench --runs 3, one request, ctx 4096)
+    (_M4P, "avg tok/s Qwen3-30B-A3B"): 1.04,
+    (_M4P, "avg tok/s gemma-3-27b"): 1.03,
 }
 
 
@@ -61,7 +67,7 @@ def test_each_figure_reads_its_pinned_speed_ratio(key: tuple[str, str]) -> None:
 
 
 def test_every_figure_is_pinned() -> None:
-    assert len(PINNED) == len(FIGURES) == 12
+    assert len(PINNED) == len(FIGURES) == 14
 
 
 def test_qwen3_235b_on_gb200_misses_by_more_than_its_fused_kernels_explain() -> None:
