@@ -266,7 +266,9 @@ def _heldout() -> Iterator[Figure]:
     round); the eighth, speed-figures-blind8.json (tests/core/test_speed_blind8.py; the section on
     the eighth blind round); the ninth, speed-figures-blind9.json (tests/core/test_speed_blind9.py;
     the section on the ninth blind round); the tenth, speed-figures-blind10.json
-    (tests/core/test_speed_blind10.py; the section on the tenth blind round); SGLang's large-batch
+    (tests/core/test_speed_blind10.py; the section on the tenth blind round); the eleventh,
+    speed-figures-blind11.json (tests/core/test_speed_blind11.py; the section on the eleventh
+    blind round); SGLang's large-batch
     NVIDIA and MoE AMD figures,
     speed-sglang-regimes-blind.json
     (tests/core/test_speed_sglang_regimes.py; keyed speed-figures-sglang-regimes); mlx-lm's blind
@@ -276,6 +278,7 @@ def _heldout() -> Iterator[Figure]:
         test_speed_blind8,
         test_speed_blind9,
         test_speed_blind10,
+        test_speed_blind11,
         test_speed_figures_blind2,
         test_speed_figures_blind3,
         test_speed_figures_blind4,
@@ -295,6 +298,7 @@ def _heldout() -> Iterator[Figure]:
     yield from _blind("blind8", test_speed_blind8.SET)
     yield from _blind("blind9", test_speed_blind9.SET)
     yield from _blind("blind10", test_speed_blind10.SET)
+    yield from _blind("blind11", test_speed_blind11.SET)
     yield from _blind("sglang-regimes", test_speed_sglang_regimes.SET)
     yield from _mlx_blind()
 
