@@ -18,8 +18,8 @@ PPO = Path(__file__).parent.parent / "gui" / "data" / "visual" / "rl-ppo-critic.
 
 def test_ppo_critic_line(capsys: pytest.CaptureFixture[str]) -> None:
     """A QLoRA policy beside a verl critic trained in full (Qwen2.5 7B, 1 H100): the critic
-    holds the optimizer states (~7.6 B parameters x 12 B of fp32 Adam moments and master
-    weights), the policy the NF4 base."""
+    holds the optimizer states (~7.07 B parameters without the LM head x 12 B of fp32
+    Adam moments and master weights = 79.0 GiB), the policy the NF4 base."""
     assert main(["estimate", str(PPO)]) in (0, 1)
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if x.strip().startswith("peak in training:"))
