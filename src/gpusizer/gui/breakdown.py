@@ -22,6 +22,7 @@ from ..core.evidence.ranges import estimate_evidence
 from ..core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ..io.band_text import banded_aside
 from ..io.evidence_text import TOOK, band_words, banded
+from ..io.rl_role_text import component_roles
 from ..io.serving_text import gpu_hours
 from ..io.units import fmt_bytes, to_unit
 from ..io.wording import count, duration
@@ -143,7 +144,11 @@ class BreakdownTable(QTableWidget):
 
 def _part_tip(est: Estimate, component: str, unit: str) -> str:
     """A named part inside a component: DeepEP's buffers in the overhead
-    (``serving.moe_a2a_buffer_bytes``, core/serving/a2a_memory.py); empty elsewhere."""
+    (``serving.moe_a2a_buffer_bytes``, core/serving/a2a_memory.py); RL, the roles that hold the
+    component at the peak (``rl.phases[i].memory_by_role``); empty elsewhere."""
+    if est.rl is not None:  # RL: which roles hold it at the peak (io/rl_role_text.py)
+        roles = component_roles(est.rl, est.memory.peak_phase, component, unit)
+        return f"held by {roles} in {est.memory.peak_phase}" if roles else ""
     held = est.serving.moe_a2a_buffer_bytes if est.serving is not None else 0
     if component != "overhead" or not held:
         return ""

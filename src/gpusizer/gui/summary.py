@@ -21,10 +21,12 @@ from ..core.evidence.derived import add_serving_derived
 from ..core.evidence.ranges import add_serving_ranges, estimate_evidence, evidence_block
 from ..core.model.result import COMPONENT_LABELS, Estimate
 from ..core.pipeline.report import serving_block
+from ..core.pipeline.scenario import scenario_dict
 from ..core.sizing.option import SizingOption
 from ..io.band_text import fit_band_of, with_flip
 from ..io.calibration import calibration_lines, estimate_calibration
 from ..io.evidence_text import EVIDENCE_TIP, how_sure, how_sure_short
+from ..io.rl_role_text import peak_roles_line, policy_words
 from ..io.serving_text import feature_lines, speed_line, user_tokens, users_line
 from ..io.wording import count, fit_of, gpus_needed_spans, verdict_line
 from .binding import as_rich
@@ -118,6 +120,9 @@ class SummaryHeader(QFrame):
         self.bar = UsageBar()
         self.context = self._label("label_context", "context")
         self.context.setWordWrap(True)
+        self.roles = self._label("label_rl_roles", "context")  # RL: which role holds the peak
+        self.roles.setWordWrap(True)
+        self.roles.hide()
         self.serving = self._label("label_serving", "figure", rich=True)  # users and speed
         self.serving.setWordWrap(True)
         self.serving.hide()
@@ -141,7 +146,7 @@ class SummaryHeader(QFrame):
         self.stale = self._label("label_stale", "stale")
         self.stale.setWordWrap(True)
         self.stale.hide()
-        for w in (self.verdict, self.bar, self.context, self.serving):
+        for w in (self.verdict, self.bar, self.context, self.roles, self.serving):
             lay.addWidget(w)
         lay.addLayout(needs_row)
         hints = QHBoxLayout()  # one row: the summary keeps its height, the charts theirs
@@ -180,6 +185,7 @@ class SummaryHeader(QFrame):
         set_text_color(self.verdict, color)
         self.bar.set_estimate(est)
         self.context.setText(context_line(est))
+        self._set_roles(est)
         self.serving.setVisible(est.serving is not None)
         if est.serving is not None:
             self.serving.setText(serving_text(est))
@@ -199,6 +205,15 @@ class SummaryHeader(QFrame):
         self.assumptions.setToolTip("<br>".join(html.escape(a) for a in est.assumptions))
         self._assumption_text = text
         self._elide()
+
+    def _set_roles(self, est: Estimate) -> None:
+        """RL: the roles holding the peak, worded as the CLI's (io/rl_role_text.py); hidden
+        for the other kinds."""
+        line = peak_roles_line(est.rl, self.unit, policy_words(scenario_dict(est.scenario))) if est.rl else ""
+        self.roles.setVisible(bool(line))
+        if line:
+            self.roles.setText(line[:1].upper() + line[1:])
+            self._hold_height()
 
     def set_advice(self, est: Estimate, option: SizingOption | None) -> None:
         """Show how many GPUs are needed at least (None: nothing fits)."""

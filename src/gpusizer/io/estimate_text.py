@@ -8,6 +8,7 @@ from ..core.model.result import COMPONENTS
 from .band_text import fit_band_line
 from .evidence_text import how_sure, peak_band
 from .preference_text import preference_line
+from .rl_role_text import peak_roles_line, policy_words
 from .rl_text import rl_lines
 from .serving_text import serving_lines, training_line, user_tokens
 from .units import to_unit
@@ -55,6 +56,9 @@ def text_report(rep: dict[str, Any]) -> str:
         lines.append(pref)
     if rep.get("rl") is not None:
         lines += ["", *rl_lines(rep["rl"])]
+        roles = peak_roles_line(rep["rl"], "GiB", policy_words(s))  # which role holds the peak
+        if roles:
+            lines.append("  " + roles)
     lines += ["", "  " + how_sure(rep)]
     if rep.get("assumptions"):
         lines += ["", "  assumes: " + "; ".join(rep["assumptions"])]

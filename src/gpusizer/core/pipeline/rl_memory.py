@@ -120,6 +120,13 @@ def training_side(p: RLParts) -> dict[str, Memory]:
     return {"log_probs": log_probs, "training": heavier}
 
 
+def critic_update_peaks(p: RLParts) -> bool:
+    """Whether the training phase is the padded critic's update rather than the actor's
+    (:func:`training_side` keeps the heavier; read by core/pipeline/rl_role_memory.py)."""
+    c = _critic_update(p)
+    return c is not None and training_side(p)["training"] == c
+
+
 def _critic_update(p: RLParts) -> Memory | None:
     """The critic's update beside the actor's weights and optimizer (and a held gradient
     buffer), or without them where the actor's worker sends its states to host around each

@@ -12,7 +12,8 @@ from .rl_advice import split_options
 from .rl_check import rl_of
 from .rl_framework import framework_block
 from .rl_memory import peak
-from .rl_plan import RLPlan, rl_plan
+from .rl_plan import RLPlan, rl_memory, rl_plan
+from .rl_role_memory import memory_by_role, ordered
 from .rl_roles import responses, role_names, rollout_gpus, trained_tokens
 
 
@@ -41,9 +42,11 @@ def rl_block(s: Scenario, gpu: GPUSpec, plan: RLPlan) -> dict[str, Any]:
         "tokens_generated_per_step": generated,
         "tokens_trained_per_step": trained_tokens(rl),
         "time_per_step_seconds": step,
-        "phases": _phase_rows(plan, step, split),
+        "phases": _phase_rows(plan, step, split, by_role := _by_role(s, gpu, plan)),
         "transitions": [{**m.as_dict(), "share": m.seconds / step if step else 0} for m in plan.transitions],
         "peak_phase": peak(plan.phases).peak_phase,
+        # the peak phase's roles, largest first (core/pipeline/rl_role_memory.py)
+        "peak_roles": ordered(by_role[peak(plan.phases).peak_phase]),
         "max_memory_allocated_bytes": plan.counted,
         "tokens_generated_per_second": generated / step if step else 0.0,
         "tokens_trained_per_second": trained_tokens(rl) * rl.policy.epochs / step if step else 0.0,
@@ -59,8 +62,20 @@ def rl_block(s: Scenario, gpu: GPUSpec, plan: RLPlan) -> dict[str, Any]:
     }
 
 
-def _phase_rows(plan: RLPlan, step: float, split: bool) -> list[dict[str, Any]]:
-    """The block's ``phases``: each phase's pool, seconds, share of the step and memory."""
+def _by_role(s: Scenario, gpu: GPUSpec, plan: RLPlan) -> dict[str, dict[str, dict[str, int]]]:
+    """Each phase's memory by role (core/pipeline/rl_role_memory.py)."""
+    rl = rl_of(s)
+    awake = rl.rollout.sleep_level == 0 or rl.rollout.shared_weights
+    colocated = rl.placement == "colocated" or rl.rollout.shared_weights
+    parts = rl_memory(s, gpu).parts
+    return memory_by_role(parts, plan.phases, colocated, rl.offload_states, awake)
+
+
+def _phase_rows(
+    plan: RLPlan, step: float, split: bool, by_role: dict[str, dict[str, dict[str, int]]]
+) -> list[dict[str, Any]]:
+    """The block's ``phases``: each phase's pool, seconds, share of the step, memory and the
+    memory by role."""
     return [
         {
             "name": name,
@@ -69,6 +84,7 @@ def _phase_rows(plan: RLPlan, step: float, split: bool) -> list[dict[str, Any]]:
             "share": plan.seconds[name] / step if step else 0.0,
             "memory": mem.as_dict(),
             "host_memory_bytes": mem.host_memory,
+            "memory_by_role": by_role[name],
         }
         for name, mem in plan.phases.items()
     ]
