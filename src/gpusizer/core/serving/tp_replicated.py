@@ -17,6 +17,9 @@ DeepSeek V3 (hidden 7,168, q_lora_rank 1,536, kv_lora_rank 512 + rope 64, 256 ex
 parameters a layer whole on every rank, 1.03 G over 61 layers, 2.06 GB in BF16, where a 1/TP
 share was counted (0.06 GB at TP 32). Under attention data parallelism the attention weights
 follow their own rule (core/serving/attention_dp.py): nothing is added there.
+
+SGLang and TensorRT-LLM keep the MLA down-projections whole too (core/model/mla_whole.py, with
+their sources); their routers were not read and stay split here.
 """
 
 from __future__ import annotations
