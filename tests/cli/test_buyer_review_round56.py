@@ -105,13 +105,15 @@ def test_compare_says_the_rule_once() -> None:
 
 def test_a_split_answer_says_which_answer_the_width_was_weighed_on() -> None:
     # DeepSeek-V3 P/D on SGLang stating TP 8: B200's answer is the split 1P2D (24 GPUs); the
-    # file's TP was weighed on the aggregated answer's 64, which the row no longer shows
+    # file's TP was weighed on the aggregated answer's 64, which the row no longer shows. Since
+    # MLA's down-projections are read whole on every TP rank (core/model/mla_whole.py) the
+    # decode replicas run TP 2, not 4, and the aggregated answer is 60 GPUs, not 64
     d = case("serve-deepseek-v3-pd") | {"parallelism": {"tensor": 8}}
     o = rows(d, "b200-192gb")["b200-192gb"]
     assert o["pd_chosen"] == "1P2D" and o["gpus"] == 24
     why = o["stated_layout"]["why"]
-    assert why.startswith("the split's decode replicas run TP 4; the aggregated answer (Other answer): ")
-    assert "on these 64 GPUs TP 8 x PP 1 x DP 8 " in why
+    assert why.startswith("the split's decode replicas run TP 2; the aggregated answer (Other answer): ")
+    assert "on these 60 GPUs TP 8 x PP 1 x DP 7 " in why
     assert [n for n in o["notes"] if NOT_FILES in n] == stated_notes(o["stated_layout"])
 
 

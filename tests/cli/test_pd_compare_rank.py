@@ -67,15 +67,16 @@ def test_deepseek_v3_split_serves_every_user_and_the_cheaper_is_ranked(rows: dic
     (core/serving/decode_queue.py), so a split puts out what its users draw over their cycle
     (tolerance 0.9: the decode run's own first step and ramp). Each decode replica then runs 86
     users at 46.1 ms a token (the 20 tokens/s floor): 3P6D, 48 prefill + 96 decode GPUs, 144
-    against the aggregated 464 (TP 8 x PP 2 x DP 29), is ranked, the aggregated answer beside
-    it (docs/evidence/serving.md, the section on the decode pool's running slots)."""
+    against the aggregated 512 (TP 8 x PP 2 x DP 32; 464, DP 29, before MLA's down-projections
+    were read whole on every TP rank, core/model/mla_whole.py), is ranked, the aggregated answer
+    beside it (docs/evidence/serving.md, the section on the decode pool's running slots)."""
     o = rows["a100-sxm-80gb"]
     cycle = o["disaggregated_split_ttft_seconds"] + 1024 * o["disaggregated_split_tpot_seconds"]
     assert o["disaggregated_split_tokens_per_second"] >= 0.9 * 512 * 1024 / cycle
     assert o["pd_chosen"] == o["disaggregated_split"] == "3P6D" and o["gpus"] == 144
     assert o["layout"] == "3P6D: 48 prefill TP 8 x PP 2 + 96 decode TP 8 x PP 2"
-    assert o["pd_other"] == "aggregated" and o["pd_other_gpus"] == 464
-    assert o["pd_other_answer"] == "464 aggregated" and o["pd_other_layout"] == "TP 8 x PP 2 x DP 29"
+    assert o["pd_other"] == "aggregated" and o["pd_other_gpus"] == 512
+    assert o["pd_other_answer"] == "512 aggregated" and o["pd_other_layout"] == "TP 8 x PP 2 x DP 32"
     assert o["pd_other_cost_per_million_tokens"] > o["cost_per_million_tokens"]
     assert "ranked as the cheaper" in o["layout_reason"]
 
@@ -102,7 +103,7 @@ def test_cli_compare_prints_the_split_and_the_other_answer(capsys: pytest.Captur
     out = capsys.readouterr().out
     head, row = out.splitlines()[0], out.splitlines()[2]
     assert "Other answer" in head and "Other $/M tok" in head
-    assert "3P6D: 48 prefill" in row and "464 aggregated" in row
+    assert "3P6D: 48 prefill" in row and "512 aggregated" in row  # 464 before the whole MLA projections
     assert "ranked as the cheaper" in out
 
 

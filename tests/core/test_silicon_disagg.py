@@ -87,7 +87,9 @@ def test_subset_counts(replayed: list[tuple[dict[str, Any], tuple[float, float]]
     costs more than ours (§16). Pinned so that a model closing either gap updates §17."""
     ttft = [ours[0] / float(row["silicon_ttft_ms"]) for row, ours in replayed]
     tpot = [ours[1] / float(row["silicon_tpot_ms"]) for row, ours in replayed]
-    assert sum(abs(q - 1) <= TOL for q in ttft) == 15
+    # 15 before MLA's down-projections read whole on every TP rank (core/model/mla_whole.py):
+    # DeepSeek-R1 FP8 on H200 8k/1k at 64 users came in, 0.717 -> 0.769
+    assert sum(abs(q - 1) <= TOL for q in ttft) == 16
     assert sum(abs(q - 1) <= TOL for q in tpot) == 40
     assert 0.85 <= statistics.median(tpot) <= 1.0
 
@@ -174,5 +176,8 @@ def test_beside_aiconfigurator(replayed: list[tuple[dict[str, Any], tuple[float,
             ours_in[i] += abs(ours[i] / measured - 1) <= TOL
             theirs_in[i] += abs(aic[i] / measured - 1) <= TOL
     assert both == 30
-    assert ours_in == [10, 25]
+    assert ours_in == [
+        11,
+        25,
+    ]  # [10, 25] before MLA's down-projections read whole on every TP rank (core/model/mla_whole.py)
     assert theirs_in == [3, 19]

@@ -26,7 +26,9 @@ ROWS: list[dict[str, Any]] = DATA["rows"]
 WITHIN, AT_MOST = 0.25, 2.0
 # (figures within 25 %, figures off by more than 2x) of the 67, per metric, estimate / measured;
 # scripts/silicon_replay.py prints the same counts for the subset and for all 1,683 rows it replays
-PINNED = {"ttft": (26, 22), "tpot": (51, 5)}
+# TTFT beyond 2x 22 -> 21 with MLA's down-projections read whole on every TP rank (core/model/mla_whole.py):
+# SGLang DeepSeek-R1 on 8 B200, 0.479 -> 0.504 of the measured first token
+PINNED = {"ttft": (26, 21), "tpot": (51, 5)}
 
 
 def _times(row: dict[str, Any]) -> dict[str, float]:

@@ -27,7 +27,9 @@ RECORDS, FIGURES, RATIOS = SET.records, SET.figures, SET.ratios
 # per vendor: (figures, within 25 %) as first replayed (docs/evidence/speed.md, the section on the
 # seventh blind round of serving speeds); Apple's 1 -> 5 since mlx-lm's Gated DeltaNet block is
 # counted at its own dispatches (the section on hybrid Gated DeltaNet models reading fast)
-HELD = {"nvidia": (25, 10), "amd": (10, 9), "apple": (5, 5)}
+# amd (10, 9) before MLA's down-projections were read whole on every
+# TP rank (core/model/mla_whole.py; docs/evidence/speed.md, the section on them)
+HELD = {"nvidia": (25, 10), "amd": (10, 8), "apple": (5, 5)}
 
 (
     test_every_record_is_replayed_or_says_why_not_and_names_its_source,
@@ -84,6 +86,20 @@ PINNED = {
         for m, v in zip(("TTFT", "TPOT"), vals, strict=True)
     },
 }
+# re-pinned when MLA's down-projections were read whole on every TP rank
+# (core/model/mla_whole.py; docs/evidence/speed.md, the section on them): old -> new
+PINNED.update(
+    {
+        (_ATOM, "mean TTFT (c=4)"): 1.28,  # was 1.32
+        (_ATOM, "mean TPOT (c=4)"): 1.28,  # was 1.31
+        (_ATOM, "mean TTFT (c=8)"): 0.99,  # was 1.03
+        (_ATOM, "mean TPOT (c=8)"): 1.19,  # was 1.22
+        (_ATOM, "mean TTFT (c=16)"): 0.79,  # was 0.83
+        (_ATOM, "mean TPOT (c=16)"): 1.09,  # was 1.12
+        (_ATOM, "mean TTFT (c=32)"): 0.88,  # was 0.93
+        (_ATOM, "mean TTFT (c=64)"): 0.74,  # was 0.79
+    }
+)
 
 
 @pytest.mark.parametrize("key", list(PINNED))

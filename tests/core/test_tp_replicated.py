@@ -49,9 +49,11 @@ def test_deepseek_v3_keeps_a_gigaparameter_whole_on_every_rank() -> None:
 
 
 def test_only_a_splitting_rank_that_replicates_pays() -> None:
-    # TP 1 holds everything anyway; SGLang keeps its own layout (not read here); attention data
-    # parallelism prices attention weights by its own rule (core/serving/attention_dp.py)
+    # TP 1 holds everything anyway; attention data parallelism prices attention weights by its
+    # own rule (core/serving/attention_dp.py). SGLang keeps MLA's down-projections whole too
+    # (core/model/mla_whole.py; was 0.0 here before that was read), its router split (not read):
+    # 7/8 of 923.5 M parameters in its default FP8, exact
     assert _extra(_serving("vllm", 1)) == 0.0
-    assert _extra(_serving("sglang", 8)) == 0.0
+    assert _extra(_serving("sglang", 8)) == pytest.approx(7168 * 2112 * 61 * 7 / 8)
     assert _extra(_serving("vllm", 8, attention_data=8, expert=8)) == 0.0
     assert _extra(_serving("vllm", 8)) > 1.5e9

@@ -17,11 +17,15 @@ DeepSeek V3 (hidden 7,168, q_lora_rank 1,536, kv_lora_rank 512 + rope 64, 256 ex
 parameters a layer whole on every rank, 1.03 G over 61 layers, 2.06 GB in BF16, where a 1/TP
 share was counted (0.06 GB at TP 32). Under attention data parallelism the attention weights
 follow their own rule (core/serving/attention_dp.py): nothing is added there.
+
+SGLang and TensorRT-LLM keep the MLA down-projections whole too (core/model/mla_whole.py, with
+their sources); their routers were not read and stay split here.
 """
 
 from __future__ import annotations
 
 from ..model.architecture import Arch
+from ..model.mla_whole import whole_on_ranks
 from ..model.module_bytes import group_bytes
 from ..model.sharding import StageParams
 from ..model.specs import Scenario
@@ -41,11 +45,18 @@ def replicated_params(arch: Arch, sp: StageParams) -> tuple[float, float]:
 
 def replicated_extra_bytes(s: Scenario, arch: Arch, sp: StageParams) -> float:
     """Bytes one GPU of the stage holds beyond its 1/TP share of these weights: 0 where the
-    engine splits them (``FrameworkProfile.replicates_tp_projections`` false), at TP 1 or under
+    engine splits them (the router: ``FrameworkProfile.replicates_tp_projections`` false; MLA's
+    down-projections: an engine outside core/model/mla_whole.py ``ENGINES``), at TP 1 or under
     attention data parallelism."""
     p = s.parallelism
-    if not s.profile.replicates_tp_projections or p.tensor == 1 or p.attention_data > 1:
+    if p.tensor == 1 or p.attention_data > 1:
         return 0.0
     attention, router = replicated_params(arch, sp)
+    # SGLang and TensorRT-LLM keep MLA's down-projections whole too (core/model/mla_whole.py);
+    # their routers' layout was not read, so only vLLM's router is added
+    if not whole_on_ranks(s.profile.id, arch, p.tensor):
+        attention = 0.0
+    if not s.profile.replicates_tp_projections:
+        router = 0.0
     per = group_bytes(s, arch).per_param
     return (attention * per["attention"] + router * per["router"]) * (1 - 1 / p.tensor)

@@ -12,6 +12,7 @@ from ..model.architecture import Arch, ceil_div, resolve
 from ..model.flops import local_layers
 from ..model.mixer_kinds import chunk_flops_per_token, mixer_extra_kernels, mixer_extra_kernels_mlx
 from ..model.mixers import mixer_widths
+from ..model.mla_whole import extra_per_layer
 from ..model.module_bytes import compute_group_bytes
 from ..model.params import count_parameters
 from ..model.specs import ModelSpec
@@ -170,7 +171,8 @@ def shape(
         moe_layers=counts.moe_layers,
         hidden=arch.hidden,
         norms=arch.layers * spec.norms_per_layer + (1 if spec.final_norm else 0),
-        qkv_w=d.attention / tp - out_w,
+        # MLA's down-projections whole on every rank of the engines that keep them so
+        qkv_w=d.attention / tp - out_w + extra_per_layer(profile.id, arch, tp),
         qkv_out=qkv_out,
         out_w=out_w,
         out_in=arch.attn_out_dim / tp,
