@@ -23,3 +23,13 @@ def explain_disabled(form: Any, path: str, reason: str, note: str = "") -> None:
     for b in form.binder.bindings:
         if b.path == path:
             b.widget.setToolTip(tip)
+
+
+def refresh_optional_box(form: Any, path: str, ticked: bool, shown: bool, reason: str) -> None:
+    """A checkbox row that applies only to some runs: shown where ``shown`` or while ticked,
+    enabled where it applies (``reason`` empty) or while ticked, so a file's tick stays
+    editable, and its tooltip saying why it is greyed otherwise."""
+    form.show(path, shown or ticked)
+    enabled = not reason or ticked
+    form.enable(path, enabled)
+    explain_disabled(form, path, "" if enabled else reason)

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QCheckBox
 
 from ...core.registry.frameworks import FRAMEWORKS
 from ..state import get_path
-from ..why_disabled import explain_disabled
+from ..why_disabled import refresh_optional_box
 from ..widgets import Form
 
 PATH = "parallelism.expert_per_replica"
@@ -39,12 +39,7 @@ def expert_per_replica_reason(value: Any) -> str:
 
 def refresh_expert_per_replica(form: Form, value: Any, training: bool) -> None:
     """Shown for serving (or while ticked), enabled where it applies or while ticked."""
-    ticked = bool(value(PATH))
-    form.show(PATH, not training or ticked)
-    reason = expert_per_replica_reason(value)
-    enabled = not reason or ticked
-    form.enable(PATH, enabled)
-    explain_disabled(form, PATH, "" if enabled else reason)
+    refresh_optional_box(form, PATH, bool(value(PATH)), not training, expert_per_replica_reason(value))
 
 
 def engines_note(value: Any) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 from PySide6.QtWidgets import QCheckBox
 
 from ...core.registry.frameworks import FRAMEWORKS
-from ..why_disabled import explain_disabled
+from ..why_disabled import refresh_optional_box
 from ..widgets import Form
 
 PATH = "workload.first_step_longest"
@@ -36,9 +36,4 @@ def first_step_reason(value: Any) -> str:
 
 def refresh_first_step(form: Form, value: Any, training: bool) -> None:
     """Shown for training (or while ticked), enabled where it applies or while ticked."""
-    ticked = bool(value(PATH))
-    form.show(PATH, training or ticked)
-    reason = first_step_reason(value)
-    enabled = not reason or ticked
-    form.enable(PATH, enabled)
-    explain_disabled(form, PATH, "" if enabled else reason)
+    refresh_optional_box(form, PATH, bool(value(PATH)), training, first_step_reason(value))
