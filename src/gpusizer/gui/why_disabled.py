@@ -4,8 +4,11 @@ greyed row learns what would enable it instead of guessing."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from ..core.registry.framework_profile import FrameworkProfile
+from ..core.registry.frameworks import FRAMEWORKS
 from .glossary import tooltip_for
 
 PREFIX = "Not available:"
@@ -33,3 +36,12 @@ def refresh_optional_box(form: Any, path: str, ticked: bool, shown: bool, reason
     enabled = not reason or ticked
     form.enable(path, enabled)
     explain_disabled(form, path, "" if enabled else reason)
+
+
+def framework_lacks(value: Any, has: Callable[[FrameworkProfile], bool], lacks: str) -> str:
+    """ "" where the scenario's framework (``value`` reads a dotted path) has what ``has`` asks;
+    else "<its label> ``lacks``" ("this framework" for an unknown id), a greyed box's reason."""
+    profile = FRAMEWORKS.get(str(value("framework")))
+    if profile is not None and has(profile):
+        return ""
+    return f"{profile.label if profile is not None else 'this framework'} {lacks}"

@@ -12,9 +12,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox
 
-from ...core.registry.frameworks import FRAMEWORKS
 from ..state import get_path
-from ..why_disabled import refresh_optional_box
+from ..why_disabled import framework_lacks, refresh_optional_box
 from ..widgets import Form
 
 PATH = "parallelism.expert_per_replica"
@@ -30,11 +29,9 @@ def expert_per_replica_reason(value: Any) -> str:
     """Why the box changes nothing here ("" where it applies); ``value`` reads a dotted path."""
     if get_path(value("model"), "moe") is None:
         return "the model is dense: no routed experts to split"
-    profile = FRAMEWORKS.get(str(value("framework")))
-    if profile is None or not profile.expert_in_tensor_flag:
-        label = profile.label if profile is not None else "this framework"
-        return f"{label} has no expert parallelism inside tensor parallelism"
-    return ""
+    return framework_lacks(
+        value, lambda p: bool(p.expert_in_tensor_flag), "has no expert parallelism inside tensor parallelism"
+    )
 
 
 def refresh_expert_per_replica(form: Form, value: Any, training: bool) -> None:

@@ -11,8 +11,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox
 
-from ...core.registry.frameworks import FRAMEWORKS
-from ..why_disabled import refresh_optional_box
+from ..why_disabled import framework_lacks, refresh_optional_box
 from ..widgets import Form
 
 PATH = "workload.first_step_longest"
@@ -27,11 +26,8 @@ def add_first_step(form: Form) -> None:
 
 def first_step_reason(value: Any) -> str:
     """Why the box changes nothing here ("" where it applies); ``value`` reads a dotted path."""
-    profile = FRAMEWORKS.get(str(value("framework")))
-    if profile is None or not profile.holds_last_step:
-        label = profile.label if profile is not None else "this framework"
-        return f"{label} keeps no last step's outputs into the next forward: every step peaks alike"
-    return ""
+    lacks = "keeps no last step's outputs into the next forward: every step peaks alike"
+    return framework_lacks(value, lambda p: p.holds_last_step, lacks)
 
 
 def refresh_first_step(form: Form, value: Any, training: bool) -> None:
