@@ -71,7 +71,9 @@ def _offloaded(node: Any) -> list[dict[str, Any]]:
         return [s for v in node for s in _offloaded(v)]
     if not isinstance(node, dict):
         return []
-    here = [node] if node.get("parallelism", {}).get("offload_optimizer") and "model" in node else []
+    # a record may state its source's layout as text ("tp8": w4afp8-figures.json), not a block
+    par = node.get("parallelism")
+    here = [node] if isinstance(par, dict) and par.get("offload_optimizer") and "model" in node else []
     return here + [s for v in node.values() for s in _offloaded(v)]
 
 
