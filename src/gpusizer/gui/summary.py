@@ -120,8 +120,9 @@ class SummaryHeader(QFrame):
         self.bar = UsageBar()
         self.context = self._label("label_context", "context")
         self.context.setWordWrap(True)
-        self.roles = self._label("label_rl_roles", "context")  # RL: which role holds the peak
-        self.roles.setWordWrap(True)
+        # RL: which role holds the peak, one elided line (the whole in its tooltip): wrapped, it
+        # took the RL step chart's room at 1024 x 700 and pushed its legend beside the plot
+        self.roles = self._label("label_rl_roles", "context")
         self.roles.hide()
         self.serving = self._label("label_serving", "figure", rich=True)  # users and speed
         self.serving.setWordWrap(True)
@@ -207,13 +208,15 @@ class SummaryHeader(QFrame):
         self._elide()
 
     def _set_roles(self, est: Estimate) -> None:
-        """RL: the roles holding the peak, worded as the CLI's (io/rl_role_text.py); hidden
-        for the other kinds."""
+        """RL: the roles holding the peak, worded as the CLI's (io/rl_role_text.py), one elided
+        line; hidden for the other kinds and where one role holds the whole peak."""
         line = peak_roles_line(est.rl, self.unit, policy_words(scenario_dict(est.scenario))) if est.rl else ""
+        # one role at the peak says no more than the context line's phase and largest component
+        holders = [r for r in (est.rl or {}).get("peak_roles", ()) if r["total"]]
+        line = line if len(holders) > 1 else ""
         self.roles.setVisible(bool(line))
-        if line:
-            self.roles.setText(line[:1].upper() + line[1:])
-            self._hold_height()
+        self._roles_text = line[:1].upper() + line[1:]
+        self.roles.setToolTip(self._roles_text)
 
     def set_advice(self, est: Estimate, option: SizingOption | None) -> None:
         """Show how many GPUs are needed at least (None: nothing fits)."""
@@ -240,6 +243,7 @@ class SummaryHeader(QFrame):
         for label, text in (
             (self.assumptions, getattr(self, "_assumption_text", "")),
             (self.how_sure, getattr(self, "_how_sure_text", "")),
+            (self.roles, getattr(self, "_roles_text", "")),
         ):
             width = max(label.width(), 200)
             label.setText(label.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, width))
