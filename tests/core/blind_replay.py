@@ -84,6 +84,24 @@ def pinned_speed(blind: BlindSpeeds, key: tuple[str, str]) -> float:
     return blind.speed(r, e)
 
 
+def pinned_tests(
+    blind: BlindSpeeds, pinned: dict[tuple[str, str], float], figures: int
+) -> tuple[Callable[..., None], Callable[[], None]]:
+    """The two pinned-ratio checks of one blind speed set, for a test module to bind to
+    module-level names after its ``pinned`` table (and any ``update`` of it) is complete: each
+    figure reads its pinned speed ratio within 0.02 (a later change that moves one shows), and
+    every one of the set's ``figures`` is pinned."""
+
+    @pytest.mark.parametrize("key", list(pinned))
+    def test_each_figure_reads_its_pinned_speed_ratio(key: tuple[str, str]) -> None:
+        assert pinned_speed(blind, key) == pytest.approx(pinned[key], abs=0.02)
+
+    def test_every_figure_is_pinned() -> None:
+        assert len(pinned) == len(blind.figures) == figures
+
+    return test_each_figure_reads_its_pinned_speed_ratio, test_every_figure_is_pinned
+
+
 def pinned_grid(
     record: str, metrics: tuple[str, ...], by_users: dict[int, tuple[float, ...]], prefix: str = ""
 ) -> dict[tuple[str, str], float]:

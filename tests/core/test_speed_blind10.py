@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.blind_replay import by_id, pinned_speed
+from tests.core.blind_replay import by_id, pinned_tests
 from tests.core.blind_speeds import BlindSpeeds, blind_tests
 from tests.core.test_speed_figures import metric
 
@@ -92,13 +92,7 @@ PINNED.update(
 )
 
 
-@pytest.mark.parametrize("key", list(PINNED))
-def test_each_figure_reads_its_pinned_speed_ratio(key: tuple[str, str]) -> None:
-    assert pinned_speed(SET, key) == pytest.approx(PINNED[key], abs=0.02)
-
-
-def test_every_figure_is_pinned() -> None:
-    assert len(PINNED) == len(FIGURES) == 17
+test_each_figure_reads_its_pinned_speed_ratio, test_every_figure_is_pinned = pinned_tests(SET, PINNED, 17)
 
 
 def test_deepseek_on_mi300x_misses_by_a_step_cost_that_does_not_grow_with_the_batch() -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.blind_replay import by_id, pinned_speed
+from tests.core.blind_replay import by_id, pinned_tests
 from tests.core.blind_speeds import BlindSpeeds, blind_tests
 from tests.core.test_speed_figures import metric
 
@@ -61,13 +61,7 @@ PINNED = {
 }
 
 
-@pytest.mark.parametrize("key", list(PINNED))
-def test_each_figure_reads_its_pinned_speed_ratio(key: tuple[str, str]) -> None:
-    assert pinned_speed(SET, key) == pytest.approx(PINNED[key], abs=0.02)
-
-
-def test_every_figure_is_pinned() -> None:
-    assert len(PINNED) == len(FIGURES) == 14
+test_each_figure_reads_its_pinned_speed_ratio, test_every_figure_is_pinned = pinned_tests(SET, PINNED, 14)
 
 
 def test_qwen3_235b_on_gb200_misses_by_more_than_its_fused_kernels_explain() -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.blind_replay import pinned_speed
+from tests.core.blind_replay import pinned_tests
 from tests.core.blind_speeds import BlindSpeeds, blind_tests
 
 SET = BlindSpeeds("speed-figures-blind7.json")
@@ -102,13 +102,7 @@ PINNED.update(
 )
 
 
-@pytest.mark.parametrize("key", list(PINNED))
-def test_each_figure_reads_its_pinned_speed_ratio(key: tuple[str, str]) -> None:
-    assert pinned_speed(SET, key) == pytest.approx(PINNED[key], abs=0.02)
-
-
-def test_every_figure_is_pinned() -> None:
-    assert len(PINNED) == len(FIGURES) == 40
+test_each_figure_reads_its_pinned_speed_ratio, test_every_figure_is_pinned = pinned_tests(SET, PINNED, 40)
 
 
 def test_the_glm_large_batch_points_hold_where_the_small_batch_points_read_fast() -> None:

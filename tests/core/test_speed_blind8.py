@@ -17,10 +17,8 @@ Run this file as a script for the table of the evidence section.
 
 from __future__ import annotations
 
-import pytest
-
 from tests.core.blind_replay import pinned_grid as _grid
-from tests.core.blind_replay import pinned_speed
+from tests.core.blind_replay import pinned_tests
 from tests.core.blind_speeds import BlindSpeeds, blind_tests
 from tests.core.test_speed_figures import metric
 
@@ -122,13 +120,7 @@ PINNED.update(
 )
 
 
-@pytest.mark.parametrize("key", list(PINNED))
-def test_each_figure_reads_its_pinned_speed_ratio(key: tuple[str, str]) -> None:
-    assert pinned_speed(SET, key) == pytest.approx(PINNED[key], abs=0.02)
-
-
-def test_every_figure_is_pinned() -> None:
-    assert len(PINNED) == len(FIGURES) == 53
+test_each_figure_reads_its_pinned_speed_ratio, test_every_figure_is_pinned = pinned_tests(SET, PINNED, 53)
 
 
 def test_the_h100_glm_step_falls_short_by_a_near_constant_time_not_a_share() -> None:

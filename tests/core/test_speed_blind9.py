@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.blind_replay import pinned_grid, pinned_speed
+from tests.core.blind_replay import pinned_grid, pinned_tests
 from tests.core.blind_speeds import BlindSpeeds, blind_tests
 from tests.core.test_speed_figures import metric
 
@@ -66,13 +66,7 @@ PINNED = {
 }
 
 
-@pytest.mark.parametrize("key", list(PINNED))
-def test_each_figure_reads_its_pinned_speed_ratio(key: tuple[str, str]) -> None:
-    assert pinned_speed(SET, key) == pytest.approx(PINNED[key], abs=0.02)
-
-
-def test_every_figure_is_pinned() -> None:
-    assert len(PINNED) == len(FIGURES) == 16
+test_each_figure_reads_its_pinned_speed_ratio, test_every_figure_is_pinned = pinned_tests(SET, PINNED, 16)
 
 
 def test_mlx_long_context_decode_falls_short_by_the_kv_read_not_the_weights() -> None:
