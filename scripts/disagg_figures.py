@@ -29,6 +29,9 @@ replay and count, each module with its own scenario builder; this script imports
 - the fourth blind round (Anyscale's Ray Serve LLM P/D runs of gpt-oss-120b, vLLM 0.11.0
   NixlConnector on H100 and H200 at 4-64 users, first token and time per token):
   ``tests/core/test_disagg_blind4.py`` ``ours``.
+- the fifth blind round (Anyscale's MultiConnector example: gpt-oss-120b 1P1D of TP 4 across two
+  H100 nodes over EFA, NIXL alone and NIXL with LMCache's CPU tier, at 64 users, first token and
+  time per token): ``tests/core/test_disagg_blind5.py`` ``ours``.
 
 Not counted there, so not here: the aggregated baselines of the same pages, dstack's
 EOS-terminated grid (output lengths only as means), aiconfigurator's silicon rows (their own
@@ -63,6 +66,7 @@ GROUPS = (
     "blind2",
     "blind3",
     "blind4",
+    "blind5",
     "tke-grid",
 )
 
@@ -198,6 +202,12 @@ def _blind4() -> Iterator[Figure]:
     )
 
 
+def _blind5() -> Iterator[Figure]:
+    yield from _blind_round(
+        "blind5", "test_disagg_blind5", lambda r: f"{_lengths(r)} {r['users']} users {r['gpu']}"
+    )
+
+
 def _tke() -> Iterator[Figure]:
     from tests.core.test_disagg_tke_grid import GRID, _run
 
@@ -222,6 +232,7 @@ def figures(*, tke: bool = True) -> list[Figure]:
         *_blind2(),
         *_blind3(),
         *_blind4(),
+        *_blind5(),
     ]
     return found + list(_tke()) if tke else found
 

@@ -415,9 +415,10 @@ def _rl() -> Iterator[Figure]:
 def _disagg() -> Iterator[Figure]:
     """The published disaggregated (P/D) figures that the P/D test modules replay and count,
     figure for figure as scripts/disagg_figures.py lists them (its ``figures``: Mooncake, the
-    measured P/D runs, vLLM PR 18242, llm-d's pages, the large-scale EP runs, Anyscale's MI325X
-    and TKE's H20 grid; docs/evidence/serving.md), each in ``speed/disagg/<metric>`` by its
-    metric (a first token, a time per token, a request's whole time and a throughput each
+    measured P/D runs, vLLM PR 18242, llm-d's pages, the large-scale EP runs, Anyscale's MI325X,
+    the five blind P/D rounds, tests/core/test_disagg_blind.py to test_disagg_blind5.py, and
+    TKE's H20 grid; docs/evidence/serving.md), each in ``speed/disagg/<metric>`` by its metric
+    (a first token, a time per token, a request's whole time and a throughput each
     come from a different step of the P/D model: the prefill pool, the decode pool, both, the
     pools' tokens/s). A time's ratio is published / ours, a throughput's ours / published: the
     estimate's speed over the published speed like every speed here. No GPU nor case is kept:
