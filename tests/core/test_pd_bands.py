@@ -1,4 +1,4 @@
-"""The P/D regimes (``speed/disagg/<metric>``): the 416 published disaggregated figures that
+"""The P/D regimes (``speed/disagg/<metric>``): the 420 published disaggregated figures that
 scripts/disagg_figures.py replays and counts (docs/evidence/serving.md), banded by
 scripts/evidence_bands.py ``_disagg`` and read by the P/D pools' ranges
 (core/evidence/derived.py ``pd_band``)."""
@@ -17,18 +17,19 @@ from gpusizer.io.band_text import pd_band_words
 SHIPPED = json.loads(BANDS_PATH.read_text())["regimes"]
 
 
-def test_the_pd_regimes_hold_the_416_counted_figures() -> None:
-    # scripts/disagg_figures.py: 211 first tokens, 192 times per token, 12 large-EP throughputs
-    # and one llm-d sequential request time = 416 (its "all: 156 of 416 within 25 %"; 151 and 132
-    # before the fourth blind round's Ray Serve LLM gpt-oss-120b runs,
+def test_the_pd_regimes_hold_the_420_counted_figures() -> None:
+    # scripts/disagg_figures.py: 213 first tokens, 194 times per token, 12 large-EP throughputs
+    # and one llm-d sequential request time = 420 (its "all: 157 of 420 within 25 %"; 211 and 192
+    # before the fifth blind round's Anyscale MultiConnector pair,
+    # tests/core/test_disagg_blind5.py; 151 and 132 before the fourth blind round's Ray Serve LLM gpt-oss-120b runs,
     # tests/core/test_disagg_blind4.py; 144 and 125 before the third blind round's DGX Spark
     # constant-rate runs, tests/core/test_disagg_blind3.py; 125 and 106 before the second blind
     # round's Mooncake A10 runs, tests/core/test_disagg_blind2.py; 118 and 99 before the blind
     # round's vLLM Router runs, tests/core/test_disagg_blind.py)
     counts = {k: e["figures"] for k, e in SHIPPED.items() if k.startswith("speed/disagg/")}
     assert counts == {
-        "speed/disagg/ttft": 211,
-        "speed/disagg/tpot": 192,
+        "speed/disagg/ttft": 213,
+        "speed/disagg/tpot": 194,
         "speed/disagg/throughput": 12,
         "speed/disagg/e2e": 1,
     }
@@ -66,6 +67,6 @@ def test_pools_ranges_use_the_pd_band_and_fall_back() -> None:
 
 def test_words_name_the_pd_regimes() -> None:
     assert pd_band_words() == (
-        "; bands of the P/D regimes (speed/disagg/*: 211 first token, 192 per token, "
+        "; bands of the P/D regimes (speed/disagg/*: 213 first token, 194 per token, "
         "12 tokens/s published P/D figures)"
     )

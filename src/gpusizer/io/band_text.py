@@ -110,7 +110,7 @@ _PD_WORDS = {
 
 def pd_band_words() -> str:
     """Where the P/D pools' bands come from (core/evidence/derived.py ``pd_band``): "; bands of
-    the P/D regimes (speed/disagg/*: 211 first token, 192 per token, 12 tokens/s published P/D
+    the P/D regimes (speed/disagg/*: 213 first token, 194 per token, 12 tokens/s published P/D
     figures)" where each has its band, the aggregated regime's where none has, both said
     where some have."""
     own = {k: band(r) for k, r in PD_REGIMES.items()}
