@@ -33,6 +33,9 @@ figure for figure:
   are diagnostics, not counted; their memory counters join the memory figures.
 - the tenth blind round (``rl-time-blind10.json``, ``test_rl_blind10.py`` ``RECORDS``: verl's V1
   trainer benchmark of Qwen3.5-35B-A3B, sync and separate_async; verl 3).
+- the eleventh blind round (``rl-time-blind11.json``, ``test_rl_blind11.py`` ``RECORDS``:
+  SimpleRL-Zoo's verl GRPO runs of Qwen-2.5-7B and -32B on 16 and 64 H100, each run's wall clock
+  over its steps; verl 2).
 - memory (22, apart): verl's ``perf/max_memory_allocated_gb`` against the report's counter
   (``test_rl_memory_evidence.py`` ``_counted_gib``: 20; ``test_rl_blind9.py`` ``counted_gib``:
   2), within 15 %.
@@ -173,10 +176,20 @@ def _blind10() -> Iterator[Figure]:
         yield Figure(rec["group"], "rl-time-blind10.json", rec["id"], "step", published, ours)
 
 
+def _blind11() -> Iterator[Figure]:
+    from tests.core.blind_replay import rl_step
+    from tests.core.test_rl_blind11 import RECORDS
+
+    for rec in RECORDS:
+        published, ours = rec["measured"]["step"], rl_step(rec["scenario"])
+        yield Figure(rec["group"], "rl-time-blind11.json", rec["id"], "step", published, ours)
+
+
 def time_figures() -> list[Figure]:
     """Every counted RL step and phase time figure, NeMo RL, verl, the other sources, then the
-    sixth to tenth blind rounds' (each in its record's group)."""
-    return [*_nemo_rl(), *_verl(), *_others(), *_blind6(), *_blind7(), *_blind8(), *_blind9(), *_blind10()]
+    sixth to eleventh blind rounds' (each in its record's group)."""
+    blind = (*_blind6(), *_blind7(), *_blind8(), *_blind9(), *_blind10(), *_blind11())
+    return [*_nemo_rl(), *_verl(), *_others(), *blind]
 
 
 def memory_figures() -> list[Figure]:

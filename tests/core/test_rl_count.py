@@ -62,21 +62,27 @@ def test_totals() -> None:
     0.760 / 0.795 / 0.600 / 0.752 -> 0.963 / 1.016 / 0.732 / 0.924, none in or out. 87 of 152
     since the tenth blind round adds three verl V1-trainer steps of Qwen3.5-35B-A3B
     (rl-time-blind10.json, verl docs/advance/v1_async_trainer.md): sync 0.812 and separate_async
-    1.228 within, the one-rollout-node run 0.591 short (rl.md, "a tenth blind round")."""
-    assert rl_figures.count(TIMES) == (88, 152)  # 87 before the whole MLA down-projections
+    1.228 within, the one-rollout-node run 0.591 short (rl.md, "a tenth blind round"). 88 of 152
+    since the whole MLA down-projections. 90 of 154 since the eleventh blind round adds
+    SimpleRL-Zoo's two verl GRPO runs of Qwen-2.5-7B and -32B on 16 and 64 H100
+    (rl-time-blind11.json, hkust-nlp/simpleRL-reason's README): 0.805 and 0.786, both within
+    and short; 0.852 and 0.852 with the launcher's validation every five steps stated (rl.eval; rl.md, "an
+    eleventh blind round")."""
+    assert rl_figures.count(TIMES) == (90, 154)  # 88 of 152 before the eleventh blind round
 
 
 def test_each_group_as_its_modules_count_it() -> None:
-    """(within, counted) per group, as the modules' own pins read them: NeMo RL 43 of 79
-    (test_rl_evidence.py 24 of 50, test_rl_evidence_v07.py 14 of 23, test_rl_phase_logs.py's blog
-    and #959 steps 5 of 6), verl 33 of 47 (test_rl_verl_time_evidence.py 20 of 20,
-    test_rl_blind_round3.py 1 of 4, test_rl_blind_round4.py 1 of 2, test_rl_blind_round5.py 0 of
-    2, test_rl_blind7.py 6 of 8, test_rl_blind8.py 4 of 9, test_rl_blind9.py 1 of 2,
-    test_rl_blind10.py 2 of 3; 32 of 45 before the ninth round, 34 of 47 before the critic's padded
-    rows, 33 of 47 before the tenth round), the other sources 9 of 23
-    (test_rl_time_others.py 7 of 18, test_rl_time_papers.py 1 of 2, test_rl_time_logs.py 1 of
-    1, test_rl_blind6.py's SkyRL steps 0 of 2)."""
-    assert rl_figures.by_group(TIMES) == {"NeMo RL": (44, 79), "verl": (35, 50), "others": (9, 23)}
+    """(within, counted) per group, as the modules' own pins read them: NeMo RL 44 of 79
+    (test_rl_evidence.py 24 of 50, test_rl_evidence_v07.py 15 of 23, 14 before the whole MLA
+    down-projections, test_rl_phase_logs.py's blog and #959 steps 5 of 6), verl 37 of 52
+    (test_rl_verl_time_evidence.py 20 of 20, test_rl_blind_round3.py 1 of 4,
+    test_rl_blind_round4.py 1 of 2, test_rl_blind_round5.py 0 of 2, test_rl_blind7.py 6 of 8,
+    test_rl_blind8.py 4 of 9, test_rl_blind9.py 1 of 2, test_rl_blind10.py 2 of 3,
+    test_rl_blind11.py 2 of 2; 32 of 45 before the ninth round, 34 of 47 before the critic's
+    padded rows, 33 of 47 before the tenth round, 35 of 50 before the eleventh), the other
+    sources 9 of 23 (test_rl_time_others.py 7 of 18, test_rl_time_papers.py 1 of 2,
+    test_rl_time_logs.py 1 of 1, test_rl_blind6.py's SkyRL steps 0 of 2)."""
+    assert rl_figures.by_group(TIMES) == {"NeMo RL": (44, 79), "verl": (37, 52), "others": (9, 23)}
     within = Counter(f.source for f in TIMES if f.within)
     counted = Counter(f.source for f in TIMES)
     assert {s: (within[s], n) for s, n in counted.items()} == {
@@ -95,6 +101,7 @@ def test_each_group_as_its_modules_count_it() -> None:
         "rl-time-blind8.json": (4, 9),
         "rl-time-blind9.json": (1, 2),
         "rl-time-blind10.json": (2, 3),
+        "rl-time-blind11.json": (2, 2),
     }
 
 
@@ -113,13 +120,14 @@ def test_whole_steps_and_phases() -> None:
     """132 whole steps (107 before the fourth blind round's two DeepScaleR steps, 109 before the fifth
     round's two steps from RLinf's page, 111 before the sixth round's two SkyRL steps, 113 before the
     seventh round's eight steps implied by AMD's verl throughputs, 121 before the eighth round's
-    nine verl Megatron steps, 132 before the tenth round's three verl V1-trainer steps; 135 since)
+    nine verl Megatron steps, 132 before the tenth round's three verl V1-trainer steps, 135 before
+    the eleventh round's two SimpleRL-Zoo steps; 137 since)
     and 17 phase timers
     (rl-time-others.json's and UniRL's); the whole steps are the ones scripts/evidence_bands.py
     ``_rl_steps`` puts in the speed bands, published seconds for published seconds (a step added to
     the bands and not to this count fails here)."""
     import evidence_bands
 
-    assert Counter(f.phase == "step" for f in TIMES) == {True: 135, False: 17}
+    assert Counter(f.phase == "step" for f in TIMES) == {True: 137, False: 17}
     banded = sorted(seconds for _, _, seconds in evidence_bands._rl_steps())
     assert sorted(f.published for f in TIMES if f.phase == "step") == banded
