@@ -177,8 +177,9 @@ SHORT = {
     # packs them (rl.md, the critic's padded rows: the ninth round's steps read 0.53 and 0.83,
     # the seventh round's PPO rows 0.98-1.37): the held-out thirteen hold ten, the band 1.04-1.75.
     # The ninth round's GPU read since from its log's MFU counters (H100, not A100; rl.md, the
-    # section on that run's actor): its steps read 1.09 and 1.35, the held-out thirteen hold 11
-    "speed/rl/colocated/dense": (11, 13),
+    # section on that run's actor): its steps read 1.09 and 1.35, the held-out thirteen hold 11.
+    # The eleventh round's two SimpleRL-Zoo verl steps (rl-time-blind11.json: 1.17 and 1.17)
+    # re-dealt the fifths over 66: the held-out fourteen hold 13, no longer short)
     # (split steps held 4 of 5 in their held-out fifth until the v0.7 table's ten split steps
     # joined, docs/evidence/rl.md's v0.7 section: a fifth of 7 since, 6 inside, the v0.7 GB200
     # DeepSeek V3 1-off, 0.59, below the band 0.83-2.34)
@@ -281,8 +282,10 @@ SHORT = {
     # fifteenth round (training-peaks-blind15.json, fms-acceleration@24bdadb's Mistral 7B rows:
     # eight FSDP1 adapter rows at 0.907-0.975) re-dealt the fifths and narrowed the band to
     # 0.807-1.031; outside, axolotl's Llama 4 Scout FSDP2 QLoRA (1.066) and three Qwen 1
-    # Q-LoRA README rows (0.766, 1.069, 1.187)
-    "memory/fsdp-deepspeed/adapter": (6, 10),
+    # Q-LoRA README rows (0.766, 1.069, 1.187); 10 of 15 since the seventeenth round
+    # (training-peaks-blind17.json: fms-acceleration's PowerLM 3B and 2024-07 Mistral 7B rows,
+    # 21 FSDP adapter rows at 0.85-1.03, first replayed) re-dealt the fifths over 71 figures
+    "memory/fsdp-deepspeed/adapter": (10, 15),
     # mlx-lm MoE: 4 of 5 until the ninth blind round of serving speeds (speed-figures-blind9.json;
     # docs/evidence/speed.md, its section) added MiniMax-M2.1 4-bit on an 80-core M3 Ultra as
     # first replayed (MLX first token at 30K 1.03, decode at 30K / 146K 1.43 / 2.61): 27 figures,
@@ -328,8 +331,10 @@ SHORT = {
     # sixteenth round (training-peaks-blind16.json, axolotl PR #3800's fused-LoRA-kernel rows at
     # 1.15-1.43, first replayed; 1.006-1.105 and two Gemma 3 rows at 1.23 and 1.43 with the
     # stated workload.lora_kernels "axolotl"; docs/evidence/training.md its section) re-dealt the
-    # fifths: the band 0.879-1.058, 24 of 37 held out inside (was 25 of 34)
-    "memory/hf-peft-eager/adapter": (24, 37),
+    # fifths: the band 0.879-1.058, 24 of 37 held out inside (was 25 of 34); 32 of 41 since the
+    # seventeenth round (training-peaks-blind17.json: 22 one-GPU PowerLM 3B and Mistral 7B rows
+    # from fms-acceleration's benchmark files, 0.87-1.03) re-dealt the fifths over 204 figures
+    "memory/hf-peft-eager/adapter": (32, 41),
     # the P/D first token and time per token: 36 of 43 and 32 of 39 until the fifth blind P/D
     # round (docs/evidence/serving.md, its section; tests/core/data/disagg-blind5.json) added
     # Anyscale's MultiConnector pair (four figures, first tokens 0.48-0.58, times per token
@@ -397,12 +402,12 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # outside), transformers + PEFT adapters 129 of 161 -> 135 of 169 (80 % less 0.2 of a
     # figure), transformers full 80 of 100 -> 79 of 102 (77 %; the HF docs' BERT-large rows,
     # 0.84-0.90, and ms-swift's Qwen full rows, 0.83-1.05, outside bands of 0.87-1.02)
-    "memory/fsdp-deepspeed/adapter": (39, 49),
-    "memory/fsdp-deepspeed/full": (48, 61),
+    # (both 80 % or more, 58 of 71 and 59 of 71, since the seventeenth round's fms-acceleration
+    # rows, training-peaks-blind17.json, 0.85-1.03, joined)
     # (transformers + PEFT adapters left this list with the sixteenth round, training-peaks-
     # blind16.json: thirteen axolotl rows, eleven of them 1.006-1.105 with their fused LoRA
     # kernels stated; each fifth held out in turn 135 of 169 -> 146 of 182, 80.2 %)
-    "memory/hf-peft-eager/full": (79, 102),
+    # (88 of 108 since the seventeenth round's six full rows joined: no longer short)
     # the P/D first token and time per token: 121 of 151 (80 %) and 110 of 132 (83 %) until the
     # fourth blind P/D round (docs/evidence/serving.md, its section; tests/core/data/
     # disagg-blind4.json) added Anyscale's 60 Ray Serve LLM gpt-oss-120b runs as first replayed,
@@ -629,8 +634,11 @@ def test_regimes_below_five_figures_carry_no_band() -> None:
 # re-dealt them again: 364 of 457 (79.7 %), under by a fifth of a standard error. The fifth blind
 # P/D round (disagg-blind5.json: four Anyscale MultiConnector figures) re-dealt the P/D regimes'
 # fifths (the two SHORT P/D entries above): 355 of 457 (77.7 %), 1.2 standard errors under; every
-# figure held out once (the next test) reads 1,791 of 2,200 (81.4 %).
-HELD_OUT_TOTAL_SHORT = (355, 457)
+# figure held out once (the next test) reads 1,791 of 2,200 (81.4 %). The seventeenth training
+# round (training-peaks-blind17.json: 60 fms-acceleration rows, 59 within 15 %) and the eleventh
+# RL round (two verl steps) re-dealt more fifths: 369 of 470 (78.5 %), 0.8 of a standard error
+# under; every figure held out once 1,852 of 2,262 (81.9 %).
+HELD_OUT_TOTAL_SHORT = (369, 470)
 
 
 def test_the_band_holds_four_fifths_of_the_held_out_figures() -> None:
