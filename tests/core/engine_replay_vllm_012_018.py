@@ -1,0 +1,120 @@
+"""vLLM 0.12 - 0.18 start-up logs (tests/core/data/engine-logs-vllm-012-018.json): releases the
+catalog had no entry of its own for (core/registry/engine_releases.py: 0.11.1's rules ran
+0.12 - 0.18). Recorded as stated before any replay, then replayed untuned through the same
+helpers as the blind rounds (tests/core/engine_replay_logs_blind2.py), each in its own settings,
+the logged number read from the data file (never retyped). What is off is reported with its
+reason in ``known``; records that cannot be replayed are in ``UNCOVERED_012_018``.
+``python -m tests.core.engine_replay_vllm_012_018`` prints the table.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from .replay_base import Replay, _vllm, available, conc, tokens, w
+
+DATA = Path(__file__).parent / "data" / "engine-logs-vllm-012-018.json"
+LOGS = {r["id"]: r for r in json.loads(DATA.read_text())}
+TOLERANCE = 0.15  # the blind rounds' verdict: within 15 %
+
+VL_NVL = "vllm-v1-0.13-h100nvl-qwen3-vl-30b-a3b-8k-util09"
+NEXT_L40S = "vllm-v1-0.13-2xl40s-tp2-qwen3-next-80b-a3b-wna16-fp8kv-32k-util092"
+SPARK_A3B = "vllm-v1-0.13-nv2601-dgx-spark-qwen3-30b-a3b-fp8-fp8kv-32k-util03"
+SPARK_14B = "vllm-v1-0.13-nv2601-dgx-spark-qwen25-14b-fp8-dynamic-fp8kv-32k-util04"
+GCE_A100 = "vllm-v1-0.15.1-a100-40gb-llama31-8b-eager-131k-util09"
+AWQ70_L40S = "vllm-v1-0.16-2xl40s-tp2-llama3-70b-awq-8k-util09"
+MI300X_14B = "vllm-v1-0.17.1-rocm-mi300x-qwen25-14b-32k-util09"
+
+# Qwen2.5-14B (Qwen/Qwen2.5-14B-Instruct config.json), no preset of its own
+QWEN25_14B = {
+    "name": "Qwen2.5-14B",
+    "layers": 48,
+    "hidden_size": 5120,
+    "attention_heads": 40,
+    "kv_heads": 8,
+    "ffn_hidden_size": 13824,
+    "vocab_size": 152064,
+    "qkv_bias": True,
+    "max_context": 32768,
+}
+
+
+def logged(record: str, field: str, label: str = "") -> float:
+    """The number printed after ``label`` in a logged field (the first number without one)."""
+    text = str(LOGS[record]["logged"][field])
+    m = re.search(re.escape(label) + r"\s*(-?[\d,]*\.?\d+)", text)
+    assert m, (record, field, label)
+    return float(m.group(1).replace(",", ""))
+
+
+def _checks(record: str) -> list[tuple[str, Any, float]]:
+    """A V1 log's figures: weights, the pool, its tokens and the concurrency."""
+    return [
+        ("weights GiB", w, logged(record, "weights", "took")),
+        ("available KV GiB", available, logged(record, "kv_cache")),
+        ("KV tokens", tokens, logged(record, "kv_cache_tokens")),
+        ("max concurrency", conc, logged(record, "max_concurrency", "per request:")),
+    ]
+
+
+def _replay(record: str, sc: dict[str, Any], **blocks: dict[str, Any]) -> Replay:
+    return Replay(record, {**sc, **blocks}, _checks(record))
+
+
+def _cuda_replays() -> list[Replay]:
+    vl = _vllm("qwen3-30b-a3b", "0.13.0", "h100-nvl-94gb", max_context=8192)
+    nxt = _vllm(
+        "qwen3-next-80b-a3b", "0.13.0", "l40s-48gb", tp=2, max_context=32768, memory_fraction=0.92, max_sequences=8
+    )
+    awq = _vllm("llama-3.1-70b", "0.16.0", "l40s-48gb", tp=2, max_context=8192)
+    gce = _vllm("llama-3.1-8b", "0.15.1", "a100-sxm-40gb", max_context=131072, cuda_graphs=False)
+    return [
+        _replay(VL_NVL, vl),
+        _replay(NEXT_L40S, nxt, precision={"weights": "gptq_int4", "kv_cache": "fp8"}),
+        _replay(AWQ70_L40S, awq, precision={"weights": "awq_int4"}),
+        _replay(GCE_A100, gce),
+    ]
+
+
+def _unified_and_rocm_replays() -> list[Replay]:
+    a3b = _vllm("qwen3-30b-a3b", "0.13.0", "dgx-spark-128gb", max_context=32768, memory_fraction=0.3)
+    q14 = _vllm("qwen2.5-7b", "0.13.0", "dgx-spark-128gb", max_context=32768, memory_fraction=0.4)
+    mi = _vllm("qwen2.5-7b", "0.17.1", "mi300x-192gb", max_context=32768)
+    fp8 = {"weights": "fp8", "kv_cache": "fp8"}
+    return [
+        _replay(SPARK_A3B, a3b, precision=fp8),
+        _replay(SPARK_14B, q14, model=QWEN25_14B, precision=fp8),
+        _replay(MI300X_14B, mi, model=QWEN25_14B),
+    ]
+
+
+_KNOWN: dict[str, dict[str, str]] = {}
+
+
+def replays_012_018() -> list[Replay]:
+    """Every replayable record of engine-logs-vllm-012-018.json, each in its own settings; the
+    reasons of the figures that are off in ``known``."""
+    out = [*_cuda_replays(), *_unified_and_rocm_replays()]
+    for rp in out:
+        rp.known.update(_KNOWN.get(rp.record, {}))
+    return out
+
+
+REPLAYS_012_018 = replays_012_018()
+UNCOVERED_012_018 = {
+    "vllm-v1-0.13-gemma3-1b-2k-util095-gpu-not-stated": "the GPU is not stated",
+}
+
+
+if __name__ == "__main__":
+    from .engine_replay import table
+
+    for x in table(REPLAYS_012_018):
+        ok = x.ok if x.name == "starts" else abs(x.error) <= TOLERANCE
+        print(
+            f"{'ok ' if ok else 'OFF'} {x.record:<70} {x.name:<18} {x.estimate:>12,.2f} "
+            f"{x.logged:>12,.2f} {x.error:+7.1%}"
+        )
