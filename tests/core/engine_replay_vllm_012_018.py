@@ -14,7 +14,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .replay_base import Replay, _vllm, available, conc, tokens, w
+from gpusizer.core.model.architecture import ceil_div, resolve
+from gpusizer.core.pipeline.scenario import parse_scenario
+
+from .replay_base import Getter, Replay, Run, _vllm, available, conc, tokens, w
 
 DATA = Path(__file__).parent / "data" / "engine-logs-vllm-012-018.json"
 LOGS = {r["id"]: r for r in json.loads(DATA.read_text())}
@@ -27,6 +30,7 @@ SPARK_14B = "vllm-v1-0.13-nv2601-dgx-spark-qwen25-14b-fp8-dynamic-fp8kv-32k-util
 GCE_A100 = "vllm-v1-0.15.1-a100-40gb-llama31-8b-eager-131k-util09"
 AWQ70_L40S = "vllm-v1-0.16-2xl40s-tp2-llama3-70b-awq-8k-util09"
 MI300X_14B = "vllm-v1-0.17.1-rocm-mi300x-qwen25-14b-32k-util09"
+SPARKS_Q36 = "vllm-v1-0.17-nv2603-2x-dgx-spark-ray-tp2-qwen36-35b-a3b-262k-util092"
 
 # Qwen2.5-14B (Qwen/Qwen2.5-14B-Instruct config.json), no preset of its own
 QWEN25_14B = {
@@ -50,25 +54,45 @@ def logged(record: str, field: str, label: str = "") -> float:
     return float(m.group(1).replace(",", ""))
 
 
-def _checks(record: str) -> list[tuple[str, Any, float]]:
-    """A V1 log's figures: weights, the pool, its tokens and the concurrency."""
+def printed_tokens(sc: dict[str, Any]) -> Getter:
+    """The "GPU KV cache size: N tokens" line as vLLM V1 prints it: ``num_blocks //
+    len(kv_cache_groups) * block_size`` (v1/core/kv_cache_utils.py ``_report_kv_cache_config``).
+    A hybrid's attention and recurrent layers form groups of min(attention, recurrent) layers
+    sharing the pool's blocks, so the line divides the attention tokens the pool holds by the
+    number of groups (Qwen3-Next: 12 attention + 36 Gated-DeltaNet layers, 4 groups); a model
+    of one kind prints its token capacity."""
+    arch = resolve(parse_scenario(sc).model)
+    att, rec = arch.attention_layers, arch.mixer_layers
+    g = min(att, rec)
+    groups = ceil_div(att, g) + ceil_div(rec, g) if g else 1
+
+    def get(r: Run) -> float:
+        return tokens(r) / groups
+
+    return get
+
+
+def _checks(record: str, sc: dict[str, Any]) -> list[tuple[str, Any, float]]:
+    """A V1 log's figures: weights (where printed), the pool, its tokens and the concurrency."""
+    printed = LOGS[record]["logged"]
+    out = [("weights GiB", w, logged(record, "weights", "took"))] if "weights" in printed else []
     return [
-        ("weights GiB", w, logged(record, "weights", "took")),
-        ("available KV GiB", available, logged(record, "kv_cache")),
-        ("KV tokens", tokens, logged(record, "kv_cache_tokens")),
+        *out,
+        ("available KV GiB", available, logged(record, "kv_cache", "memory:")),
+        ("KV tokens", printed_tokens(sc), logged(record, "kv_cache_tokens")),
         ("max concurrency", conc, logged(record, "max_concurrency", "per request:")),
     ]
 
 
 def _replay(record: str, sc: dict[str, Any], **blocks: dict[str, Any]) -> Replay:
-    return Replay(record, {**sc, **blocks}, _checks(record))
+    scenario = {**sc, **blocks}
+    return Replay(record, scenario, _checks(record, scenario))
 
 
 def _cuda_replays() -> list[Replay]:
     vl = _vllm("qwen3-30b-a3b", "0.13.0", "h100-nvl-94gb", max_context=8192)
-    nxt = _vllm(
-        "qwen3-next-80b-a3b", "0.13.0", "l40s-48gb", tp=2, max_context=32768, memory_fraction=0.92, max_sequences=8
-    )
+    nxt = _vllm("qwen3-next-80b-a3b", "0.13.0", "l40s-48gb", tp=2, max_context=32768)
+    nxt["serving"].update(memory_fraction=0.92, max_sequences=8)
     awq = _vllm("llama-3.1-70b", "0.16.0", "l40s-48gb", tp=2, max_context=8192)
     gce = _vllm("llama-3.1-8b", "0.15.1", "a100-sxm-40gb", max_context=131072, cuda_graphs=False)
     return [
@@ -84,10 +108,22 @@ def _unified_and_rocm_replays() -> list[Replay]:
     q14 = _vllm("qwen2.5-7b", "0.13.0", "dgx-spark-128gb", max_context=32768, memory_fraction=0.4)
     mi = _vllm("qwen2.5-7b", "0.17.1", "mi300x-192gb", max_context=32768)
     fp8 = {"weights": "fp8", "kv_cache": "fp8"}
+    q36 = _vllm(
+        "qwen3.5-35b-a3b",
+        "0.17.0",
+        "dgx-spark-128gb",
+        tp=2,
+        max_context=262144,
+        memory_fraction=0.92,
+        prefill_chunk_tokens=16384,
+        max_sequences=128,
+    )
     return [
         _replay(SPARK_A3B, a3b, precision=fp8),
         _replay(SPARK_14B, q14, model=QWEN25_14B, precision=fp8),
         _replay(MI300X_14B, mi, model=QWEN25_14B),
+        # one GB10 a node: TP 2 crosses the two Sparks (Ray)
+        _replay(SPARKS_Q36, q36, hardware={**q36["hardware"], "allow_cross_node_tensor_parallel": True}),
     ]
 
 
@@ -110,12 +146,7 @@ _KNOWN: dict[str, dict[str, str]] = {
     NEXT_L40S: {
         "available KV GiB": _HYBRID_POOL,
         "max concurrency": _HYBRID_POOL,
-        "KV tokens": "vLLM's hybrid allocator groups the 12 attention and 36 Gated-DeltaNet "
-        "layers in 4 groups of 12 that share the pool's blocks and prints blocks // groups x "
-        "block (v1/core/kv_cache_utils.py, the 'GPU KV cache size' line): the estimate's "
-        "3,629,808 attention tokens / 4 = 907,452 (+18 %, the pool's miss); the grouping of "
-        "recurrent layers is not modelled in the token count (kv_request.py PerLayer groups "
-        "window layers only)",
+        "KV tokens": _HYBRID_POOL,
     },
 }
 
