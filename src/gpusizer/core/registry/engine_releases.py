@@ -82,13 +82,15 @@ _MOE_TRITON = (
 # there. Every GB10 start-up log prints the small tier's "max_num_batched_tokens=2048" under
 # `vllm serve` with no batch flag: 0.11.0 (NVIDIA container 25.11, arm-learning-paths
 # dgx_spark_voicechatbot/4_vllm.md) and 0.13.0 (container 26.01, two logs,
-# tests/core/data/engine-logs-vllm-012-018.json); 0.33.0 engine/arg_utils.py get_batch_defaults
+# tests/core/data/engine-logs-vllm-012-018.json), and 0.17 (NGC 26.03: the two-Spark run notes
+# there state "2048 (default)" and "256 (default)"); 0.33.0 engine/arg_utils.py get_batch_defaults
 # names it ("GB10 (DGX Spark, cc 12.1) has the memory but not the compute"). The releases between
-# 0.13 and 0.33 are taken to do the same (no GB10 log of them was found).
+# 0.17 and 0.33 are taken to do the same (no GB10 log of them was found).
 _V1_LARGE_NOT_GB10 = BatchTier(70, 1024, 8192, excluded=("a100", "spark"))
 _GB10_SMALL = (
     "GB10 (DGX Spark) on the small batch tier: 'max_num_batched_tokens=2048' printed by 0.11.0 "
-    "(NVIDIA 25.11) and 0.13.0 (NVIDIA 26.01) logs; 0.33.0 get_batch_defaults names GB10"
+    "(NVIDIA 25.11) and 0.13.0 (NVIDIA 26.01) logs, 2048 / 256 stated as 0.17's defaults (NGC "
+    "26.03); 0.33.0 get_batch_defaults names GB10"
 )
 VLLM: tuple[EngineRelease, ...] = (
     *V0_RELEASES,
