@@ -26,7 +26,6 @@ from .engine_releases_vllm_v1 import (
     V1_COMM,
     V1_COMM_FREE,
     V1_FLASHINFER,
-    V1_LARGE,
     V1_PEER,
     V1_SCHEDULING,
     V1_SMALL,
@@ -79,6 +78,20 @@ _MOE_TRITON = (
     ((9, 0), (10, 0), "triton-hopper"),
     ((8, 0), (99, 0), "marlin"),
 )
+# The large batch tier without the GB10 (DGX Spark): its 128 GB of unified memory does not put it
+# there. Every GB10 start-up log prints the small tier's "max_num_batched_tokens=2048" under
+# `vllm serve` with no batch flag: 0.11.0 (NVIDIA container 25.11, arm-learning-paths
+# dgx_spark_voicechatbot/4_vllm.md) and 0.13.0 (container 26.01, two logs,
+# tests/core/data/engine-logs-vllm-012-018.json), and 0.17 (NGC 26.03: the two-Spark run notes
+# there state "2048 (default)" and "256 (default)"); 0.33.0 engine/arg_utils.py get_batch_defaults
+# names it ("GB10 (DGX Spark, cc 12.1) has the memory but not the compute"). The releases between
+# 0.17 and 0.33 are taken to do the same (no GB10 log of them was found).
+_V1_LARGE_NOT_GB10 = BatchTier(70, 1024, 8192, excluded=("a100", "spark"))
+_GB10_SMALL = (
+    "GB10 (DGX Spark) on the small batch tier: 'max_num_batched_tokens=2048' printed by 0.11.0 "
+    "(NVIDIA 25.11) and 0.13.0 (NVIDIA 26.01) logs, 2048 / 256 stated as 0.17's defaults (NGC "
+    "26.03); 0.33.0 get_batch_defaults names GB10"
+)
 VLLM: tuple[EngineRelease, ...] = (
     *V0_RELEASES,
     *V1_08_TO_010,
@@ -86,7 +99,7 @@ VLLM: tuple[EngineRelease, ...] = (
         "0.11.0",
         "2025-10",
         0.9,
-        (V1_LARGE, _V1_SMALL),
+        (_V1_LARGE_NOT_GB10, _V1_SMALL),
         vllm=VLLMKnobs(
             sampler_bytes_per_logit=V1_SORT,
             flashinfer_sampler_bytes_per_logit=V1_FLASHINFER,
@@ -126,13 +139,14 @@ VLLM: tuple[EngineRelease, ...] = (
             "only as an extra, so the sort's 38 B unless serving.flashinfer_sampler says FlashInfer "
             "runs (the vllm/vllm-openai image installs it: docker/Dockerfile vllm-base stage); the "
             "0.11.0 pip logs of vllm#27508 peak as the sort",
+            _GB10_SMALL,
         ),
     ),
     EngineRelease(
         "0.19.0",
         "2026-04",
         0.9,
-        (BatchTier(70, 1024, 8192, excluded=("a100",)), _V1_SMALL),
+        (_V1_LARGE_NOT_GB10, _V1_SMALL),
         vllm=VLLMKnobs(
             sampler_bytes_per_logit=16,
             flashinfer_sampler_bytes_per_logit=V1_FLASHINFER,
@@ -152,13 +166,14 @@ VLLM: tuple[EngineRelease, ...] = (
             "sampler peak 1.89 GiB = 1024 x 128256 x 16 B (measured; below 0.11.0's "
             "sort, the change itself not traced)",
             _SAMPLER_OFF,
+            _GB10_SMALL,
         ),
     ),
     EngineRelease(
         "0.20.0",
         "2026-05",
         0.92,
-        (BatchTier(70, 1024, 8192, excluded=("a100",)), _V1_SMALL),
+        (_V1_LARGE_NOT_GB10, _V1_SMALL),
         vllm=VLLMKnobs(
             sampler_bytes_per_logit=16,
             flashinfer_sampler_bytes_per_logit=V1_FLASHINFER,
@@ -182,7 +197,7 @@ VLLM: tuple[EngineRelease, ...] = (
         "0.21.0",
         "2026-05",
         0.92,
-        (BatchTier(70, 1024, 8192, excluded=("a100",)), _V1_SMALL),
+        (_V1_LARGE_NOT_GB10, _V1_SMALL),
         vllm=VLLMKnobs(
             sampler_bytes_per_logit=16,
             flashinfer_sampler_bytes_per_logit=V1_FLASHINFER,
