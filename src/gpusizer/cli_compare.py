@@ -60,11 +60,13 @@ def file_from_lists(args: argparse.Namespace) -> None:
 
 
 def with_left_out(text: str, s: Any, left: list[str]) -> str:
-    """The table and, under it, the GPUs left out because the framework does not run on them."""
+    """The table and, under it, the GPUs left out because the framework does not run on them,
+    and a P/D block set without its prefill pool (io/serving_price_text.py)."""
     from .core.pipeline.runs_on import left_out_note
+    from .io.serving_price_text import pd_unset_line
 
-    note = left_out_note(s, left)
-    return text if note is None else f"{text}\n{note}"
+    notes = [n for n in (left_out_note(s, left), pd_unset_line(s)) if n is not None]
+    return "\n".join([text, *notes])
 
 
 def _targets(s: Any) -> bool:

@@ -292,7 +292,10 @@ def test_nulls_where_no_price_or_spec_is_known() -> None:
     owned = {o["gpu"]: o for o in compare_gpus(SERVE_1B, gpus=IDS, basis="owned")}
     assert owned["small-3gb"]["cost_per_million_tokens"] is None  # no list price
     tiny = owned["tiny-2gb"]  # 99 USD over 5 years + 75 W at 0.13 USD/kWh
-    assert tiny["owned_cost_per_hour"] == pytest.approx(tiny["gpus"] * (99 / (5 * 8766) + 0.075 * 0.13))
+    # a consumer card owned is bought with its host: $650 a card, 400 W a box (core/sizing/box_host.py)
+    n, boxes = tiny["gpus"], tiny["systems"]
+    spread, watts = n * (99 + 650) / (5 * 8766), n * 75 + boxes * 400
+    assert tiny["owned_cost_per_hour"] == pytest.approx(spread + watts / 1000 * 0.13)
     assert set(mid) == set(tiny)  # every option carries every field
 
 

@@ -10,7 +10,8 @@ io/compare_table.py): the lines that say where a row rests on less than it seems
   ``$/GPU`` is shown: the blank ``Purchase $`` says why;
 - owning, what each purchase price is (its ``list_price_basis``): the ranking then rests on
   it, and the catalog's prices differ in kind (a whole server with its host, a kit or a box of
-  cards without one, an estimate, a street quote);
+  cards without one, an estimate, a street quote); a box of consumer or workstation cards is
+  priced with its host (core/sizing/box_host.py), and the line says how much of it that is;
 - training without ``workload.training_tokens``: the run's time and cost are blank, not zero;
 - a Pareto-front row that misses the targets: on the front only by missing them
   (:func:`front_caveat`, under the footnote).
@@ -21,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..core.sizing.box_host import least_host
 from .unmet_text import SHORT_WORDS
 
 TOP = 10  # the rows a buyer reads: the caveats of these are printed
@@ -70,8 +72,21 @@ def _row_caveats(o: dict[str, Any]) -> list[str]:
         )
     if basis == "owned" and o.get("purchase_cost") is not None:
         what = o.get("list_price_basis") or "basis not stated"
-        out.append(f"Purchase ({gpu}): ${o['purchase_cost']:,.0f}, {what}")
+        out.append(f"Purchase ({gpu}): ${o['purchase_cost']:,.0f}, {what}{_host_words(o)}")
     return out
+
+
+def _host_words(o: dict[str, Any]) -> str:
+    """The host priced into an owned box of cards (core/sizing/box_host.py), or ""."""
+    usd, watts = o.get("host_purchase_usd"), o.get("host_power_watts")
+    if usd is None or watts is None:
+        return ""
+    host = least_host()
+    whose = f", what {host.system} adds to its card" if host is not None else ""
+    return (
+        f"; with ${usd:,.0f} and {watts:,.0f} W for the host the cards need (CPU, board, RAM, "
+        f"power supply{whose}): a card alone does not run"
+    )
 
 
 # the speed bands a row shows (io/compare_columns.py): serving's per user, training's time, RL's step

@@ -53,14 +53,16 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
         "System",
         text_fmt,
         tip="What is bought or rented: a catalog system (server, rack, workstation, Mac) or a box "
-        "of cards sold alone (priced as its cards)",
+        "of cards sold alone (priced as its cards; owning, consumer and workstation cards with "
+        "the host they need)",
     ),
     Column("systems", "Units", num_fmt(0), tip="Systems (servers, racks, boxes) to buy"),
     Column(
         "cost_per_million_tokens",
         "$/M tok",
         usd_fmt,
-        tip="Cost per million tokens (served or trained), renting or owning",
+        tip="Cost per million tokens (output tokens served, the prompts paid inside it; or tokens "
+        "trained), renting or owning",
     ),
     Column(
         "cost_per_million_tokens_range",

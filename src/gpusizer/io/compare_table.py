@@ -30,6 +30,7 @@ from .compare_columns import (
 )
 from .compare_formats import usd_fmt
 from .rent_words import rent_lines
+from .serving_price_text import output_token_line
 from .stated_layout_text import said_notes, stated_lines
 from .unmet_text import unmet_head
 from .wide_band_text import is_wide, wide_band_lines, wide_tip
@@ -114,6 +115,7 @@ def compare_text(
         f"Cost basis: {BASIS_WORDS.get(basis, basis)}. {money_units(unit)}"
     )
     lines += rent_lines(options)  # renting part of a unit, said once
+    lines += output_token_line(options, s)  # what a serving $/M tok counts
     lines += front_caveat(options)
     lines += batch_lever_header(options)
     if any(o.get("user_prices") for o in options):

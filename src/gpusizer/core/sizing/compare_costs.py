@@ -4,9 +4,11 @@ core/sizing/pace.option_pace, the one function the advice ranks by.
 Money and power come from the unit the GPU is bought in (core/sizing/systems.py): an
 8-GPU server, an NVL72 rack, a workstation, a Mac, or a box of cards sold alone. Buying is
 whole units at their 2025-26 street price (``list_price_usd`` of the system, or of its GPUs for
-a box of cards, which then leaves the host out); renting is the on-demand price of one named
-class of provider-operated cloud (``price_per_hour``, by the GPU where a cloud rents part of a
-unit, a share the option says it is) or, as a second basis, a community or spot marketplace
+a box of cards, which then leaves the host out, save that owning prices a box of consumer or
+workstation cards with the host the catalog's workstations add: core/sizing/box_host.py);
+renting is the on-demand price of one named class of provider-operated cloud
+(``price_per_hour``, by the GPU where a cloud rents part of a unit, a share the option says it
+is) or, as a second basis, a community or spot marketplace
 (``price_per_hour_marketplace``). The user's own prices (core/sizing/prices.py) replace the
 catalog's and are marked. The hourly cost is renting, or owning: the purchase spread evenly
 over the hours the machine works in ``amortization_years`` (``utilization`` of them, 1.0 =
@@ -37,14 +39,25 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..model.specs import GPUSpec
+from .box_host import box_host
 from .prices import PRICE_KEYS, gpu_prices, unit_prices  # PRICE_KEYS: what a user may set
-from .systems import system_cost, unit_of
+from .systems import SystemCost, system_cost, unit_of
 
 HOURS_PER_YEAR = 8766.0  # 365.25 days
 
 
 def _times(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else a * b
+
+
+def _with_host(cost: SystemCost, host: tuple[float, float]) -> SystemCost:
+    """The purchase and power of a box of cards with the host it needs (core/sizing/box_host.py)."""
+    usd, watts = host
+    return replace(
+        cost,
+        purchase_usd=None if cost.purchase_usd is None else cost.purchase_usd + usd,
+        owned_power_watts=None if cost.owned_power_watts is None else cost.owned_power_watts + watts,
+    )
 
 
 @dataclass(frozen=True)
@@ -71,6 +84,9 @@ def money(
     left_out = mine.provenance.get("list_price_condition") == "used" and not rates.used_prices
     if left_out:  # new prices unless used ones are asked for
         cost = replace(cost, purchase_usd=None)
+    host = box_host(unit, spec, cost.systems * unit.gpus, cost.systems)
+    if host is not None and rates.basis == "owned":  # owning buys the host too
+        cost = _with_host(cost, host)
     owned = None
     if cost.purchase_usd is not None and cost.owned_power_watts is not None:
         # the purchase over the hours the machine works; electricity per working hour
@@ -97,6 +113,8 @@ def money(
         "cloud_cost_per_hour": cost.cloud_usd_per_hour,
         "marketplace_cost_per_hour": cost.marketplace_usd_per_hour,
         "owned_cost_per_hour": owned,
+        "host_purchase_usd": None if host is None else host[0],
+        "host_power_watts": None if host is None else host[1],
         "power_watts": cost.owned_power_watts if rates.basis == "owned" else cost.rented_power_watts,
         "power_basis": unit.sources.get("power_basis"),
         "cost_per_hour": per_hour[rates.basis],

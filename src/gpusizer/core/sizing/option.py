@@ -66,6 +66,8 @@ FIELDS = (
     "purchase_cost",
     "cloud_cost_per_hour",
     "owned_cost_per_hour",
+    "host_purchase_usd",  # a box of cards' host, priced when owning (core/sizing/box_host.py)
+    "host_power_watts",
     "cost_per_hour",
     "cost_basis",
     "power_watts",
