@@ -47,6 +47,10 @@ class ServingSpec(Strict):
     # Additive: llama.cpp --n-cpu-moe N, the first N layers' routed experts kept in host RAM;
     # "all": --cpu-moe / -ot exps=CPU (core/serving/cpu_moe.py). Null: none.
     cpu_moe_layers: SomeLayers | Literal["all"] | None = None
+    # Additive: vLLM / SGLang --cpu-offload-gb, GiB of weights each GPU keeps in pinned host
+    # memory and reads over its host link every forward (core/serving/weight_offload.py).
+    # Null / 0: none.
+    cpu_offload_gib: Annotated[float, Field(ge=0.0, le=1e6)] | None = None
     concurrency: Batch | None = None  # users served at once (null: workload.batch_size)
     # Additive: the engine release whose defaults apply (null: the current one), the fixed
     # cost of a step (null: the engine's per GPU class), host RAM bandwidth (offloaded layers).
