@@ -3,7 +3,8 @@
 round's readings accept exit 0 (round 5: SGLang's ``--moe-a2a-backend deepep``, vLLM's
 ``deepep_high_throughput`` and ``--attention-backend FLASH_ATTN``; round 6: Unsloth's ``qlora``
 GRPO policy on its 4-bit base, Unsloth's DeepSeek-R1 UD-IQ1_S stated with the ggml i-quant ids;
-round 7: vLLM's and SGLang's ``--cpu-offload-gb`` as ``serving.cpu_offload_gib``). In-process."""
+round 7: vLLM's and SGLang's ``--cpu-offload-gb`` as ``serving.cpu_offload_gib``, DeepSpeed
+ZeRO++'s three settings). In-process."""
 
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ NAMED = [
     ("real-configs-round7.json", "vllm-llama2-13b-cpu-offload-10-l4"),
     ("real-configs-round7.json", "vllm-llama31-70b-cpu-offload-90-h100"),
     ("real-configs-round7.json", "sglang-qwen3-32b-cpu-offload-rtx4090"),
+    ("real-configs-round7.json", "deepspeed-zeropp-hpz8-qwz-qgz-2x8h100"),
+    ("real-configs-round7.json", "msswift-qwen25-7b-zero3-hpz8-2x8h100"),
 ]
 
 

@@ -7,9 +7,10 @@ and KTO, DeepSpeed ZeRO++, verl's DAPO, NeMo RL's GRPO), each replayed through t
 its source states it (tests/core/data/real-configs-round7.json; docs/evidence/training.md, "Real
 runs the estimate refused, round 7"); tests/core/test_real_configs.py checks each.
 
-One reading is new: ``serving.cpu_offload_gib``, the GiB of weights each GPU of a vLLM or SGLang
-engine keeps in pinned host memory and reads over its host link every step
-(core/serving/weight_offload.py)."""
+Two readings are new: ``serving.cpu_offload_gib``, the GiB of weights each GPU of a vLLM or
+SGLang engine keeps in pinned host memory and reads over its host link every step
+(core/serving/weight_offload.py); DeepSpeed ZeRO++'s ``parallelism.zero_hpz_partition_size``,
+``zero_quantized_weights`` and ``zero_quantized_gradients`` (core/memory/zeropp.py)."""
 
 from __future__ import annotations
 
@@ -95,3 +96,68 @@ def test_engines_without_the_offload_name_the_field(framework: str, label: str) 
 def test_a_bad_offload_names_the_field(value: Any) -> None:
     with pytest.raises(ScenarioError, match=r"^serving\.cpu_offload_gib"):
         estimate_report(_scenario(OFFLOAD, cpu_offload_gib=value))
+
+
+ZEROPP = "deepspeed-zeropp-hpz8-qwz-qgz-2x8h100"
+
+
+def _zero3(**par: Any) -> dict[str, Any]:
+    s = copy.deepcopy(CONFIGS["deepspeed-zeropp-stated-zero3"]["scenario"])
+    s["parallelism"].update(par)
+    return s
+
+
+def test_hpz_keeps_a_second_16bit_partition_within_its_group() -> None:
+    """Wang et al. 2023 (arXiv 2306.10209) §3.2: hpZ's secondary partition of the 16-bit weights
+    over the hpZ group, 2 x parameters / hpz bytes a GPU beside the primary 1/N shard: Qwen2.5-7B
+    over 16 GPUs with hpz 8 holds 7.62e9 x 2 / 8 bytes more, to the byte's rounding; qwZ and
+    qgZ move no lasting byte."""
+    plain = estimate_report(_zero3())["per_gpu"]["weights"]
+    hpz = estimate_report(_zero3(zero_hpz_partition_size=8))["per_gpu"]["weights"]
+    full = estimate_report(copy.deepcopy(CONFIGS[ZEROPP]["scenario"]))["per_gpu"]["weights"]
+    assert hpz - plain == pytest.approx(plain * 16 / 8, abs=16)  # the unsharded weights / 8
+    assert hpz - plain == pytest.approx(7.62e9 * 2 / 8, rel=0.01)
+    assert full == hpz
+    assert estimate_report(_zero3(zero_hpz_partition_size=1))["per_gpu"]["weights"] == plain
+
+
+def test_zeropp_shortens_a_step_whose_gathers_cross_nodes() -> None:
+    """A step whose ZeRO-3 collectives are not hidden (256 tokens a GPU over 64 H100s): hpZ's
+    backward gather stays in the node, qwZ halves the forward gather's bytes, qgZ quarters the
+    gradients': each is faster than plain ZeRO-3 and all three fastest (the paper's direction;
+    its up-to-2.16x at 384 GPUs is not replayed here)."""
+    short = {"sequence_length": 256, "global_batch_size": 64}
+
+    def rate(**par: Any) -> float:
+        s = _zero3(data=64, **par)
+        s["workload"].update(short)
+        return float(estimate_report(s)["compute"]["tokens_per_second"])
+
+    plain, hpz = rate(), rate(zero_hpz_partition_size=8)
+    all3 = rate(zero_hpz_partition_size=8, zero_quantized_weights=True, zero_quantized_gradients=True)
+    assert plain < hpz < all3
+    assert plain < rate(zero_quantized_weights=True) and plain < rate(zero_quantized_gradients=True)
+
+
+@pytest.mark.parametrize(
+    ("par", "words"),
+    [
+        ({"zero_hpz_partition_size": 8, "zero_stage": 2}, "runs on ZeRO-3"),
+        ({"zero_quantized_weights": True, "zero_stage": 1}, "runs on ZeRO-3"),
+        ({"zero_hpz_partition_size": 3}, "must divide the data-parallel ranks (16"),
+    ],
+)
+def test_zeropp_outside_zero3_names_the_field(par: dict[str, Any], words: str) -> None:
+    with pytest.raises(ScenarioError, match=r"^parallelism\.zero_") as err:
+        estimate_report(_zero3(**par))
+    assert words in str(err.value)
+
+
+def test_zeropp_fields_left_out_of_the_echo_when_null() -> None:
+    """Scenarios without the new fields echo as before; stated, they echo and load back."""
+    plain = estimate_report(_zero3())["scenario"]
+    assert "zero_hpz_partition_size" not in plain["parallelism"]
+    assert "cpu_offload_gib" not in plain.get("serving", {})
+    stated = estimate_report(copy.deepcopy(CONFIGS[ZEROPP]["scenario"]))
+    assert stated["scenario"]["parallelism"]["zero_hpz_partition_size"] == 8
+    assert estimate_report(copy.deepcopy(stated["scenario"])) == stated

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
 from ..errors import check_id, excerpt
 from ..limits import MAX_RATE, MIN_RATE, Batch, Efficiency, Rate, SomeLayers, Strict, Tokens, Whole
@@ -183,6 +183,15 @@ class ServingSpec(Strict):
     lora: LoraServingSpec | None = None
     kv_offload: KvOffloadSpec | None = None
     disaggregated: DisaggregatedSpec | None = None
+
+    @model_serializer(mode="wrap")
+    def _echo(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        """``cpu_offload_gib`` left out of the echo when null (scenarios without it echo as
+        before)."""
+        data: dict[str, object] = handler(self)
+        if self.cpu_offload_gib is None:
+            data.pop("cpu_offload_gib", None)
+        return data
 
     @field_validator("cpu_moe_layers", mode="before")  # a string other than "all": name both
     @classmethod
