@@ -29,7 +29,6 @@ NAMED = [
     ("real-configs-round6.json", "vllm-gptoss-120b-mi355x-mxfp4-fp8-tp8"),
     ("real-configs-round6.json", "verl-qwen3-30b-a3b-megatron-lora-cp2"),
     ("real-configs-round7.json", "vllm-llama2-13b-cpu-offload-10-l4"),
-    ("real-configs-round7.json", "vllm-llama31-70b-cpu-offload-90-h100"),
     ("real-configs-round7.json", "sglang-qwen3-32b-cpu-offload-rtx4090"),
     ("real-configs-round7.json", "deepspeed-zeropp-hpz8-qwz-qgz-2x8h100"),
     ("real-configs-round7.json", "msswift-qwen25-7b-zero3-hpz8-2x8h100"),
