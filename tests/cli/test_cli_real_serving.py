@@ -26,7 +26,11 @@ SERVE: dict[str, Any] = {
 @pytest.mark.parametrize(
     ("block", "field", "words"),
     [
-        ({"serving": {"max_context": 8192, "cpu_offload_gb": 40}}, "serving.cpu_offload_gb", "not modelled"),
+        (
+            {"serving": {"max_context": 8192, "cpu_offload_gb": 40}},
+            "serving.cpu_offload_gb",
+            "cpu_offload_gib",
+        ),
         ({"precision": {"weights": "w4afp8"}}, "precision.weights", "awq_int4"),
         (
             {"serving": {"max_context": 8192, "enforce_eager": True}},

@@ -1,10 +1,11 @@
-"""Real configurations of 2025-26, rounds 5 and 6, each replayed through the estimate as its
-source states it (tests/core/data/real-configs-round5.json and -round6.json; docs/evidence/
-training.md, "Real runs the estimate refused, round 5" and "... round 6"). Each runs without
+"""Real configurations of 2025-26, rounds 5 to 7, each replayed through the estimate as its
+source states it (tests/core/data/real-configs-round5.json, -round6.json and -round7.json;
+docs/evidence/training.md, "Real runs the estimate refused, round 5", "... round 6" and
+"... round 7"). Each runs without
 refusal, or is answered as not starting where the engine's own start check refuses it too, or
 is refused in one line naming the field where the rule is the estimate's own (``ours``) and the
 variant the line asks for is in the file as accepted. Each round's own readings are tested in
-its file (test_real_configs_round5.py, test_real_configs_round6.py)."""
+its file (test_real_configs_round5.py, _round6.py, _round7.py)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from gpusizer import estimate_report
 from gpusizer.core.errors import MESSAGE_CHARS, ScenarioError
 
 DATA = Path(__file__).parent / "data"
-ROUNDS = ("real-configs-round5.json", "real-configs-round6.json")
+ROUNDS = ("real-configs-round5.json", "real-configs-round6.json", "real-configs-round7.json")
 CONFIGS: dict[str, dict[str, dict[str, Any]]] = {
     f: {c["name"]: c for c in json.loads((DATA / f).read_text())["configs"]} for f in ROUNDS
 }

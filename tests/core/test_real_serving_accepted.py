@@ -127,9 +127,10 @@ def test_swap_space_named() -> None:
 
 def test_cpu_offload_named() -> None:
     # vLLM / SGLang --cpu-offload-gb: weights in pinned host memory read over PCIe every
-    # forward (maybe_offload_to_cpu, OffloaderV1): not modelled, the line names what states a run
+    # forward (maybe_offload_to_cpu, OffloaderV1), stated as serving.cpu_offload_gib
+    # (core/serving/weight_offload.py); the engine's own name names that field
     err = _refusal(_s("llama-3.3-70b", "vllm", serving={"cpu_offload_gb": 40}))
-    assert "not modelled" in str(err) and "serving.gpu_layers" in str(err)
+    assert "state serving.cpu_offload_gib" in str(err) and "--cpu-offload-gb" in str(err)
 
 
 @pytest.mark.parametrize("flag", ["n_cpu_moe", "cpu_moe", "override_tensor"])

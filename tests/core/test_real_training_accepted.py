@@ -186,7 +186,7 @@ def test_stated_preference_runs() -> None:
         (
             {"parallelism": {"data": 32, "zero_stage": 3, "zero_hpz_partition_size": 8}},
             "parallelism.zero_hpz_partition_size",
-            "ZeRO++ is not modelled",
+            "ZeRO++ applies to deepspeed",  # PyTorch FSDP runs no ZeRO++ (core/memory/zeropp.py)
         ),
         ({"workload": {"kind": "full_finetune", "qat": True}}, "workload.qat", "not modelled"),
         (

@@ -31,6 +31,7 @@ from .techniques import StepExtras, step_phases
 from .training_stage import StageStates, base_weight_dtype, stage_states
 from .unsloth_fused_ce import forward_change
 from .zero3_step import sub_group_step_bytes
+from .zeropp import secondary_bytes
 
 __all__ = ["Layout", "OnGpu", "StagePeak", "base_weight_dtype", "heavier_stage", "layout", "stage_phases"]
 
@@ -117,11 +118,12 @@ def stage_phases(
     trainable, weights = u.trainable, u.weights
     host = 0.0
     weights -= st.quant_state  # kept whole on each GPU (core/memory/fsdp_qlora.py)
+    secondary = secondary_bytes(s, weights)  # ZeRO++ hpZ's second partition (core/memory/zeropp.py)
     if par.zero_stage >= 3:
         weights *= _zero_factor(lay, expert_shards(par), st.expert_w)
     if par.offload_parameters:  # the (sharded) weights wait in host RAM
         host, weights = weights, 0.0
-    weights += st.quant_state
+    weights += st.quant_state + secondary
     shard = 1.0 / _zero_factor(lay, expert_shards(par), st.expert_p)  # effective ranks sharing a state
     grads = trainable * st.grad_b / (shard if par.zero_stage >= 2 else 1)
     if par.offload_optimizer and not s.profile.persistent_gradients:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, PrivateAttr, field_validator
+from pydantic import Field, PrivateAttr, SerializerFunctionWrapHandler, field_validator, model_serializer
 
 from ..limits import Degree, Strict, Whole
 from ..registry.recompute_modules import check_recompute_modules
@@ -79,6 +79,13 @@ class ParallelismSpec(Strict):
     attention: Literal["eager", "flash"] = "flash"
     offload_optimizer: bool = False
     offload_parameters: bool = False
+    # Additive: DeepSpeed ZeRO++ (zero_optimization's zero_hpz_partition_size,
+    # zero_quantized_weights, zero_quantized_gradients; core/memory/zeropp.py): a secondary
+    # 16-bit weight partition within that many GPUs, the forward gather in INT8, the gradient
+    # reduction in INT4. Null / 1 / false: off.
+    zero_hpz_partition_size: Annotated[int, Whole, Field(ge=1, le=1_000_000)] | None = None
+    zero_quantized_weights: bool | None = None
+    zero_quantized_gradients: bool | None = None
     optimizer_in_backward: bool = False  # each tensor steps as its gradient is ready
     # FSDP1's root unit (embedding, LM head outside a transformer-layer wrap policy: accelerate,
     # HF Trainer) stays gathered from the forward through the backward
@@ -127,6 +134,16 @@ class ParallelismSpec(Strict):
     # routed tokens (the benchmarks' forced balance); "router" the router's own, skewed load, the
     # busiest EP rank setting each MoE layer (core/speed/expert_load.py; RL's policy sets it)
     expert_routing: Literal["balanced", "router"] = "balanced"
+
+    @model_serializer(mode="wrap")
+    def _echo(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        """ZeRO++'s settings left out of the echo when null (scenarios without them echo as
+        before)."""
+        data: dict[str, object] = handler(self)
+        for key in ("zero_hpz_partition_size", "zero_quantized_weights", "zero_quantized_gradients"):
+            if getattr(self, key) is None:
+                data.pop(key, None)
+        return data
 
     @field_validator("recompute_modules")
     @classmethod

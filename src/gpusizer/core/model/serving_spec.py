@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
 from ..errors import check_id, excerpt
 from ..limits import MAX_RATE, MIN_RATE, Batch, Efficiency, Rate, SomeLayers, Strict, Tokens, Whole
@@ -47,6 +47,10 @@ class ServingSpec(Strict):
     # Additive: llama.cpp --n-cpu-moe N, the first N layers' routed experts kept in host RAM;
     # "all": --cpu-moe / -ot exps=CPU (core/serving/cpu_moe.py). Null: none.
     cpu_moe_layers: SomeLayers | Literal["all"] | None = None
+    # Additive: vLLM / SGLang --cpu-offload-gb, GiB of weights each GPU keeps in pinned host
+    # memory and reads over its host link every forward (core/serving/weight_offload.py).
+    # Null / 0: none.
+    cpu_offload_gib: Annotated[float, Field(ge=0.0, le=1e6)] | None = None
     concurrency: Batch | None = None  # users served at once (null: workload.batch_size)
     # Additive: the engine release whose defaults apply (null: the current one), the fixed
     # cost of a step (null: the engine's per GPU class), host RAM bandwidth (offloaded layers).
@@ -179,6 +183,15 @@ class ServingSpec(Strict):
     lora: LoraServingSpec | None = None
     kv_offload: KvOffloadSpec | None = None
     disaggregated: DisaggregatedSpec | None = None
+
+    @model_serializer(mode="wrap")
+    def _echo(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        """``cpu_offload_gib`` left out of the echo when null (scenarios without it echo as
+        before)."""
+        data: dict[str, object] = handler(self)
+        if self.cpu_offload_gib is None:
+            data.pop("cpu_offload_gib", None)
+        return data
 
     @field_validator("cpu_moe_layers", mode="before")  # a string other than "all": name both
     @classmethod

@@ -8,6 +8,7 @@ from ..memory.layouts import check_layouts
 from ..memory.lora_experts import check_transformers_release
 from ..memory.lora_kernels_axolotl import check_lora_kernels
 from ..memory.techniques import check_techniques
+from ..memory.zeropp import check_zeropp
 from ..model.architecture import resolve
 from ..model.presets import check_host
 from ..model.specs import ModelSpec, Scenario
@@ -116,6 +117,7 @@ def check_scenario(s: Scenario) -> None:
     _VALID_MODELS.get(id(s.model), lambda: _valid_model(s.model), (s.model,))
     check_host(s)
     check_parallelism(s)
+    check_zeropp(s)
     check_workload(s)
     check_framework(s)
     check_serving(s)

@@ -20,8 +20,10 @@ from ..serving.disaggregated import check_disaggregated
 from ..serving.lora_serving import check_lora
 from ..serving.multi_turn import check_turns
 from ..serving.prefix import check_prefix
+from ..serving.rules import memory_rule
 from ..serving.speculative import check_speculative
 from ..serving.turn_context import check_last_turn
+from ..serving.weight_offload import check_weight_offload
 from ..speed.rates_era import GGML_BACKENDS, backend_runs_on
 from .validate_features import check_features
 from .validate_sched import check_scheduler_knobs
@@ -55,6 +57,7 @@ def check_serving(s: Scenario) -> None:
     check_speculative(s)
     check_lora(s)
     check_cpu_moe(s)
+    check_weight_offload(s, memory_rule(s.profile).offloads_weights)
     check_attention_backend(s)
     check_disaggregated(s)
     check_attention_data(s)

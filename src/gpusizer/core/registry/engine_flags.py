@@ -17,7 +17,8 @@ core/registry/engine_releases*.py name):
   ``enforce_eager``, ``swap_space``, ``cpu_offload_gb``; ``cpu_offload_gb`` keeps that many
   GiB of weights in pinned host memory that every forward reads over PCIe
   (``vllm/model_executor/models/utils.py`` ``maybe_offload_to_cpu``: "V1 CPU offloading
-  requires uva (pin memory) support"); the V1 scheduler preempts by recomputing
+  requires uva (pin memory) support"; stated as ``serving.cpu_offload_gib``,
+  core/serving/weight_offload.py); the V1 scheduler preempts by recomputing
   (``vllm/v1/core/sched/scheduler.py``), so ``swap_space`` moves no KV cache;
   ``speculative_config.draft_tensor_parallel_size`` (1 or the target's TP,
   ``vllm/config/speculative.py``).
@@ -61,9 +62,8 @@ _EXPERTS_CPU = (
     'state serving.cpu_moe_layers N (the first N layers\' experts) or "all"'
 )
 _OFFLOAD = (
-    "weights offloaded to host memory and read over PCIe every step (vLLM / SGLang "
-    "--cpu-offload-gb) are not modelled; state a layout that holds the weights "
-    "(parallelism.tensor / pipeline), or framework llama.cpp with serving.gpu_layers N"
+    "vLLM / SGLang --cpu-offload-gb (weights a GPU keeps in host memory, read over its host "
+    "link every step): state serving.cpu_offload_gib (GiB a GPU)"
 )
 _TP = "state parallelism.tensor (the engine's TP size)"
 

@@ -119,6 +119,10 @@ class FrameworkProfile(ProfileQueries):
     # ZeRO-2 reduces all of its gradients in every backward, not once a step (DeepSpeed
     # stage_1_and_2.py ``reduce_ready_partitions_and_remove_grads``); core/speed/zero2_reduce.py
     reduce_every_backward: bool = False
+    # It runs DeepSpeed's ZeRO-3, so ZeRO++ (hpZ, qwZ, qgZ) applies (core/memory/zeropp.py):
+    # DeepSpeed itself and the stacks that hand it their ZeRO config (transformers Trainer,
+    # ms-swift, axolotl)
+    zero_plus_plus: bool = False
     # Its tables' own memory line: "allocated" (torch.cuda.max_memory_allocated, tensors only)
     # or "reserved" (max_memory_reserved: the caching allocator's segments, not the CUDA
     # context or NCCL's buffers); "" when it prints none (core/memory/overhead.py reported_bytes)

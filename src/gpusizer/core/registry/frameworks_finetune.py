@@ -184,6 +184,7 @@ FINETUNE_RECIPES: tuple[FrameworkProfile, ...] = (
         runs_on_source=_SWIFT,
         pipeline_source=_PP_SWIFT,
         **HF_TRAINER,
+        zero_plus_plus=True,  # --zero_hpz_partition_size (ms-swift PR 3315, 2025-02)
         reports="reserved",
         scenario_defaults=(("parallelism", "recompute", "full"),),
         techniques=(
@@ -209,6 +210,7 @@ FINETUNE_RECIPES: tuple[FrameworkProfile, ...] = (
         **HF_TRAINER,
         no_sync=TRANSFORMERS_TRAINER,  # its trainers subclass transformers' Trainer
         parameter_offload=True,  # fsdp_config fsdp_offload_params (its FSDP QLoRA examples)
+        zero_plus_plus=True,  # its deepspeed: JSON configs reach DeepSpeed as they are
         reports="reserved",
         scenario_defaults=(("workload", "loss", "fused"),),
         techniques=(

@@ -85,6 +85,7 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
         pipeline_device_map_training=True,  # Trainer's is_model_parallel (core/memory/device_map.py)
         # TrainingArguments fsdp "full_shard offload" / a DeepSpeed config's offload_param
         parameter_offload=True,
+        zero_plus_plus=True,  # TrainingArguments(deepspeed=...) hands DeepSpeed its zero_optimization
         **HF_TRAINER,
         no_sync=TRANSFORMERS_TRAINER,  # accumulation under FSDP1's no_sync() (core/registry/no_sync.py)
         kv_window_slack=1,
@@ -221,6 +222,7 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
         host_grad_accumulation=True,
         parameter_offload=True,  # zero_optimization.offload_param (ZeRO-3; docs, config-json)
         reduce_every_backward=True,
+        zero_plus_plus=True,  # deepspeed/runtime/zero/config.py zero_hpz_partition_size, ...
         param_gather_overlap=False,
         techniques=("ZeRO 1-3 sharding", "fp32 gradient partition at the ZeRO-1/2 step"),
         sources=(

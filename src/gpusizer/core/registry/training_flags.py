@@ -24,9 +24,6 @@ Each entry is a setting the stack runs; sources, by stack (at the tags named):
 - PyTorch FSDP2 ``fully_shard(mesh=2-D DeviceMesh)`` (HSDP: replicate x shard), FSDP1
   ``ShardingStrategy.HYBRID_SHARD``; torchtitan ``data_parallel_replicate_degree`` /
   ``data_parallel_shard_degree`` (torchtitan/config/job_config.py).
-- DeepSpeed ZeRO++ (``deepspeed/runtime/zero/config.py``: ``zero_hpz_partition_size``,
-  ``zero_quantized_weights``, ``zero_quantized_gradients``; Wang et al. 2023, arXiv 2306.10209):
-  hpZ keeps a secondary 16-bit partition of the weights within a node group.
 - torchtune ``qat_distributed`` (torchao ``Int8DynActInt4WeightQATQuantizer``: fake-quantised
   weights and activations) and ``knowledge_distillation_distributed`` (a frozen teacher's
   forward, ``ForwardKLWithChunkedOutputLoss`` over both models' logits), v0.6.
@@ -76,11 +73,6 @@ _HSDP = (
     "memory state parallelism.data = the shard degree with zero_stage 3 (every replica holds "
     "the same), not replicas x shard (that shards over every rank and prices less)"
 )
-_ZEROPP = (
-    "DeepSpeed ZeRO++ is not modelled (hpZ keeps a second 16-bit weight partition within "
-    "zero_hpz_partition_size GPUs, 2 x parameters / that size bytes a GPU more; qwZ / qgZ "
-    "quantise the collectives); state parallelism.zero_stage 3 (priced without them)"
-)
 _CONTEXT = "state parallelism.context (the ranks a sequence is split over)"
 _FAST_INFERENCE = (
     "Unsloth's fast_inference (vLLM in the trainer's process sharing the LoRA model's base "
@@ -100,10 +92,10 @@ TRAINING_FIELDS: dict[str, str] = {
     "parallelism.data_parallel_shard_degree": _HSDP,
     "parallelism.data_parallel_replicate_degree": _HSDP,
     "parallelism.sharding_strategy": _HSDP,
-    "parallelism.zero_hpz_partition_size": _ZEROPP,
-    "parallelism.zero_quantized_weights": _ZEROPP,
-    "parallelism.zero_quantized_gradients": _ZEROPP,
-    "parallelism.zeropp": _ZEROPP,
+    "parallelism.zeropp": (
+        "DeepSpeed ZeRO++ is three settings: state parallelism.zero_hpz_partition_size, "
+        "zero_quantized_weights, zero_quantized_gradients (with zero_stage 3)"
+    ),
     "parallelism.sequence_parallel_degree": "axolotl's sequence_parallel_degree: " + _CONTEXT,
     "parallelism.ulysses_sequence_parallel_size": "verl's Ulysses degree: " + _CONTEXT,
     "parallelism.context_parallel_size": _CONTEXT,

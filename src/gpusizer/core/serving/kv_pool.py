@@ -72,6 +72,7 @@ class Stage:
     sp: StageParams
     layout: MoeLayout | None = None  # how the engine lays out MXFP4 experts (None: as stored)
     stored: float = 0.0  # the same weights as the checkpoint stores them
+    host: float = 0.0  # weights kept in host memory (serving.cpu_offload_gib), not in ``weights``
 
 
 def stages(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings) -> list[Stage]:

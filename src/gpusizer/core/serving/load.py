@@ -38,6 +38,7 @@ from .moe_layout import measured_moe_kernel
 from .scheduler import simulate
 from .scheduler_types import Engine, LoadResult, Workload
 from .step_costs import all_reduce, dp_padding, ggml_backend, graph_batch, graph_sizes, launch, moe_comm
+from .weight_offload import weight_offload
 
 ADP_BATCHING_DEFAULT = 10  # TensorRT-LLM AttentionDpConfig.batching_wait_iters default
 UNLIMITED = 1 << 40  # tokens per step when the engine sets no budget (transformers)
@@ -87,6 +88,8 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
 
 def _offload(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -> Offload:
     host, experts = em.host_read_bytes, em.host_expert_bytes
+    if s.serving.cpu_offload_gib and em.host_memory_bytes:  # vLLM / SGLang --cpu-offload-gb
+        return weight_offload(gpu, float(em.host_memory_bytes))
     if not host and not experts:
         return Offload()
     p = s.parallelism

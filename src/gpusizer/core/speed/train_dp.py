@@ -10,6 +10,8 @@ optimizer step (core/speed/train_step.py calls both).
   reduce-scatter. Under pipeline parallelism torchtitan keeps the parameters gathered across
   micro-batches (``reshard_after_forward=False``): one all-gather and one reduce-scatter per
   step instead of per micro-batch.
+- DeepSpeed ZeRO++ (core/memory/zeropp.py): qwZ's forward all-gather in INT8, hpZ's backward
+  all-gather over the hpZ group's link, qgZ's reduction at 0.5 byte a value.
 - ZeRO-0 (DDP): gradients all-reduced in buckets as backward produces them (PyTorch DDP
   docs, "Internal design": bucketed all-reduce overlapped with backward); the last bucket
   waits. ZeRO-1/2: the same with a reduce-scatter, then an all-gather of the updated
@@ -66,6 +68,11 @@ class DataParallel(NamedTuple):
     expert_weights: float = 0.0  # routed-expert parameters of one layer on one GPU (already / EP)
     expert_ranks: int = 1  # the expert data-parallel group: (DP x CP) / EP
     expert_link: Link | None = None
+    # DeepSpeed ZeRO++ (core/memory/zeropp.py): the forward gather's bytes a value (qwZ; null:
+    # ``weight_bytes``), the hpZ group the backward gathers over and its link (1: all ranks)
+    forward_bytes: float | None = None
+    hpz_ranks: int = 1
+    hpz_link: Link | None = None
 
 
 def _seconds(g: DataParallel, kind: str, per_value: float, layers: int) -> float:
@@ -77,15 +84,24 @@ def _seconds(g: DataParallel, kind: str, per_value: float, layers: int) -> float
     return dense + collective_seconds(kind, experts, g.expert_ranks, g.expert_link)
 
 
+def _backward_gather(g: DataParallel) -> float:
+    """One layer's backward all-gather: over every rank, or (ZeRO++ hpZ) of the 16-bit
+    secondary partition over the hpZ group only, experts included."""
+    if g.hpz_ranks <= 1 or g.hpz_link is None:
+        return _seconds(g, "all_gather", g.weight_bytes, 1)
+    layer = (g.layer_weights + g.expert_weights) * g.weight_bytes
+    return collective_seconds("all_gather", layer, g.hpz_ranks, g.hpz_link)
+
+
 def data_parallel_seconds(g: DataParallel) -> float:
     """Exposed seconds of one step's data-parallel collectives."""
     if g.ranks <= 1:
         return 0.0
     layers = max(1, g.layers)
     if g.zero >= 3:
-        ag = _seconds(g, "all_gather", g.weight_bytes, 1)
+        ag = _seconds(g, "all_gather", g.weight_bytes if g.forward_bytes is None else g.forward_bytes, 1)
         rs = _seconds(g, "reduce_scatter", g.grad_bytes, 1)
-        back = rs if g.pipelined else ag + rs
+        back = rs if g.pipelined else _backward_gather(g) + rs
         one = layers * (max(0.0, ag - g.forward) + max(0.0, back - g.backward)) + ag + rs
         return one * (1 if g.pipelined else g.microbatches)
     hide = layers * g.backward

@@ -20,6 +20,7 @@ from typing import NamedTuple
 from ..memo import Memo
 from ..memory.device_map import sequential_stages
 from ..memory.training import base_weight_dtype
+from ..memory.zeropp import gather_bytes, hpz_size, reduce_bytes
 from ..model.expert_tensor import expert_data_ranks, expert_data_stride, expert_shards
 from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
@@ -218,13 +219,14 @@ def data_parallel_pricer(
         global_batch = w.global_batch_size or w.micro_batch_size * degree
         m = max(1.0, global_batch / (w.micro_batch_size * degree))
         ranks = degree * p.context
+        hpz = hpz_size(s)
         dp = DataParallel(
             ranks=ranks,
             zero=p.zero_stage,
             layers=st.layers,
             layer_weights=layer_weights,
             weight_bytes=weight_bytes,
-            grad_bytes=grads * share,
+            grad_bytes=reduce_bytes(s, grads) * share,
             forward=st.forward,
             backward=st.backward,
             microbatches=round(m),
@@ -236,6 +238,9 @@ def data_parallel_pricer(
             expert_link=group_link(gpu, expert_data_ranks(p, ranks), expert_data_stride(p), node, net)
             if expert_weights
             else None,
+            forward_bytes=gather_bytes(s, weight_bytes),
+            hpz_ranks=hpz,
+            hpz_link=group_link(gpu, hpz, p.tensor, node, net) if hpz > 1 else None,
         )
         # the weights' trip up from host RAM under parameter offload: the host leg of the ZeRO-3
         # gather (core/speed/param_offload.py; 0 without it)

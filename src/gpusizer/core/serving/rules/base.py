@@ -58,6 +58,10 @@ class MemoryRule:
     # The engine starts whatever the context and caps each request to its pool (SGLang
     # tp_worker.py: max_req_len = min(context_len - 1, pool tokens - 1)) instead of refusing
     caps_context: ClassVar[bool] = False
+    # It can keep some weights in pinned host memory, read over the host link every forward
+    # (``serving.cpu_offload_gib``: vLLM's and SGLang's --cpu-offload-gb,
+    # core/serving/weight_offload.py)
+    offloads_weights: ClassVar[bool] = False
 
     def settings(self, s: Scenario, gpu: GPUSpec) -> EngineSettings:
         """The engine settings the scenario runs with on ``gpu``."""

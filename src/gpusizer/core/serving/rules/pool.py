@@ -26,6 +26,7 @@ from ..engine_result import Load, scenario_load
 from ..engine_settings import EngineSettings
 from ..kv_pool import EngineView, PoolBudget, Stage, engine_view, layout_note, sequences, stages
 from ..kv_request import RequestKV, kv_layout, request_kv
+from ..weight_offload import offload_note, offloaded_bytes
 from .base import MemoryRule
 
 
@@ -80,7 +81,7 @@ class PoolRule(MemoryRule):
         best: EngineMemory | None = None
         rank: tuple[int, float] | None = None
         need = floor = 0.0
-        for stage in stages(s, arch, counts, gpu, st):
+        for stage in [self._held(s, x) for x in stages(s, arch, counts, gpu, st)]:
             b = self.budget(v, stage)
             kv = request_kv(s, arch, st, stage.sp, layout)
             em = self._stage_memory(v, stage, b, kv, load)
@@ -99,6 +100,14 @@ class PoolRule(MemoryRule):
             floor_bytes=int(floor + d) if floor > 0 else 0,
         )
 
+    def _held(self, s: Scenario, stage: Stage) -> Stage:
+        """The stage less the weights its engine keeps in host memory (serving.cpu_offload_gib,
+        core/serving/weight_offload.py), where the engine offloads weights."""
+        if not self.offloads_weights:
+            return stage
+        host = offloaded_bytes(s, stage.weights)
+        return replace(stage, weights=stage.weights - host, host=host) if host else stage
+
     def _stage_memory(
         self, v: EngineView, stage: Stage, b: PoolBudget, kv: RequestKV, load: Load
     ) -> EngineMemory:
@@ -107,6 +116,8 @@ class PoolRule(MemoryRule):
         tokens = kv.pool_tokens(b.pool)
         needed = kv.check_bytes(ctx) if ctx else 0.0
         notes = layout_note(stage) + b.notes
+        if stage.host:
+            notes += (offload_note(stage.host, v.gpu),)
         holds = kv.holds(b.pool, kv.load_bytes(load))
         served = ctx
         if self.caps_context and b.pool > 0 and 0 < tokens < ctx:  # capped, not refused
@@ -136,6 +147,7 @@ class PoolRule(MemoryRule):
             request_bytes=needed,
             load_bytes=kv.load_bytes(load),
             holds_load=holds,
+            host_memory_bytes=int(stage.host),
         )
 
     def pool_line(self, gpu: GPUSpec, em: EngineMemory) -> PoolLine:

@@ -44,6 +44,7 @@ class StaticPool(PoolRule):
     key: ClassVar[str] = "static_pool"
     label: ClassVar[str] = "weights + KV pool as a fraction of the free device"
     caps_context: ClassVar[bool] = True
+    offloads_weights: ClassVar[bool] = True  # --cpu-offload-gb (srt/utils/offloader.py)
 
     def fraction_of(self, v: EngineView) -> float:
         """SGLang's fraction multiplies the free memory at start (``min_per_gpu_memory``, after

@@ -42,6 +42,7 @@ class ProfiledPool(PoolRule):
 
     key: ClassVar[str] = "profiled_pool"
     label: ClassVar[str] = "a fraction of the device, less weights and the profiled peak, paged as KV"
+    offloads_weights: ClassVar[bool] = True  # --cpu-offload-gb (maybe_offload_to_cpu)
 
     def budget(self, v: EngineView, stage: Stage) -> PoolBudget:
         st, rel, p = v.st, v.st.release, v.s.parallelism
