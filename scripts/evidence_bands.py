@@ -269,7 +269,8 @@ def _heldout() -> Iterator[Figure]:
     the section on the ninth blind round); the tenth, speed-figures-blind10.json
     (tests/core/test_speed_blind10.py; the section on the tenth blind round); the eleventh,
     speed-figures-blind11.json (tests/core/test_speed_blind11.py; the section on the eleventh
-    blind round); SGLang's large-batch
+    blind round); the twelfth, speed-figures-blind12.json (tests/core/test_speed_blind12.py; the
+    section on the twelfth blind round); SGLang's large-batch
     NVIDIA and MoE AMD figures,
     speed-sglang-regimes-blind.json
     (tests/core/test_speed_sglang_regimes.py; keyed speed-figures-sglang-regimes); mlx-lm's blind
@@ -280,6 +281,7 @@ def _heldout() -> Iterator[Figure]:
         test_speed_blind9,
         test_speed_blind10,
         test_speed_blind11,
+        test_speed_blind12,
         test_speed_figures_blind2,
         test_speed_figures_blind3,
         test_speed_figures_blind4,
@@ -300,6 +302,7 @@ def _heldout() -> Iterator[Figure]:
     yield from _blind("blind9", test_speed_blind9.SET)
     yield from _blind("blind10", test_speed_blind10.SET)
     yield from _blind("blind11", test_speed_blind11.SET)
+    yield from _blind("blind12", test_speed_blind12.SET)
     yield from _blind("sglang-regimes", test_speed_sglang_regimes.SET)
     yield from _mlx_blind()
 
