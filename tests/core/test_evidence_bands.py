@@ -46,7 +46,9 @@ SHORT = {
     # replayed (1.78-2.39 fast): 43 figures, the fifths re-dealt, a fifth of 9 on the band
     # 0.97-1.74 holds 5; outside, the H200 c=16 output rate (0.936), Qwen3-Coder-Next's untuned
     # H100 output rate (2.54) and that H20 record's first token and ITL (2.39, 1.81)
-    "speed/sglang/nvidia/moe": (5, 9),
+    # The twelfth blind round (speed-figures-blind12.json: the SGLang cookbook's 48 Qwen3.6-35B-A3B
+    # cells at 1,024 and 4,096 users, 8 within 25 %) re-dealt the fifths over 91 figures: a fifth
+    # of 19 holds 17, no longer short (each fifth held out in turn is, below)
     # (The P/D first token: 26 of 29 until the third blind P/D round (docs/evidence/serving.md, its
     # section; tests/core/data/disagg-blind3.json) added the two DGX Sparks' seven constant-rate
     # runs, whose published first tokens are 3-9x ours (the LAN proxy's round trips and each
@@ -309,8 +311,15 @@ SHORT = {
     # FP8 on 8 MI300X as first replayed (1.38-2.10 fast): 92 figures, the fifths re-dealt, a fifth
     # of 19 on the band 0.96-2.55 holds 15 (79 %); outside, Anyscale's MI325X first tokens at 0.5
     # and 5 requests a second (3.16, 10.30) and at 1.5 (0.902), and ATOM's MI355X DeepSeek-R1
-    # first token at 32 users (0.926, now just under the band's bottom)
-    "speed/vllm/amd/moe": (15, 19),
+    # first token at 32 users (0.926, now just under the band's bottom); 17 of 22 (77 %) since the
+    # twelfth blind round (speed-figures-blind12.json: InferenceX's ATOM MI355X runs, Qwen3.5-397B
+    # FP8 and Kimi-K2.5 MXFP4 at TP 4 reading 1.15-1.55 fast) re-dealt the fifths over 109
+    "speed/vllm/amd/moe": (17, 22),
+    # llama.cpp MoE on Apple: its own band since the ninth round; 4 of 6 held out inside since the
+    # twelfth blind round (speed-figures-blind12.json: the dasLLAMA llama-bench rows on an M1 Max
+    # and an M4 Pro, the Gated DeltaNet decodes reading fast, llama.cpp's one-token delta-rule
+    # path not priced: docs/evidence/speed.md, its section) re-dealt the fifths over 26 figures
+    "speed/llama.cpp/apple/moe": (4, 6),
     # transformers + PEFT adapters (memory/hf-peft-eager/adapter) left this list with the
     # thirteenth blind round (training-peaks-blind13.json, ms-swift's Benchmark.md): its fifths
     # re-dealt, 28 of 31 held out inside 0.851-1.066 (was 17 of 25 inside 0.882-1.025); back on
@@ -351,8 +360,14 @@ SHORT = {
 CV_SHORT: dict[str, tuple[int, int]] = {
     # vLLM MoE on AMD: 74 of 92 until MLA's down-projections were read whole on every TP rank
     # (core/model/mla_whole.py; docs/evidence/speed.md, its section): ATOM's MI355X DeepSeek-R1
-    # first tokens read slower (TTFT at 64 users 0.790 -> 0.744), 73 of 92 (79 %)
-    "speed/vllm/amd/moe": (73, 92),
+    # first tokens read slower (TTFT at 64 users 0.790 -> 0.744), 73 of 92 (79 %); 91 of 109
+    # (83 %) since the twelfth blind round's ATOM MI355X runs joined: no longer short)
+    # SGLang MoE on NVIDIA: the twelfth blind round of serving speeds (speed-figures-blind12.json;
+    # docs/evidence/speed.md, its section) added the SGLang cookbook's 48 Qwen3.6-35B-A3B cells at
+    # 1,024 and 4,096 users on H200 / B200 / B300 as first replayed, 8 within 25 %: by Little's law
+    # the runs held 2.1-2.3x fewer requests at once than the estimate (the hybrid state pool at
+    # SGLang 0.5.15-0.5.16 not read), nothing refitted: 71 of 91 (78 %)
+    "speed/sglang/nvidia/moe": (71, 91),
     # (colocated dense RL steps: 53 of 64 -> 51 of 64 (80 % less 0.2 of a figure) since verl's
     # critic runs its rows padded where the actor packs them (core/pipeline/rl_critic_padding.py;
     # docs/evidence/rl.md, its section): the ninth blind round's recommended step read 0.53
@@ -387,13 +402,13 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # outside, Qwen3-30B-A3B Q8_0 tg128 on an M2 Ultra (0.825), that record's 30K first token
     # (0.826) and its 146K decode (1.157, a hair above its fold's 1.153); 11 of 14 (79 %) since the
     # eleventh blind round of serving speeds (speed-figures-blind11.json) added llama.cpp's
-    # Qwen3-30B-A3B Q4_K_M decode on a 20-core M4 Pro (1.04, AlexsJones/llmfit#812)
-    "speed/llama.cpp/apple/moe": (11, 14),
+    # Qwen3-30B-A3B Q4_K_M decode on a 20-core M4 Pro (1.04, AlexsJones/llmfit#812); 22 of 26
+    # (85 %) since the twelfth round's llama-bench rows joined: no longer short)
     # llama.cpp dense on Apple: 39 of 48 (81 %) until the eleventh blind round of serving speeds
     # (speed-figures-blind11.json) added Gemma 3 27B Q4_K_M's decode on a 20-core M4 Pro (1.03,
     # AlexsJones/llmfit#812) and re-dealt the fifths: the band 0.87-1.13 -> 0.87-1.12, 38 of 49
-    # (78 %), less than a figure short of 80 %
-    "speed/llama.cpp/apple/batch-one": (38, 49),
+    # (78 %), less than a figure short of 80 %; 47 of 57 (82 %) since the twelfth round's M1 Max
+    # and M4 Pro llama-bench rows joined: no longer short)
     # the fifteenth blind round of training peaks (training-peaks-blind15.json, fms-acceleration
     # @24bdadb's twenty Mistral 7B rows, all within 15 %; docs/evidence/training.md its section)
     # adds figures near 1 and so narrows the folds' bands: FSDP / DeepSpeed adapters 34 of 41 ->
