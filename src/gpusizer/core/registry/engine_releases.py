@@ -139,6 +139,10 @@ VLLM: tuple[EngineRelease, ...] = (
             "only as an extra, so the sort's 38 B unless serving.flashinfer_sampler says FlashInfer "
             "runs (the vllm/vllm-openai image installs it: docker/Dockerfile vllm-base stage); the "
             "0.11.0 pip logs of vllm#27508 peak as the sort",
+            "CUDA graphs: FULL_AND_PIECEWISE by default from 0.11.0 (release notes; vllm PR #25444): "
+            "a decode-only step replays one graph where the attention backend allows it (FlashAttention "
+            "3 and Triton attention: AttentionCGSupport.ALWAYS; gpt-oss's sinks on SM90 run FA3), the "
+            "one replay the step prices",
             _GB10_SMALL,
         ),
     ),

@@ -34,6 +34,9 @@ from .engines import TOKENISE_PER_TOKEN, BatchTier, EngineRelease, GiB, Scheduli
 # route's own work (template render, content-format detection) is a few ms. No per-server value
 # fits both within 25 % (docs/evidence/speed.md §13.2), so GPUStack's stays; 0.11.0's template
 # parse, which 0.11.2 does not do, is 6.9 ms of the gap (chat_template_parse.py).
+# Before 0.11.0 a V1 decode ran PIECEWISE CUDA graphs (vLLM's default then: each attention call
+# issued from Python between the captured pieces); the step prices it as one replay, as 0.11.0's
+# FULL decode, a host cost per attention layer left out (docs/evidence/speed.md section 133).
 VLLM_FRONT_END = 50.3 * ms
 VLLM_FRONT_END_COMPLETIONS = 10.2 * ms
 VLLM_STEPS = (
