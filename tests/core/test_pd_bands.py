@@ -18,12 +18,11 @@ SHIPPED = json.loads(BANDS_PATH.read_text())["regimes"]
 
 
 def test_the_pd_regimes_hold_the_420_counted_figures() -> None:
-    # scripts/disagg_figures.py: 213 first tokens, 194 times per token, 12 large-EP throughputs
-    # and one llm-d sequential request time = 420 (its "all: 157 of 420 within 25 %"; 211 and 192
-    # before the fifth blind round's Anyscale MultiConnector pair,
-    # tests/core/test_disagg_blind5.py; 151 and 132 before the fourth blind round's Ray Serve LLM
-    # gpt-oss-120b runs, tests/core/test_disagg_blind4.py; 144 and 125 before the third blind
-    # round's DGX Spark
+    # scripts/disagg_figures.py: 213 first tokens, 194 times per token, 12 large-EP throughputs and
+    # one llm-d sequential request time = 420 (its "all: 157 of 420 within 25 %"; 211 and 192 before
+    # the fifth blind round's Anyscale MultiConnector pair, tests/core/test_disagg_blind5.py; 151
+    # and 132 before the fourth blind round's Ray Serve LLM gpt-oss-120b runs,
+    # tests/core/test_disagg_blind4.py; 144 and 125 before the third blind round's DGX Spark
     # constant-rate runs, tests/core/test_disagg_blind3.py; 125 and 106 before the second blind
     # round's Mooncake A10 runs, tests/core/test_disagg_blind2.py; 118 and 99 before the blind
     # round's vLLM Router runs, tests/core/test_disagg_blind.py)
