@@ -1,6 +1,6 @@
 """SGLang start-up logs, a blind round (tests/core/data/engine-logs-sglang-blind.json): SGLang
-0.4.1 - 0.5.19 on 80 GB Hopper parts and an RTX 3090. Recorded as stated before any replay,
-then replayed untuned through the same helpers as the other rounds
+0.4.1 - 0.5.19 on 80 GB Hopper parts, an RTX 3090 and 8 MI355X. Recorded as stated before any
+replay, then replayed untuned through the same helpers as the other rounds
 (tests/core/replay_base.py), each in its own settings, the logged number read from the data
 file (never retyped). Releases older than the catalog's first SGLang entry (0.4.3,
 core/registry/engine_releases_sglang.py) are replayed at its rules, as each record's
@@ -26,6 +26,7 @@ DOCS_JAN = "sglang-main-2025-01-docs-80gb-llama31-8b-131k-mfs088"
 FA3_MAR = "sglang-main-2025-03-h100-llama31-8b-fa3-131k-mfs088"
 R1_3090 = "sglang-0.4.2-rtx3090-wsl2-r1-distill-qwen-7b-131k-mfs088"
 Q32_GKE = "sglang-0.5.19-h100-gke-qwen3-32b-8k-mfs090-memory-saver"
+KIMI_355 = "sglang-0.5.8.post1-rocm-8xmi355x-tp8-kimi-k2.5-int4-262k-default"
 
 
 def logged(record: str, field: str, label: str = "") -> float:
@@ -76,6 +77,8 @@ def _other_replays() -> list[Replay]:
     r1 = _sglang("qwen2.5-7b", "0.4.3", "rtx-3090-24gb", max_context=131072)
     r1["model"] = {"preset": "qwen2.5-7b", "max_context": 131072}
     q32 = _sglang("qwen3-32b", "0.5.19", "h100-sxm-80gb", max_context=8192, memory_fraction=0.9)
+    kimi = _sglang("kimi-k2.5", "0.5.8", "mi355x-288gb", max_context=262144, attention_backend="triton")
+    kimi["parallelism"] = {"tensor": 8}
     return [
         Replay(R1_3090, r1, _pool(R1_3090, "max_total_num_tokens", "max_total_num_tokens=")),
         Replay(
@@ -85,6 +88,15 @@ def _other_replays() -> list[Replay]:
                 ("weights GiB", w, logged(Q32_GKE, "weights", "mem usage=")),
                 ("KV pool GiB (K + V)", kv, logged(Q32_GKE, "kv_cache", "s,")),
                 ("KV tokens", tokens, logged(Q32_GKE, "kv_cache", "GB for")),
+            ],
+        ),
+        Replay(
+            KIMI_355,
+            kimi,
+            [
+                ("weights GiB", w, logged(KIMI_355, "weights", "mem usage=")),
+                ("KV pool GiB", kv, logged(KIMI_355, "kv_cache", "KV size:")),
+                ("KV tokens", tokens, logged(KIMI_355, "kv_cache", "#tokens:")),
             ],
         ),
     ]

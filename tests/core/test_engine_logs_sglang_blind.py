@@ -43,7 +43,8 @@ def test_known_deviation_is_still_there(row: Row) -> None:
 
 def test_round_count() -> None:
     # The round's count (docs/evidence/serving.md): figures within 15 % of their logs, start-up
-    # verdicts apart. Blind, as first replayed: 10 of 10 figures, 4 of 4 verdicts
+    # verdicts apart. Blind, as first replayed: 10 of 10 figures, 4 of 4 verdicts; the Kimi-K2.5
+    # MI355X log, recorded after, 3 of 3 and 1 of 1 (13 of 13, 5 of 5)
     figures, starts = figures_and_starts(ROWS, within)
-    assert figures == (10, 10)
-    assert starts == (4, 4)
+    assert figures == (13, 13)
+    assert starts == (5, 5)
