@@ -85,9 +85,11 @@ def _engine_logs() -> Iterator[Figure]:
     from tests.core.engine_replay_2025 import prints_as_logged, replays_2025
     from tests.core.engine_replay_blind import prints_as_logged_blind, replays_blind
     from tests.core.engine_replay_logs_blind2 import replays_blind2
+    from tests.core.engine_replay_sglang_blind import replays_sglang_blind
     from tests.core.engine_replay_vllm_012_018 import replays_012_018
 
-    for rp in [*REPLAYS, *replays_2025(), *replays_blind(), *replays_blind2(), *replays_012_018()]:
+    rounds = [*replays_blind(), *replays_blind2(), *replays_012_018(), *replays_sglang_blind()]
+    for rp in [*REPLAYS, *replays_2025(), *rounds]:
         run, (regime, case) = rp.run(), _regime("memory", rp.scenario)
         for name, get, value in rp.checks:
             if value > 0:
