@@ -408,15 +408,22 @@ def _rl() -> Iterator[Figure]:
     ``speed/rl/colocated/<dense|moe>`` or ``speed/rl/split`` (core/evidence/regimes.py
     ``rl_speed_regime``), and verl's ``perf/max_memory_allocated_gb`` against the report's
     ``rl.max_memory_allocated_bytes`` in ``memory/rl`` (tests/core/test_rl_memory_evidence.py;
-    rl-time-blind9.json's counters, tests/core/test_rl_blind9.py)."""
+    rl-time-blind9.json's counters, tests/core/test_rl_blind9.py; rl-memory-blind.json's,
+    tests/core/test_rl_memory_blind.py)."""
     from tests.core.test_rl_blind9 import RECORDS as BLIND9
+    from tests.core.test_rl_memory_blind import RECORDS as MEMORY_BLIND
     from tests.core.test_rl_memory_evidence import RECORDS as VERL
 
     for key, scenario, seconds in _rl_steps():
         est = estimate_report(scenario, roofline=False)["rl"]["time_per_step_seconds"]
         regime, case = _regime("speed", scenario)
         yield Figure(key, regime, seconds / est, case, gpu=_gpu(scenario))
-    for source, rec in (*(("rl-memory", r) for r in VERL), *(("rl-time-blind9", r) for r in BLIND9)):
+    counters = (
+        *(("rl-memory", r) for r in VERL),
+        *(("rl-time-blind9", r) for r in BLIND9),
+        *(("rl-memory-blind", r) for r in MEMORY_BLIND),
+    )
+    for source, rec in counters:
         counted = estimate_report(rec["scenario"], roofline=False)["rl"]["max_memory_allocated_bytes"]
         regime, case = _regime("memory", rec["scenario"])
         yield Figure(f"{source}:{rec['id']}", regime, counted / (rec["measured_allocated_gib"] * 2**30), case)
