@@ -28,8 +28,11 @@ from tests.core.test_speed_figures import metric
 SET = BlindSpeeds("speed-figures-blind12.json")
 RECORDS, FIGURES, RATIOS = SET.records, SET.figures, SET.ratios
 # per vendor: (figures, within 25 %) as first replayed (docs/evidence/speed.md, the section on the
-# twelfth blind round of serving speeds): 31 of 85 in all
-HELD = {"apple": (20, 15), "amd": (17, 8), "nvidia": (48, 8)}
+# twelfth blind round of serving speeds): 31 of 85 in all; Apple 16 of 20 since llama.cpp's
+# Gated DeltaNet decode was priced as the build runs it (core/speed/ggml_gdn.py: Qwen3.6-27B tg128
+# on the M1 Max 1.27 -> 1.15; docs/evidence/speed.md, the section on llama.cpp's Gated DeltaNet
+# decode)
+HELD = {"apple": (20, 16), "amd": (17, 8), "nvidia": (48, 8)}
 
 (
     test_every_record_is_replayed_or_says_why_not_and_names_its_source,
@@ -78,10 +81,12 @@ def _cookbook(gpu: str, quant: str, ver: str, c1024: Trio, c4096: Trio) -> dict[
 # tolerance 0.02 on the ratio (a later change that moves one shows here).
 PINNED = {
     # GaijinEntertainment/daScript modules/dasLLAMA/performance/records/m1.json, llama.cpp 'metal'
-    # 'stock' rows at ebd048f (llama-bench -p 512 -n 128 -r 5), M1 Max 32-core
-    **_bench(_M1, ((0.98, 1.16), (0.91, 0.76), (0.76, 0.95), (1.18, 1.27), (1.33, 1.06))),
-    # the same file for the M4 Pro 20-core (records/m4.json)
-    **_bench(_M4, ((1.21, 1.59), (1.08, 0.96), (1.00, 1.04), (1.40, 1.13), (1.30, 0.95))),
+    # 'stock' rows at ebd048f (llama-bench -p 512 -n 128 -r 5), M1 Max 32-core; the Qwen3.6 tg128
+    # ratios as first replayed 1.16 and 1.27, before the Gated DeltaNet layers' fused-op path
+    # (core/speed/ggml_gdn.py)
+    **_bench(_M1, ((0.98, 0.94), (0.91, 0.76), (0.76, 0.95), (1.18, 1.15), (1.33, 1.06))),
+    # the same file for the M4 Pro 20-core (records/m4.json); Qwen3.6 tg128 first 1.59 and 1.13
+    **_bench(_M4, ((1.21, 1.30), (1.08, 0.96), (1.00, 1.04), (1.40, 1.05), (1.30, 0.95))),
 }
 # SemiAnalysisAI/InferenceX#1411, the 'InferenceX' tput/GPU column at 1k/1k, TP 4, 4-256 users
 PINNED.update(_users(_ATOM, (4, 8, 16, 32, 64, 128, 256), (1.24, 1.22, 1.33, 1.37, 1.48, 1.55, 1.45)))
@@ -109,14 +114,18 @@ def _entry(record: str, label: str) -> dict[str, Any]:
 def test_gated_deltanet_decode_on_metal_costs_more_than_the_estimate_prices() -> None:
     # daScript records m1.json / m4.json: Qwen3.6-35B-A3B's tg128 step less Qwen3-30B-A3B's on
     # the same Mac (both about 3B active, Q4_K_M): 5.2 ms on the M1 Max, 7.6 ms on the M4 Pro,
-    # the cost of Qwen3.6's 30 Gated DeltaNet layers over Qwen3's attention ones; the estimate
-    # prices Qwen3.6's step no dearer than Qwen3's (-1.4 / -0.6 ms: the record's miss_reason)
-    for record, published_gap in ((_M1, 5.2), (_M4, 7.6)):
+    # the cost of Qwen3.6's 30 Gated DeltaNet layers over Qwen3's attention ones. The estimate
+    # priced Qwen3.6's step 1.4 / 0.6 ms shorter; with the fused-op path as ebd048f runs it
+    # (core/speed/ggml_gdn.py: 13 more kernels a layer, the fp32 state read and written three
+    # times) 2.4 / 2.3 ms longer, within 0.2 ms: 2.8 ms (M1 Max, whose Qwen3-30B-A3B step the
+    # estimate prices 4 ms slow) and 5.3 ms (M4 Pro) of the gap not charged (the records'
+    # miss_reason)
+    for record, published_gap, est in ((_M1, 5.2, 2.4), (_M4, 7.6, 2.3)):
         new, old = _entry(record, "Qwen3.6-35B-A3B tg128"), _entry(record, "Qwen3-30B-A3B tg128")
         gap_ms = 1e3 / new["published"] - 1e3 / old["published"]
         est_gap_ms = 1e3 / metric(new) - 1e3 / metric(old)
         assert gap_ms == pytest.approx(published_gap, abs=0.1)
-        assert est_gap_ms < 0
+        assert est_gap_ms == pytest.approx(est, abs=0.2)
 
 
 def _per_user(record: str, low: int, high: int) -> tuple[float, float]:

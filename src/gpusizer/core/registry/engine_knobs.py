@@ -94,6 +94,9 @@ class LlamaCppKnobs:
     # a window model's window layers in their own small cache (core/serving/llama_swa.py;
     # PR 13194, May 2025): builds from then on
     swa_cache: bool = False
+    # what a Gated DeltaNet layer runs in a one-token decode (core/speed/ggml_gdn.py); "": not
+    # read (the build predates the fused op), counted as an attention layer
+    gdn_decode: str = ""
 
 
 @dataclass(frozen=True)

@@ -262,7 +262,7 @@ LLAMA_CPP = (
         None,
         max_sequences=4,
         flash_attention=True,
-        llama_cpp=LlamaCppKnobs(kv_unified=True, swa_cache=True),
+        llama_cpp=LlamaCppKnobs(kv_unified=True, swa_cache=True, gdn_decode="fused-op"),
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=True,
@@ -274,6 +274,10 @@ LLAMA_CPP = (
             "i_gpu_start = max(n_layer + 1 - n_gpu_layers, 0) (the output layer counts)",
             "tools/server/server.cpp: -np auto = 4 with kv_unified; common.h n_ctx 0 = "
             "the training context, flash_attn auto",
+            "src/models/delta-net-base.cpp build_delta_net and src/llama-context.cpp "
+            "fused_gdn_ar (auto, on where the backend runs GGML_OP_GATED_DELTA_NET: Metal and "
+            "CUDA from 2026-03, PRs #19504 / #20340): one fused op a Gated DeltaNet layer, "
+            "core/speed/ggml_gdn.py",
         ),
     ),
 )

@@ -153,6 +153,9 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         overhead=OverheadDefaults(300 * MiB, 0, 0.0, 0),
         memory_rule="layer_offload",
         tp_splits_heads=False,
+        # the recurrent cache in fp32 whatever the weights: llama.cpp src/llama-model.cpp
+        # create_memory, recurrent_type_s GGML_TYPE_F32 (core/model/state.py)
+        recurrent_state_dtype="fp32",
         releases=LLAMA_CPP,
         serving_features=LLAMA_CPP_FEATURES,
         kernels="ggml",

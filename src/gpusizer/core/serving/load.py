@@ -72,6 +72,7 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         serial_output=rel.vllm.serial_output if rel and s.serving.async_output is False else (0.0, 0.0),
         kernel_era=rel.kernel_era if rel else "",
         backend=ggml_backend(s, gpu),
+        gdn_decode=rel.llama_cpp.gdn_decode if rel else "",
         lora_gather=bool(rel and rel.vllm.lora_gather_per_token),
         # experts over data-parallel ranks (an attention-DP rank's view): those ranks share
         # every MoE layer, and their graphs with it

@@ -45,6 +45,10 @@ class GgmlExtra:
     layer: int = 0
     moe: int = 0
     norms: int = 0  # rms_norm + mul pairs among ``layer`` (one kernel each where ggml fuses them)
+    # the build's Gated DeltaNet layers (core/speed/ggml_gdn.py): their kernels beyond the
+    # attention block, all such layers, and the full reads and writes of their state a token
+    recurrent: int = 0
+    state_passes: int = 1
 
 
 NONE = GgmlExtra()

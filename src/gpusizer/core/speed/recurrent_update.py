@@ -136,15 +136,21 @@ def update_term(s: Scenario, points: Points) -> UpdateTerm | None:
 
 
 def state_seconds(
-    sh: Shape, rate: Rate, update: UpdateTerm | None, floor: float, work: tuple[float, float, float]
+    sh: Shape,
+    rate: Rate,
+    update: UpdateTerm | None,
+    floor: float,
+    work: tuple[float, float, float],
+    passes: int = 1,
 ) -> float:
     """Seconds of the recurrent layers' state in a step of ``work`` = (decodes, prompt tokens,
-    prompts): read and written by each decode, written by each prompt, the prompts at the
+    prompts): read and written ``passes`` times by each decode (llama.cpp's copies around its
+    op, core/speed/ggml_gdn.py; once elsewhere), written by each prompt, the prompts at the
     chunked kernel's FLOPs (core/model/mixer_kinds.py); the decodes' Gated DeltaNet update at
     its kernel's measured time where ``update`` holds it (its own ``floor`` is counted with the
     step's kernels, core/speed/step_kernels.py)."""
     decodes, prefill, prefill_seqs = work
-    moved = sh.state_seq * (2 * decodes + prefill_seqs)
+    moved = sh.state_seq * (2 * passes * decodes + prefill_seqs)
     flops = decodes * sh.state_flops + prefill * sh.state_chunk_flops
     measured = 0.0
     if update is not None and decodes:

@@ -29,6 +29,7 @@ class EngineCosts:
     serial_output: tuple[float, float] = (0.0, 0.0)
     kernel_era: str = ""  # the build's kernels where they have rates of their own (rates_era.py)
     backend: str = ""  # llama.cpp's ggml backend (serving.ggml_backend; rates_era.py)
+    gdn_decode: str = ""  # the build's Gated DeltaNet decode path (LlamaCppKnobs; ggml_gdn.py)
     lora_gather: bool = False  # LoRA kernels load adapter weights per token (vLLM V0; lora_serving.py)
     graph_ranks: int = 1  # ranks whose steps must all be generation-only for a graph (Scheduling)
     # how the MoE layers move tokens between expert-parallel ranks (EngineRelease.moe_comm):

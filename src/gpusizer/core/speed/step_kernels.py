@@ -87,14 +87,15 @@ def kernels_per_step(
     (``Shape.mixer_kernels_mlx``: Gated DeltaNet 9 more)."""
     layers, moe = sh.layers, sh.moe_layers
     if library == "ggml":
-        per = GGML_LAYER_FA if flash_attention else GGML_LAYER
+        per, per_step = (GGML_LAYER_FA if flash_attention else GGML_LAYER), 0
         adds = min(1, sh.top_k - 1) if fused_adds else max(0, sh.top_k - 1)
         moe_extra = 11 + adds - GGML_MLP + (GGML_SHARED if shared_experts else 0)
         per += GGML_MLA_EXTRA if mla else 0
         if fused_adds:  # Metal's graph as counted op by op, each RMS_NORM + MUL one kernel
             per += ggml.layer - GGML_NORMS - ggml.norms - (GGML_MLA_NORMS if mla else 0)
             moe_extra += ggml.moe
-        return layers * per + moe * moe_extra + HEAD_KERNELS
+            per_step += ggml.recurrent  # the Gated DeltaNet blocks (core/speed/ggml_gdn.py)
+        return layers * per + moe * moe_extra + per_step + HEAD_KERNELS
     if library == "mlx":
         shared = 4 if shared_experts else 0
         mixers = sh.mixer_kernels_mlx  # mlx-lm's recurrent blocks (core/model/mixer_kinds.py)

@@ -21,6 +21,7 @@ from . import eplb_hierarchical, triton_moe
 from .allreduce_measured import measured_all_reduce
 from .collectives import NETWORK_BETA, Link, host_shared, link
 from .expert_reads import UNIFORM_ROUTING_ALPHA
+from .ggml_gdn import with_gdn
 from .ggml_graph import ggml_extra
 from .layer_split import as_layer_split
 from .moe_measured import AITER_FP8_BLOCK, FORMATS, MODULE_TABLES, Points, group_module, measured_module
@@ -136,7 +137,7 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     block_fp8 = costs.library == "vendor" and rule_id(s, s.precision.weights) == "fp8-block"
     kinds = (bool(arch.moe and arch.moe.shared_ffn), arch.mla is not None, block_fp8)
     alpha = _routing_alpha(s, arch)
-    extra = ggml_extra(arch.spec.family)
+    extra = with_gdn(ggml_extra(arch.spec.family), s, costs)
     measured = _measured_moe(s, gpu, costs, experts, sh.hidden, alpha)
     # the measured all-reduce is the catalog link's: a user's own link rate keeps alpha + beta
     ar = measured_all_reduce(costs.all_reduce.measured, gpu.id, p.tensor) if eff is None else ()

@@ -71,6 +71,7 @@ class StepTerms(ExpertTerms):
     ) -> None:
         self.shape, self.rates, self.rate, self.costs = shape, rates, rate, costs
         self.update = update  # Gated DeltaNet's decode update as measured (recurrent_update.py)
+        self._ggml = ggml  # what the llama.cpp graph adds (ggml_graph.py, ggml_gdn.py)
         # the engine's custom all-reduce as measured (core/speed/allreduce_measured.py)
         self.ar_points = ar_points
         self.moe_points = moe_points  # the MoE module as measured (core/speed/moe_measured.py)
@@ -195,7 +196,8 @@ class StepTerms(ExpertTerms):
             total += t_c if t_c > t_m else t_m
         if sh.state_seq:
             work = (decodes, prefill, prefill_seqs)
-            total += state_seconds(sh, rate, self.update, self.rates.kernel_floor, work)
+            passes = self._ggml.state_passes  # llama.cpp's copies of the state (ggml_gdn.py)
+            total += state_seconds(sh, rate, self.update, self.rates.kernel_floor, work, passes)
         rows = decodes + prefill_seqs if sampled is None else sampled
         deq = self._head_dequant if rows <= GEMV_TOKENS and sh.head_b < 2 else 0.0  # a quantised head
         head_c = 2.0 * (max(rows, self._mma) + deq) * sh.head_w / rate.head
