@@ -78,8 +78,9 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
     assert "pooled_from" not in dense and "pooled_from" not in moe
     # 38 split steps since the tenth blind round's two verl V1 separate_async steps (36 before)
     assert regimes["speed/rl/split"]["figures"] == 38 and "pooled_from" not in regimes["speed/rl/split"]
-    # verl's 22 counters since the ninth blind round's two PPO counters on 8 A100 (20 before)
-    assert regimes["memory/rl"]["figures"] == 22 and "pooled_from" not in regimes["memory/rl"]
+    # verl's 22 counters since the ninth blind round's two PPO counters on 8 A100 (20 before), 24
+    # since the RL memory blind round's two play-verl 0.5B counters (rl-memory-blind.json)
+    assert regimes["memory/rl"]["figures"] == 24 and "pooled_from" not in regimes["memory/rl"]
     # no regime pools with the RL steps, and the split steps sit in no other pool: the band of
     # all speed is the one the other small speed regimes take, unmoved by the RL steps (439
     # figures, 467 with the 28 TensorRT-LLM batch-one figures of docs/evidence/speed.md
@@ -139,8 +140,9 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
 def test_an_rl_report_states_its_regimes_and_confidence() -> None:
     rep = estimate_report(VERL_7B["scenario"])
     ev = rep["evidence"]
-    # 22 memory figures since the ninth blind round's two verl PPO counters (20 before)
-    assert ev["regime"] == "memory/rl" and ev["pooled_from"] is None and ev["figures"] == 22
+    # 22 memory figures since the ninth blind round's two verl PPO counters (20 before), 24 since
+    # the RL memory blind round's two play-verl counters
+    assert ev["regime"] == "memory/rl" and ev["pooled_from"] is None and ev["figures"] == 24
     # the documented prefix speed/rl/colocated still starts the regime (docs/scenario-format.md)
     assert ev["speed"]["regime"] == "speed/rl/colocated/dense"
     assert ev["speed"]["regime"].startswith("speed/rl/colocated")
@@ -272,9 +274,10 @@ def test_the_cli_prints_the_step_band_and_how_sure(tmp_path: Path) -> None:
     # the fourth blind round's two DeepScaleR steps; 43 since the fifth round's two verl steps; 45
     # since the sixth round's two SkyRL steps; 53 since the seventh round's eight verl steps; 62
     # since the eighth round's nine verl Megatron steps; 64 since the ninth round's two verl PPO
-    # steps (and 22 memory figures, 20 before, with their two counters)
+    # steps (and 22 memory figures, 20 before, with their two counters; 24 with the RL memory blind
+    # round's two); 66 since the eleventh round's two SimpleRL-Zoo steps
     assert "speed measured (66 figures of RL steps, colocated, dense policy;" in out.stdout
-    assert "memory measured (22 figures of RL post-training memory;" in out.stdout
+    assert "memory measured (24 figures of RL post-training memory;" in out.stdout
 
 
 def test_the_html_report_shows_the_step_band_and_how_sure(tmp_path: Path) -> None:
