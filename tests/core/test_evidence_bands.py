@@ -362,12 +362,12 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # (core/model/mla_whole.py; docs/evidence/speed.md, its section): ATOM's MI355X DeepSeek-R1
     # first tokens read slower (TTFT at 64 users 0.790 -> 0.744), 73 of 92 (79 %); 91 of 109
     # (83 %) since the twelfth blind round's ATOM MI355X runs joined: no longer short)
-    # SGLang MoE on NVIDIA: the twelfth blind round of serving speeds (speed-figures-blind12.json;
+    # (SGLang MoE on NVIDIA: the twelfth blind round of serving speeds (speed-figures-blind12.json;
     # docs/evidence/speed.md, its section) added the SGLang cookbook's 48 Qwen3.6-35B-A3B cells at
     # 1,024 and 4,096 users on H200 / B200 / B300 as first replayed, 8 within 25 %: by Little's law
-    # the runs held 2.1-2.3x fewer requests at once than the estimate (the hybrid state pool at
-    # SGLang 0.5.15-0.5.16 not read), nothing refitted: 71 of 91 (78 %)
-    "speed/sglang/nvidia/moe": (71, 91),
+    # the runs held 2.1-2.3x fewer requests at once than the estimate, nothing refitted: 71 of 91
+    # (78 %); 74 of 91 (81 %) since SGLang 0.5.15's five state slots a hybrid request
+    # (core/serving/sglang_mamba.py; speed.md, its section): no longer short)
     # (colocated dense RL steps: 53 of 64 -> 51 of 64 (80 % less 0.2 of a figure) since verl's
     # critic runs its rows padded where the actor packs them (core/pipeline/rl_critic_padding.py;
     # docs/evidence/rl.md, its section): the ninth blind round's recommended step read 0.53
