@@ -368,12 +368,12 @@ CV_SHORT: dict[str, tuple[int, int]] = {
     # (core/model/mla_whole.py; docs/evidence/speed.md, its section): ATOM's MI355X DeepSeek-R1
     # first tokens read slower (TTFT at 64 users 0.790 -> 0.744), 73 of 92 (79 %); 91 of 109
     # (83 %) since the twelfth blind round's ATOM MI355X runs joined: no longer short)
-    # SGLang MoE on NVIDIA: the twelfth blind round of serving speeds (speed-figures-blind12.json;
+    # (SGLang MoE on NVIDIA: the twelfth blind round of serving speeds (speed-figures-blind12.json;
     # docs/evidence/speed.md, its section) added the SGLang cookbook's 48 Qwen3.6-35B-A3B cells at
     # 1,024 and 4,096 users on H200 / B200 / B300 as first replayed, 8 within 25 %: by Little's law
-    # the runs held 2.1-2.3x fewer requests at once than the estimate (the hybrid state pool at
-    # SGLang 0.5.15-0.5.16 not read), nothing refitted: 71 of 91 (78 %)
-    "speed/sglang/nvidia/moe": (71, 91),
+    # the runs held 2.1-2.3x fewer requests at once than the estimate, nothing refitted: 71 of 91
+    # (78 %); 74 of 91 (81 %) since SGLang 0.5.15's five state slots a hybrid request
+    # (core/serving/sglang_mamba.py; speed.md, its section): no longer short)
     # vLLM / SGLang / TensorRT-LLM pools: 121 of 148 (82 %) until the SGLang blind round of
     # start-up logs (engine-logs-sglang-blind.json: 13 figures at 0.89-1.08) narrowed the folds'
     # bands (0.80-1.12 -> 0.90-1.06): 127 of 161 (79 %), two figures short of 80 %

@@ -72,3 +72,24 @@ def test_vllm_and_a_dense_model_keep_their_limits() -> None:
     em, served = _run(dense)
     assert em.state_cap == 0
     assert served.engine.max_running == 1024  # the users: SGLang's unset limit, as before
+
+
+def test_the_state_slots_a_request_follow_the_release_and_the_platform() -> None:
+    # sgl-project/sglang#28151 (merged 2026-06-18, first in 0.5.15): auto -> extra_buffer where
+    # overlap is on, 3 + MAMBA_CACHE_V2_ADDITIONAL_RATIO_OVERLAP (2) slots a request; before it
+    # auto -> no_buffer, 3; ROCm falls back to no_buffer (extra_buffer needs FLA: sglang#29965)
+    from gpusizer.core.model.presets import gpu_spec
+    from gpusizer.core.serving.sglang_mamba import slots_per_request
+
+    h200, mi300x = gpu_spec("h200-141gb"), gpu_spec("mi300x-192gb")
+    for version, slots in (("0.5.3", 3), ("0.5.14", 3), ("0.5.15", 5), ("0.5.16", 5), (None, 5)):
+        serving = {**BASE["serving"], "engine_version": version}
+        if version is None:
+            del serving["engine_version"]
+        s = parse_scenario({**BASE, "serving": serving})
+        assert slots_per_request(s, h200) == slots, version
+        assert slots_per_request(s, mi300x) == 3
+    em, _ = _run(BASE)
+    old, _ = _run({**BASE, "serving": {**BASE["serving"], "engine_version": "0.5.14"}})
+    # the same states, 5 a request instead of 3 (the pool and its split unchanged)
+    assert old.state_cap * 3 // 5 <= em.state_cap <= (old.state_cap * 3 + 2) // 5

@@ -80,7 +80,7 @@ class StaticPool(PoolRule):
     ) -> EngineMemory:
         """The pool's memory, a hybrid model's pool split between its states and its KV cache
         (core/serving/sglang_mamba.py)."""
-        return mamba_split(v.s, resolve(v.s.model), super()._stage_memory(v, stage, b, kv, load))
+        return mamba_split(v.s, resolve(v.s.model), v.gpu, super()._stage_memory(v, stage, b, kv, load))
 
     def pool_total(self, v: EngineView, stage: Stage, b: PoolBudget, kv: float) -> float:
         f = b.fraction
