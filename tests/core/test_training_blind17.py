@@ -16,9 +16,11 @@ fp16 AMP on the quantised rows). The figure is the Trainer's ``mem_peak_torch_me
 
 Blind: 59 of 60 within 15 %, no mechanism added (docs/evidence/training.md, the section on the
 seventeenth round): PowerLM 32 of 32 (0.987-1.032); Mistral at c3a069c 27 of 28, every row
-under (0.850-0.992), the miss the FSDP GPTQ-LoRA row at 2 samples a GPU (0.850). Tolerance: 15 %
-for the count; each ratio (estimate / published, bytes / bytes) pinned to 0.02 of its recorded
-value.
+under (0.850-0.992), the miss the FSDP GPTQ-LoRA row at 2 samples a GPU (0.850). Since: the
+one-GPU baseline-peft-bnb rows (PEFT's k-bit preparation under fp16 AMP) 0.872 / 0.869 -> 0.993 /
+1.006 with the rebuilt layer's fp32 MLP gradients (core/memory/peft.py ``rebuilt_mlp_gradients``;
+the section on the 2024-07 rows under PEFT's k-bit preparation). Tolerance: 15 % for the count;
+each ratio (estimate / published, bytes / bytes) pinned to 0.02 of its recorded value.
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ from typing import Any
 import pytest
 
 from gpusizer import estimate_report
+from gpusizer.core.memory.peft import rebuilt_mlp_gradients
+from gpusizer.core.model.sharding import stage_params
+from gpusizer.core.pipeline.report import parse_scenario
+from gpusizer.core.pipeline.work import model_of
 from tests.core.blind_replay import load, within
 from tests.core.blind_replay import peak_ratio as _ratio
 
@@ -51,6 +57,13 @@ HEADERS = {
         "train_samples_per_second,train_steps_per_second,train_tokens_per_second"
     ),
     "fc78b55": DATA["header"],
+}
+
+
+# PEFT's k-bit preparation on one GPU: (blind, with the rebuilt layer's fp32 MLP gradients)
+KBIT_MLP = {
+    "fms-acceleration-c3a069c|mistral-7b|qlora|1xa100|4x4096|baseline-peft-bnb": (0.872, 0.993),
+    "fms-acceleration-c3a069c|mistral-7b|qlora|1xa100|8x4096|baseline-peft-bnb": (0.869, 1.006),
 }
 
 
@@ -108,7 +121,7 @@ def test_59_of_60_within_15_percent_blind() -> None:
     assert missed == [
         "fms-acceleration-c3a069c|mistral-7b|gptq-lora|2xa100-fsdp|2x4096|accelerated-peft-autogptq"
     ]
-    assert all(r["ratio_at_record"] == r["ratio_blind"] for r in RECORDS)
+    assert all(r["ratio_at_record"] == r["ratio_blind"] for r in RECORDS if r["id"] not in KBIT_MLP)
     assert all(r["within_15"] == (r["id"] not in missed) for r in RECORDS)
     # PowerLM near 1 either way; the 2024-07 Mistral rows all under
     assert all(0.98 <= r["ratio_blind"] <= 1.04 for r in RECORDS if "powerlm" in r["id"])
@@ -157,3 +170,28 @@ def test_the_plain_rows_would_read_high_with_the_4_46_copy_of_the_shifted_logits
         assert shifted > rec["ratio_blind"], rec["id"]
         if rec["recipe_scenario"]["workload"]["kind"] != "full_finetune":
             assert 1.05 <= shifted <= 1.11, rec["id"]
+
+
+def test_the_kbit_rows_peak_at_the_rebuilt_mlps_fp32_gradients() -> None:
+    # TRL 0.9.6's SFTTrainer runs PEFT 0.11.1's prepare_model_for_kbit_training on one GPU (fp32
+    # norms, embedding, LM head) and, under fp16 rather than bf16, casts nothing back; bitsandbytes
+    # 0.43.1 Linear4bit.forward returns out.to(inp_dtype), so gate, up and their product are fp32
+    # and the product's mul backward holds three fp32 gradients of 14336 a token: 3 x 4 x 14336 x
+    # 16384 B at 4 x 4096 (exact), beside the 32 fp32 checkpoints. Ratios to 0.005
+    for rid, (blind, after) in KBIT_MLP.items():
+        rec = next(r for r in RECORDS if r["id"] == rid)
+        s = parse_scenario(rec["recipe_scenario"])
+        arch, counts = model_of(s.model)
+        tokens = s.workload.micro_batch_size * s.workload.sequence_length
+        sp = stage_params(counts, arch, 1, 1, 1.0, True)
+        assert rebuilt_mlp_gradients(s, arch, sp, False) == 3 * 4 * 14336 * tokens
+        assert rec["ratio_blind"] == pytest.approx(blind, abs=0.005)
+        assert _ratio(rec) == pytest.approx(after, abs=0.005)
+        lines = estimate_report(rec["recipe_scenario"])["assumptions"]
+        assert any("three fp32 gradients" in a for a in lines)
+    # the accelerated plugin's rows (its own preparation: no fp32 cast) and the FSDP rows (no
+    # preparation) are unmoved
+    for rec in _from("c3a069c"):
+        if rec["id"] not in KBIT_MLP:
+            assert not rec["recipe_scenario"]["workload"].get("kbit_prepare")
+            assert _ratio(rec) == pytest.approx(rec["ratio_blind"], abs=0.0005), rec["id"]
