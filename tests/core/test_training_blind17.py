@@ -16,9 +16,13 @@ fp16 AMP on the quantised rows). The figure is the Trainer's ``mem_peak_torch_me
 
 Blind: 59 of 60 within 15 %, no mechanism added (docs/evidence/training.md, the section on the
 seventeenth round): PowerLM 32 of 32 (0.987-1.032); Mistral at c3a069c 27 of 28, every row
-under (0.850-0.992), the miss the FSDP GPTQ-LoRA row at 2 samples a GPU (0.850). Tolerance: 15 %
-for the count; each ratio (estimate / published, bytes / bytes) pinned to 0.02 of its recorded
-value.
+under (0.850-0.992), the miss the FSDP GPTQ-LoRA row at 2 samples a GPU (0.850). Since (the
+section on the 2024-07 rows under PEFT's k-bit preparation): the one-GPU baseline-peft-bnb rows
+(PEFT's k-bit preparation under fp16 AMP) 0.872 / 0.869 -> 0.993 / 1.006 with the rebuilt layer's
+fp32 MLP gradients (core/memory/peft.py ``rebuilt_mlp_gradients``), and every c3a069c row 512 MiB
+higher with transformers 4.39.3's per-layer RoPE caches (core/memory/rope_cache.py): 60 of 60,
+the Mistral rows 0.903-1.019. Tolerance: 15 % for the count;
+each ratio (estimate / published, bytes / bytes) pinned to 0.02 of its recorded value.
 """
 
 from __future__ import annotations
@@ -29,6 +33,10 @@ from typing import Any
 import pytest
 
 from gpusizer import estimate_report
+from gpusizer.core.memory.peft import rebuilt_mlp_gradients
+from gpusizer.core.model.sharding import stage_params
+from gpusizer.core.pipeline.report import parse_scenario
+from gpusizer.core.pipeline.work import model_of
 from tests.core.blind_replay import load, within
 from tests.core.blind_replay import peak_ratio as _ratio
 
@@ -52,6 +60,14 @@ HEADERS = {
     ),
     "fc78b55": DATA["header"],
 }
+
+
+# PEFT's k-bit preparation on one GPU: (blind, with the rebuilt layer's fp32 MLP gradients)
+KBIT_MLP = {
+    "fms-acceleration-c3a069c|mistral-7b|qlora|1xa100|4x4096|baseline-peft-bnb": (0.872, 0.993),
+    "fms-acceleration-c3a069c|mistral-7b|qlora|1xa100|8x4096|baseline-peft-bnb": (0.869, 1.006),
+}
+ROPE_CACHES = 32 * 2 * 32768 * 128 * 2  # layers x (cos, sin) x max_position_embeddings x head_dim x fp16
 
 
 def _row(rec: dict[str, Any]) -> dict[str, str]:
@@ -108,8 +124,9 @@ def test_59_of_60_within_15_percent_blind() -> None:
     assert missed == [
         "fms-acceleration-c3a069c|mistral-7b|gptq-lora|2xa100-fsdp|2x4096|accelerated-peft-autogptq"
     ]
-    assert all(r["ratio_at_record"] == r["ratio_blind"] for r in RECORDS)
-    assert all(r["within_15"] == (r["id"] not in missed) for r in RECORDS)
+    # the PowerLM rows as replayed; the Mistral rows moved since (the tests below), all 60 within
+    assert all(r["ratio_at_record"] == r["ratio_blind"] for r in RECORDS if "powerlm" in r["id"])
+    assert all(r["within_15"] for r in RECORDS)
     # PowerLM near 1 either way; the 2024-07 Mistral rows all under
     assert all(0.98 <= r["ratio_blind"] <= 1.04 for r in RECORDS if "powerlm" in r["id"])
     assert all(0.84 <= r["ratio_blind"] <= 1.0 for r in _from("c3a069c"))
@@ -157,3 +174,57 @@ def test_the_plain_rows_would_read_high_with_the_4_46_copy_of_the_shifted_logits
         assert shifted > rec["ratio_blind"], rec["id"]
         if rec["recipe_scenario"]["workload"]["kind"] != "full_finetune":
             assert 1.05 <= shifted <= 1.11, rec["id"]
+
+
+def test_the_kbit_rows_peak_at_the_rebuilt_mlps_fp32_gradients() -> None:
+    # TRL 0.9.6's SFTTrainer runs PEFT 0.11.1's prepare_model_for_kbit_training on one GPU (fp32
+    # norms, embedding, LM head) and, under fp16 rather than bf16, casts nothing back; bitsandbytes
+    # 0.43.1 Linear4bit.forward returns out.to(inp_dtype), so gate, up and their product are fp32
+    # and the product's mul backward holds three fp32 gradients of 14336 a token: 3 x 4 x 14336 x
+    # 16384 B at 4 x 4096 (exact), beside the 32 fp32 checkpoints. Ratios to 0.005
+    for rid, (blind, after) in KBIT_MLP.items():
+        rec = next(r for r in RECORDS if r["id"] == rid)
+        s = parse_scenario(rec["recipe_scenario"])
+        arch, counts = model_of(s.model)
+        tokens = s.workload.micro_batch_size * s.workload.sequence_length
+        sp = stage_params(counts, arch, 1, 1, 1.0, True)
+        assert rebuilt_mlp_gradients(s, arch, sp, False) == 3 * 4 * 14336 * tokens
+        assert rec["ratio_blind"] == pytest.approx(blind, abs=0.005)
+        assert _ratio(rec, _unversioned(rec)) == pytest.approx(after, abs=0.005)
+        lines = estimate_report(rec["recipe_scenario"])["assumptions"]
+        assert any("three fp32 gradients" in a for a in lines)
+    # the accelerated plugin's rows (its own preparation: no fp32 cast) and the FSDP rows (no
+    # preparation) do not move with it: without the release's RoPE caches they read as blind
+    for rec in _from("c3a069c"):
+        if rec["id"] not in KBIT_MLP:
+            assert not rec["recipe_scenario"]["workload"].get("kbit_prepare")
+            assert _ratio(rec, _unversioned(rec)) == pytest.approx(rec["ratio_blind"], abs=0.0005), rec["id"]
+
+
+def _unversioned(rec: dict[str, Any]) -> dict[str, Any]:
+    """The record's scenario without its transformers release (so without 4.39.3's RoPE caches;
+    the default loss is the same either way outside 4.46-4.48)."""
+    sc = copy.deepcopy(rec["recipe_scenario"])
+    del sc["workload"]["transformers_version"]
+    return sc
+
+
+def test_transformers_4_39_keeps_a_rope_cache_in_every_mistral_layer() -> None:
+    # transformers 4.39.3 MistralRotaryEmbedding.__init__: cos_cached and sin_cached of
+    # max_position_embeddings (32768) x head_dim (128) in the load dtype (fp16), one per attention
+    # layer; gone from 4.42.0 (PR #30642). 512 MiB exactly, on every GPU (buffers: FSDP leaves them)
+    for rec in _from("c3a069c"):
+        per_gpu = estimate_report(rec["recipe_scenario"])["per_gpu"]["weights"]
+        without = estimate_report(_unversioned(rec))["per_gpu"]["weights"]
+        assert per_gpu - without == pytest.approx(ROPE_CACHES, abs=2), rec["id"]
+    # measured: every full fine-tune sits 512.3-512.6 MiB above the same settings at 24bdadb
+    # (transformers 4.48.1, training-peaks-blind15.json), one GPU and FSDP over 2 alike; the
+    # estimate reads them 1.000 now (0.985-0.992 blind). Tolerance: 1 MiB; ratio 0.002
+    later = {r["id"].split("|", 1)[1]: r for r in load("training-peaks-blind15.json")["records"]}
+    for rec in (r for r in _from("c3a069c") if "|full|" in r["id"]):
+        gap = rec["figure_bytes"] - later[rec["id"].split("|", 1)[1]]["figure_bytes"]
+        assert gap == pytest.approx(ROPE_CACHES, abs=2**20), rec["id"]
+        assert _ratio(rec) == pytest.approx(1.0, abs=0.002), rec["id"]
+    # the blind miss, FSDP GPTQ-LoRA at 2 samples a GPU, comes in: 0.850 -> 0.903
+    miss = next(r for r in _from("c3a069c") if r["id"].endswith("2x4096|accelerated-peft-autogptq"))
+    assert "gptq-lora|2xa100-fsdp" in miss["id"] and _ratio(miss) == pytest.approx(0.903, abs=0.005)

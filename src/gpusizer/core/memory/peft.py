@@ -15,6 +15,8 @@ Measured on real PEFT 0.21 + bitsandbytes 0.50 on a CPU
   fp32 embedding makes the residual stream fp32: the 4-bit Linear layers return their input's
   dtype, so q/k/v, the MLP and the logits are fp32 too, and adapters (fp32) read their input
   without a cast.
+- Under that fp32 stream a rebuilt layer's gated MLP is fp32 too, and its backward holds three
+  fp32 gradients of the MLP's width at once (:func:`rebuilt_mlp_gradients`).
 - NF4 lookup tables per quantised matrix (``core/dtypes.DType.per_matrix_bytes``).
 """
 
@@ -30,6 +32,8 @@ if TYPE_CHECKING:
     from ..model.specs import Scenario
 
 DROPOUT_MASK_BYTES = 1.0  # CUDA native_dropout keeps a bool mask, one byte per element
+FP32 = 4.0
+MLP_GRADIENTS = 3  # the product's, act(gate)'s and up's, alive together at the product's backward
 
 
 def kbit_prepared(s: Scenario) -> bool:
@@ -40,6 +44,33 @@ def kbit_prepared(s: Scenario) -> bool:
     w = s.workload
     low_bit = w.info.quantised_base or DTYPES[s.precision.weights].bits < 16
     return w.kbit_prepare and w.is_adapter and low_bit
+
+
+def rebuilt_mlp_gradients(s: Scenario, arch: Arch, sp: StageParams, fused_mlp: bool) -> float:
+    """Bytes of the gradients one rebuilt gated MLP holds at its product's backward, beside the
+    layer's saved tensors, under ``prepare_model_for_kbit_training`` and full recompute (0
+    otherwise, or where a fused kernel (``fused_mlp``) computes the MLP's backward itself).
+
+    The MLP is fp32 there: transformers 4.39.3 ``models/mistral/modeling_mistral.py``
+    ``MistralMLP.forward`` is ``down_proj(act_fn(gate_proj(x)) * up_proj(x))``, and the norm's
+    fp32 weight (``peft/utils/other.py`` v0.11.1, "cast all non INT8 parameters to fp32") hands
+    gate and up an fp32 input, which bitsandbytes' ``Linear4bit.forward`` (0.43.1
+    ``bitsandbytes/nn/modules.py``) casts to its compute dtype and whose output it returns as
+    ``out.to(inp_dtype)``: fp32 gate, up and product. In the backward, the down projection's
+    input cast (``x.to(self.compute_dtype)``) returns the product's gradient in fp32, and the
+    product's ``mul`` backward makes the gradients of act(gate) and up from it, all three fp32
+    and ``ffn`` wide, while act(gate), up and gate are still saved (the product's gradient is
+    freed only once both are made). Full recompute puts this moment beside every checkpointed
+    fp32 input, after the loss has freed its tensors (core/memory/stage_activations.py). The
+    16-bit MLP has the same moment; it is not priced here (docs/evidence/training.md, the
+    section on the 2024-07 Mistral rows under PEFT's k-bit preparation)."""
+    p = s.parallelism
+    if not kbit_prepared(s) or p.recompute != "full" or fused_mlp:
+        return 0.0
+    if not sp.dense_layers or arch.spec.mlp != "gated":
+        return 0.0
+    tokens = s.workload.micro_batch_size * (s.workload.sequence_length // p.context)
+    return MLP_GRADIENTS * FP32 * tokens * arch.ffn / p.tensor
 
 
 def dropout_mask(s: Scenario) -> float:

@@ -24,7 +24,7 @@ from ..registry.lightning_precision import autocasts, te_fp8_inputs
 from ..registry.loss_kinds import step_loss
 from ..registry.quant_rules import FORMAT_DEFAULTS
 from ..registry.training_formats import FP8_MATMULS
-from .activations import ActContext
+from .activations import ActContext, fused
 from .attention_unfused import training_scores_bytes
 from .attention_vjp import attention_vjp_bytes
 from .bnb_autocast_io import autocast_io_bytes
@@ -34,7 +34,7 @@ from .lora import module_targets, recorded_share
 from .lora_expert_params import is_native, merged_weight_backward
 from .lora_experts import expert_layout
 from .lora_kernels_axolotl import scenario_kernels
-from .peft import dropout_mask, kbit_prepared
+from .peft import dropout_mask, kbit_prepared, rebuilt_mlp_gradients
 from .techniques import offload_split
 from .unsloth_experts import from_release
 
@@ -221,9 +221,18 @@ def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts) -> S
     scores = attention_vjp_bytes(s, arch)  # an unfused attention backward's L x L arrays
     if scores:
         layer_backward += scores
+    layer_backward += _mlp_gradients(s, arch, sp, ctx, layout is not activation_layout(s.profile))
     trains_base = not s.workload.is_adapter
     casts = forward_casts(p.recompute, autocast, layout.casts_weights, trains_base, ctx.p, sp.matrices)
     return StageActivations(gpu, host, rebuilt, top, held, layer_backward, casts)
+
+
+def _mlp_gradients(s: Scenario, arch: Arch, sp: StageParams, ctx: ActContext, replaced: bool) -> float:
+    """The rebuilt layer's fp32 MLP gradients under PEFT's k-bit preparation (core/memory/peft.py
+    :func:`rebuilt_mlp_gradients`); none where LoRA kernels replaced the layer (``replaced``:
+    Unsloth's, axolotl's) or a fused SwiGLU computes the MLP's backward itself."""
+    own = replaced or fused(arch, ctx, "activation") or fused(arch, ctx, "gated_mlp")
+    return rebuilt_mlp_gradients(s, arch, sp, own)
 
 
 def kernel_assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:

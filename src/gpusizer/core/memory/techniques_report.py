@@ -85,9 +85,10 @@ def technique_assumptions(s: Scenario, mem: Memory) -> tuple[str, ...]:
             "output and a 1-byte mask (CUDA)"
         )
     if kbit_prepared(s):
-        out.append(
-            "prepare_model_for_kbit_training: embedding, norms and LM head in fp32, fp32 residual stream"
-        )
+        line = "prepare_model_for_kbit_training: embedding, norms and LM head in fp32, fp32 residual stream"
+        if p.recompute == "full":  # core/memory/peft.py rebuilt_mlp_gradients
+            line += "; the rebuilt layer's MLP backward holds three fp32 gradients"
+        out.append(line)
     if p.optimizer_in_backward:
         out.append("optimizer step in backward: no gradient set is kept")
     dropout = _probs_dropout_line(s)

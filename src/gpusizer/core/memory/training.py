@@ -123,7 +123,7 @@ def stage_phases(
         weights *= _zero_factor(lay, expert_shards(par), st.expert_w)
     if par.offload_parameters:  # the (sharded) weights wait in host RAM
         host, weights = weights, 0.0
-    weights += st.quant_state + secondary
+    weights += st.quant_state + secondary + st.buffers  # buffers are not sharded
     shard = 1.0 / _zero_factor(lay, expert_shards(par), st.expert_p)  # effective ranks sharing a state
     grads = trainable * st.grad_b / (shard if par.zero_stage >= 2 else 1)
     if par.offload_optimizer and not s.profile.persistent_gradients:

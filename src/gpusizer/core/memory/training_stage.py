@@ -34,6 +34,7 @@ from .optimizer_states import (
 )
 from .peft import base_extra_bytes
 from .replicated_mixers import with_whole_mixers
+from .rope_cache import rope_cache_bytes
 from .techniques import logit_bytes
 
 
@@ -117,6 +118,7 @@ class StageStates:
     rs_input: float = 0.0  # FSDP2's previous group's reduce-scatter input (core/memory/fsdp2_buffers.py)
     quant_state: float = 0.0  # bitsandbytes' quant state kept whole on each GPU (core/memory/fsdp_qlora.py)
     no_sync: float = 0.0  # FSDP1 no_sync()'s unsharded unit gradients (core/memory/fsdp_no_sync.py)
+    buffers: float = 0.0  # buffers kept whole on each GPU: RoPE caches (core/memory/rope_cache.py)
 
 
 _STAGE: Memo[StageStates] = Memo(4096)
@@ -169,6 +171,7 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> StageSt
         reduce_scatter_input_bytes(s, sp, u.train_b),
         whole_quant_state(s, arch, sp, base_weight_dtype(s)),
         no_sync_gradient_bytes(s, sp, u.train_b, lora_local),
+        rope_cache_bytes(s, arch, sp),
     )
 
 
