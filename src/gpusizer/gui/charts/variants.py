@@ -235,6 +235,7 @@ class VariantsChart(VariantLabels, WorkerChart, ChartBase):
             f"{b.label}: {COMPONENT_LABELS[hit[1]]} {short_bytes(b.at_peak[hit[1]], self.unit)}\n"
             f"peak {short_bytes(b.total, self.unit)} ({b.peak_phase.replace('_', ' ')}), "
             f"{b.gpus_needed} × {self.cmp.gpu_name}"
+            + ("" if b.starts else f"; {b.engine or 'the engine'} does not start on one GPU")
         )
 
     def _host_tip(self, x: float, y: float) -> str:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
 
-from ...core.views.variants import Variants
+from ...core.views.variants import VariantBar, Variants
 from ...io.units import fmt_bytes
 from ...io.wording import count
 from .base import display_unit
@@ -21,6 +21,15 @@ if TYPE_CHECKING:
     from .base import ChartBase as _Base
 else:
     _Base = object
+
+
+def gpus_words(bar: VariantBar) -> str:
+    """The GPUs a bar needs: "2+ GPUs" where its engine does not start on the one GPU its
+    needs fit (``VariantBar.starts``): an EAGLE-3 70B FP8 read a green "1 GPU" beside the
+    verdict's "vLLM does not start" and "GPUs needed: 6", its pool too small for one request."""
+    if bar.gpus_needed == 1 and not bar.starts:
+        return "2+ GPUs"
+    return count(bar.gpus_needed, "GPU")
 
 
 def short_bytes(n_bytes: float, unit: str) -> str:
@@ -56,8 +65,8 @@ class VariantLabels(_Base):
             if i >= len(cmp.bars):
                 continue
             b = cmp.bars[i]
-            color = t.good if b.gpus_needed == 1 else t.foreground
-            gpus = count(b.gpus_needed, "GPU")
+            color = t.good if b.gpus_needed == 1 and b.starts else t.foreground
+            gpus = gpus_words(b)
             if self.short_labels:  # the peak is read off the axis, and in the hover text
                 html = f"<b style='color:{color}'>{gpus}</b>"
             else:  # two lines, host RAM or not: a third made the short chart's labels collide
@@ -137,7 +146,7 @@ class VariantLabels(_Base):
         for b, label in zip(cmp.bars, self.bar_labels, strict=False):
             if label.isVisible() and scene_rect(label).contains(at):
                 host = f" + {short_bytes(b.host, self.unit)} in host RAM" if b.host else ""
-                return f"{b.label}: {short_bytes(b.total, self.unit)}{host}, {count(b.gpus_needed, 'GPU')}"
+                return f"{b.label}: {short_bytes(b.total, self.unit)}{host}, {gpus_words(b)}"
         return ""
 
     def _bodies(self, scale: float) -> list[QRectF]:
