@@ -62,7 +62,7 @@ class SweepLabels(SweepWords):
             right = hi > lo and (xpos - lo) / (hi - lo) > 0.6
             self.off_label.setAnchor((1, 0) if right else (0, 0))
             self.off_label.setText(
-                f"↑ peak above the scale from {int(first):,}: up to "
+                f"↑ peak above the scale from {self.counted(first)}: up to "
                 f"{fmt_bytes(int(top * self._scale), self.unit, 1)}"
             )
             self._off_at = (xpos, ymax)
@@ -202,7 +202,7 @@ class SweepLabels(SweepWords):
             right_half = hi > lo and (pos(b) - lo) / (hi - lo) > 0.6
             # Near the right edge the label goes left of the line, so it is never clipped.
             self.boundary.label.anchors = [(1, 0.5), (1, 0.5)] if right_half else [(0, 0.5), (0, 0.5)]
-            text = f"{word} {b:,} " if right_half else f" {word} {b:,}"
+            text = f"{word} {self.counted(b)} " if right_half else f" {word} {self.counted(b)}"
             self.boundary.label.setFormat(text)
             self.boundary.label.updatePosition()
         assert self.scenario is not None

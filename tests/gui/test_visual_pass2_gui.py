@@ -1,0 +1,52 @@
+"""The window as the second visual pass found it (docs/evidence/advice.md, "The window, a
+visual pass 2"): screenshots of ten scenarios under the offscreen platform, the ones a test
+replays in tests/gui/data/visual. Each test names what was seen."""
+
+from __future__ import annotations
+
+from .test_visual_pass_gui import _chart
+
+
+def test_variants_say_when_the_engine_does_not_start_on_one_gpu(qtbot) -> None:
+    """Llama 3.1 70B FP8 with EAGLE-3 on an H100: the verdict reads "vLLM does not start"
+    (its pool 0.88 GiB, one 8,192-token request 2.53 GiB) and "GPUs needed: 6", while the
+    Training vs inference bar of the same FP8 inference read a green "1 GPU"."""
+    chart = _chart(qtbot, "variants", "serve-70b-eagle3-prefix", (900, 500))
+    assert chart.cmp is not None
+    fp8 = next(b for b in chart.cmp.bars if b.kind == "inference" and b.weights_dtype == "fp8")
+    assert fp8.gpus_needed == 1 and not fp8.starts
+    i = chart.cmp.bars.index(fp8)
+    assert "2+ GPUs" in chart.bar_labels[i].toHtml() and "1 GPU" not in chart.bar_labels[i].toHtml()
+    tip = chart.tooltip_at(i, fp8.total / chart.stack.scale / 2)
+    assert "does not start on one GPU" in tip, tip
+    # Training bars have no engine: they start wherever their memory fits
+    assert all(b.starts for b in chart.cmp.bars if b.kind != "inference")
+
+
+def test_sweep_values_name_their_unit(qtbot) -> None:
+    """Llama 3.3 70B QLoRA on a 48 GB card, memory vs sequence length: the headline read
+    "largest sequence length that fits: 134 (out of memory from 135)", the boundary "out of
+    memory from 135" and the top "peak above the scale from 2,529", none with a unit."""
+    chart = _chart(qtbot, "sweep", "qlora-70b-48gb", (900, 500))
+    r = chart.result
+    assert r is not None and r.oom_at is not None
+    assert f"from {r.oom_at:,} tokens" in chart.fit_text()
+    assert f"fits: {r.largest_fitting:,} tokens" in chart.fit_text()
+    assert chart.boundary.label.format.strip().endswith(f"from {r.oom_at:,} tokens")
+    if chart.off_label.isVisible():
+        assert " tokens: up to " in chart.off_label.toPlainText()
+    assert chart.counted(1) == "1 token"
+
+
+def test_a_part_of_a_few_kib_reads_under_a_hundredth(qtbot) -> None:
+    """PPO of Llama 3.1 8B colocated with a critic and a reward model: the Memory legend read
+    "temporary buffers 0.00 GiB" (40 KiB) beside the parts that hold gigabytes."""
+    from gpusizer.gui.charts.memory_labels import fmt_part
+
+    assert fmt_part(40 * 2**10, "GiB") == "< 0.01 GiB"
+    assert fmt_part(40 * 2**10, "GB") == "< 0.01 GB"
+    assert fmt_part(0.02 * 2**30, "GiB") == "0.02 GiB"  # two decimals below 1 unit, as before
+    chart = _chart(qtbot, "memory", "rl-ppo-colocated-reward", (900, 500))
+    names = [label.text for _sample, label in chart.legend.items]
+    assert not any("0.00 GiB" in n for n in names), names
+    assert any(n.startswith("temporary buffers") and n.endswith("< 0.01 GiB") for n in names), names
