@@ -50,3 +50,16 @@ def test_a_part_of_a_few_kib_reads_under_a_hundredth(qtbot) -> None:
     names = [label.text for _sample, label in chart.legend.items]
     assert not any("0.00 GiB" in n for n in names), names
     assert any(n.startswith("temporary buffers") and n.endswith("< 0.01 GiB") for n in names), names
+
+
+def test_a_training_roofline_draws_no_decode(qtbot) -> None:
+    """Llama 3.1 8B pre-training on 64 H100: under the title "training: the forward pass of
+    micro-batch 1 x 8,192 tokens, drawn as a prefill" stood a "decode step (memory-bound)"
+    star and two decode legend entries, built from the hidden serving fields."""
+    chart = _chart(qtbot, "roofline", "pretrain-8b-64-zero3", (900, 500))
+    assert chart.data is not None and chart.points("prefill", step=True)
+    assert chart.points("decode") == [] and chart.points("decode", step=True) == []
+    assert not chart.step_labels["decode"].isVisible()
+    names = [label.text for _sample, label in chart.legend.items]
+    assert not any("decode" in n for n in names) and any("prefill" in n for n in names), names
+    assert "drawn as a prefill" in chart._title_text
