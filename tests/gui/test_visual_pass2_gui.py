@@ -4,6 +4,10 @@ replays in tests/gui/data/visual. Each test names what was seen."""
 
 from __future__ import annotations
 
+import itertools
+
+from PySide6.QtWidgets import QApplication
+
 from .test_visual_pass_gui import _chart
 
 
@@ -63,3 +67,24 @@ def test_a_training_roofline_draws_no_decode(qtbot) -> None:
     names = [label.text for _sample, label in chart.legend.items]
     assert not any("decode" in n for n in names) and any("prefill" in n for n in names), names
     assert "drawn as a prefill" in chart._title_text
+
+
+def test_context_ticks_do_not_run_together_in_a_narrow_plot(qtbot) -> None:
+    """Llama 3.3 70B Q4_K_M on an M3 Ultra, Users vs context at 1024 x 700: beside its legend
+    the plot is about 210 px wide and its axis read "512 1k 2k 4k 8k 16k32k64k"."""
+    from PySide6.QtGui import QFontMetricsF
+
+    from gpusizer.gui.charts.palette import FONT_PX, font
+
+    chart = _chart(qtbot, "capacity", "local-llama-70b-q4-mac-studio", (290, 330))
+    ticks = chart.plot.getAxis("bottom")._tickLevels[0]
+    assert 2 <= len(ticks) < len(chart.x_ticks), (ticks, chart.x_ticks)
+    (lo, hi), width = chart.plot.vb.viewRange()[0], chart.plot.vb.width()
+    metrics = QFontMetricsF(font(FONT_PX))
+    for (a, ta), (b, tb) in itertools.pairwise(ticks):
+        gap = (b - a) * width / (hi - lo)
+        assert gap >= (metrics.horizontalAdvance(ta) + metrics.horizontalAdvance(tb)) / 2, (ta, tb)
+    chart.resize(1400, 600)  # a wide plot labels every power of two again
+    QApplication.processEvents()
+    chart.relayout()
+    assert chart.plot.getAxis("bottom")._tickLevels[0] == chart.x_ticks
