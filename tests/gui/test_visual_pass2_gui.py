@@ -88,3 +88,20 @@ def test_context_ticks_do_not_run_together_in_a_narrow_plot(qtbot) -> None:
     QApplication.processEvents()
     chart.relayout()
     assert chart.plot.getAxis("bottom")._tickLevels[0] == chart.x_ticks
+
+
+def test_the_whole_job_axis_title_fits_a_short_plot(qtbot) -> None:
+    """Llama 3.3 70B QLoRA, Training vs inference at 1024 x 700: the plot is about 130 px
+    tall and "memory of the whole job (GiB)" (about 200 px) ran up over the subtitle."""
+    from gpusizer.gui.charts.axis_title import fitting
+
+    chart = _chart(qtbot, "variants", "qlora-70b-48gb", (540, 300))
+    room = chart.plot.vb.sceneBoundingRect().height()
+    title = chart._axis_text["left"]
+    assert title != chart.left_titles[0] and "GiB" in title, (title, room)
+    assert fitting([title], room) == title  # it fits the plot's height
+    assert chart.plot.getAxis("left").toolTip() == "memory of the whole job (GiB)"
+    chart.resize(1400, 800)
+    QApplication.processEvents()
+    chart.relayout()
+    assert chart._axis_text["left"] == "memory of the whole job (GiB)"

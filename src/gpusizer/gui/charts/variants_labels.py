@@ -12,6 +12,7 @@ from PySide6.QtCore import QPointF, QRectF
 from ...core.views.variants import VariantBar, Variants
 from ...io.units import fmt_bytes
 from ...io.wording import count
+from .axis_title import fit_left_title
 from .base import display_unit
 from .labels import PAD, Leaders, outside, place, room_above, scene_rect, set_top
 from .over_line import line_px
@@ -42,6 +43,7 @@ class VariantLabels(_Base):
     """Mixin of VariantsChart (a ChartBase): the label layout of its bars and lines."""
 
     cmp: Variants | None
+    left_titles: tuple[str, ...]
     bar_labels: list[pg.TextItem]
     leaders: Leaders
     gpu_line: pg.InfiniteLine
@@ -89,6 +91,7 @@ class VariantLabels(_Base):
             return
         scale = self.stack.scale
         self._fit_ticks()  # the pitch follows the chart's width
+        fit_left_title(self, self.left_titles)  # and the axis's title its height
         labels = self.bar_labels[: len(cmp.bars)]
         self.short_labels = False
         self._stack_labels(scale)
