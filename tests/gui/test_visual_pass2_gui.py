@@ -105,3 +105,30 @@ def test_the_whole_job_axis_title_fits_a_short_plot(qtbot) -> None:
     QApplication.processEvents()
     chart.relayout()
     assert chart._axis_text["left"] == "memory of the whole job (GiB)"
+
+
+def test_the_pd_pools_times_keep_their_unit_before_their_band() -> None:
+    """DeepSeek-V3 split P/D on H200: the summary's P/D line read "first token 162 (101-541)
+    ms", "7.5 (runs like this took 7.6-17.2) ms per token" and named its bands' source by the
+    regimes' ids, "speed/disagg/*" (io/serving_text.py, the CLI's line too)."""
+    from gpusizer.io.band_text import pd_band_words
+    from gpusizer.io.evidence_text import TOOK
+    from gpusizer.io.serving_text import _split_line
+
+    sv = {
+        "disaggregated_prefill_gpus": 8,
+        "disaggregated_decode_gpus": 8,
+        "disaggregated_ttft_seconds": 0.162,
+        "disaggregated_ttft_seconds_range": [0.101, 0.541],
+        "disaggregated_kv_transfer_bytes": 2.3e9,
+        "disaggregated_kv_transfer_seconds": 0.0058,
+        "disaggregated_tpot_seconds": 0.0075,
+        "disaggregated_tpot_seconds_range": [0.0076, 0.0172],
+        "disaggregated_tokens_per_second": 129.0,
+    }
+    line = _split_line(sv)
+    assert "first token 162 ms (101-541 ms; KV transfer 2.30 GB, 5.8 ms)" in line, line
+    assert f"7.5 ms ({TOOK} 7.6-17.2 ms) per token" in line, line
+    assert "speed/disagg" not in line and "bands of the P/D regimes (" in pd_band_words()
+    bare = {k: v for k, v in sv.items() if not k.endswith("_range")}
+    assert "first token 162 ms (KV transfer 2.30 GB, 5.8 ms), 7.5 ms per token" in _split_line(bare)

@@ -238,15 +238,25 @@ def _split_line(sv: Mapping[str, Any], split: Mapping[str, Any] | None = None) -
     waits = f"{wait * 1e3:,.0f} ms waiting for a decode slot, " if wait else ""
     path = sv.get("disaggregated_path_seconds", 0.0)  # the connector's request path, where stated
     waits += f"P/D path {path * 1e3:,.1f} ms, " if path else ""
+    ttft, ttft_band = _ms_and_band(sv, "disaggregated_ttft_seconds", ms)
+    tpot, tpot_band = _ms_and_band(sv, "disaggregated_tpot_seconds", ms_one)
+    waits = f"{ttft_band}; {waits}" if ttft_band else waits
     return (
-        f"  split P/D    {pools}: first token {with_band(sv, 'disaggregated_ttft_seconds', ms, True)} ms "
-        f"({waits}KV transfer "
+        f"  split P/D    {pools}: first token {ttft} ({waits}KV transfer "
         f"{sv['disaggregated_kv_transfer_bytes'] / 1e9:,.2f} GB, "
         f"{sv['disaggregated_kv_transfer_seconds'] * 1e3:,.1f} ms), "
-        f"{with_band(sv, 'disaggregated_tpot_seconds', ms_one, True)} ms per token, "
+        f"{tpot}{f' ({tpot_band})' if tpot_band else ''} per token, "
         f"{with_band(sv, 'disaggregated_tokens_per_second', _whole)} tokens/s (aggregated above)"
         + (pd_band_words() if sv.get("disaggregated_tpot_seconds_range") else "")
     )
+
+
+def _ms_and_band(sv: Mapping[str, Any], key: str, fmt: Callable[[float], str]) -> tuple[str, str]:
+    """``("162 ms", "101-541 ms")``: a P/D pool's time and its band ("" without one), each
+    with its unit, as the p99's (:func:`_p99`): "7.5 (runs like this took 7.6-17.2) ms per
+    token" parted the figure from its unit."""
+    v, rng = sv[key], sv.get(key + "_range")
+    return f"{fmt(v)} ms", f"{band_words(rng, fmt, v, TOOK)} ms" if rng else ""
 
 
 def _lora_in_use(sv: Mapping[str, Any]) -> str:
