@@ -132,3 +132,30 @@ def test_the_pd_pools_times_keep_their_unit_before_their_band() -> None:
     assert "speed/disagg" not in line and "bands of the P/D regimes (" in pd_band_words()
     bare = {k: v for k, v in sv.items() if not k.endswith("_range")}
     assert "first token 162 ms (KV transfer 2.30 GB, 5.8 ms), 7.5 ms per token" in _split_line(bare)
+
+
+def test_a_refused_field_is_named_by_its_label_and_scrolled_to(qtbot) -> None:
+    """Llama 3.1 8B at TP 8 switched to Qwen2.5 7B (28 heads) at 1440 x 900: the banner read
+    "parallelism.tensor: must divide attention_heads (28)", the file's path, while the form
+    calls the field "Tensor (TP)", and the field with its red message stayed two screens
+    down the left column."""
+    from .helpers import error_text, find, shown_window
+    from .test_visual_pass_gui import _load
+
+    scenario = _load("pretrain-8b-64-zero3")
+    scenario["parallelism"].update(tensor=8, data=8)
+    w = shown_window(qtbot, scenario, (1440, 900), advice=False)
+    column = find(w, "left_scroll")
+    column.verticalScrollBar().setValue(0)
+    w.state.edit("model", {"preset": "qwen2.5-7b"}, immediate=True)
+    w.state.flush()
+    QApplication.processEvents()
+    assert w.state.error is not None and w.state.error.field == "parallelism.tensor"
+    stale = find(w, "label_stale")
+    assert "Tensor (TP): must divide attention_heads (28)" in stale.text(), stale.text()
+    assert "parallelism.tensor" not in stale.text() and "parallelism.tensor" in stale.toolTip()
+    assert w.statusBar().currentMessage().startswith("Not applied: parallelism.tensor: ")
+    spin = find(w, "spin_tensor_parallel")
+    assert "must divide" in error_text(w, "spin_tensor_parallel")
+    top = spin.mapTo(column.widget(), spin.rect().topLeft()).y() - column.verticalScrollBar().value()
+    assert 0 <= top <= column.viewport().height() - spin.height(), top
