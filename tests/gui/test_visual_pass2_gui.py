@@ -159,3 +159,15 @@ def test_a_refused_field_is_named_by_its_label_and_scrolled_to(qtbot) -> None:
     assert "must divide" in error_text(w, "spin_tensor_parallel")
     top = spin.mapTo(column.widget(), spin.rect().topLeft()).y() - column.verticalScrollBar().value()
     assert 0 <= top <= column.viewport().height() - spin.height(), top
+
+
+def test_a_prompt_sweep_says_how_long_a_prompt_the_engine_takes(qtbot) -> None:
+    """Llama 3.1 8B with 200 LoRAs under vLLM at max context 4,096: the reserved pool is the
+    same at every prompt, and the Sweeps headline read "every prompt length up to 131,072
+    tokens fits", prompts the engine refuses (a request past its context)."""
+    chart = _chart(qtbot, "sweep", "serve-8b-200-loras-l40s", (900, 500))
+    text = chart.fit_text()
+    assert "fits" in text and "131,072 tokens" in text, text
+    assert "the engine refuses prompts over 3,840 tokens (max context 4,096)" in text  # 4,096 - 256
+    chart.max_context = 1_000_000  # a context longer than the sweep: nothing to add
+    assert "refuses" not in chart.fit_text()

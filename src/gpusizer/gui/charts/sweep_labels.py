@@ -14,6 +14,7 @@ from PySide6.QtCore import QLineF, QPointF, QRectF
 
 from ...core.views.sweep import current_value
 from ...io.units import fmt_bytes
+from .axis_title import fit_left_title
 from .labels import crosses, place, scene_rect
 from .sweep_words import SweepWords
 from .ticks import thinned
@@ -32,6 +33,7 @@ class SweepLabels(SweepWords):
     _off_at: tuple[float, float] = (0.0, 0.0)  # where the peak leaves the top (view units)
     _cap_words: tuple[str, str] = ("", "")  # the capacity's label with the GPU's name, without
     _scale: float
+    left_titles: tuple[str, ...]
     _ticks: list[list[tuple[float, str]]] | None
     _all_ticks: list[tuple[float, str]] | None
 
@@ -73,6 +75,7 @@ class SweepLabels(SweepWords):
         label goes under its line, the boundary's lower on its line), then the off-the-scale
         label clear of both."""
         self._thin_ticks()
+        fit_left_title(self, self.left_titles)  # a short plot: a shorter axis title
         area = self.plot.vb.sceneBoundingRect().adjusted(-1, -1, 1, 1)
         cap = self.capacity_line.label
         self._fit_capacity_words(cap, area)

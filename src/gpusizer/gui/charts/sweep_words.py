@@ -24,6 +24,7 @@ class SweepWords(_Base):
 
     result: SweepResult | None
     scenario: Scenario | None
+    max_context: int | None
 
     @property
     def axis(self) -> str:
@@ -47,12 +48,31 @@ class SweepWords(_Base):
         if self.axis == "gpus":
             return f"fits from {min(ok):,} data-parallel GPUs"
         if r.oom_at is None:
-            return f"every {name} up to {self.counted(r.values[-1])} fits" + self._band_text(max(ok))
+            return (
+                f"every {name} up to {self.counted(r.values[-1])} fits"
+                + self._band_text(max(ok))
+                + self._context_text(max(ok))
+            )
         fits = self.counted(r.largest_fitting or 0)
         return (
             f"largest {name} that fits: {fits} ({self._stop_word(r.oom_at)} from {self.counted(r.oom_at)})"
             + self._band_text(r.largest_fitting)
+            + self._context_text(r.largest_fitting or 0)
         )
+
+    def _context_text(self, fits: int) -> str:
+        """Serving, where a prompt that fits the memory is longer than the engine takes: a
+        reserved pool is the same at every prompt, so a 200-LoRA vLLM at max context 4,096
+        read "every prompt length up to 131,072 tokens fits" (core/model/result.py
+        ``fit_reason``: a request longer than the context is refused, whatever the memory)."""
+        limit = self.max_context
+        if self.axis != "sequence_length" or not limit or self.scenario is None:
+            return ""
+        longest = limit - self.scenario.workload.generated_tokens
+        if fits <= longest:
+            return ""
+        most = self.counted(max(longest, 0))
+        return f"; the engine refuses prompts over {most} (max context {limit:,})"
 
     def _stop_word(self, value: int) -> str:
         """Why ``value`` does not fit: the engine does not start there (the estimate's start
