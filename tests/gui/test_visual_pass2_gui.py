@@ -171,3 +171,14 @@ def test_a_prompt_sweep_says_how_long_a_prompt_the_engine_takes(qtbot) -> None:
     assert "the engine refuses prompts over 3,840 tokens (max context 4,096)" in text  # 4,096 - 256
     chart.max_context = 1_000_000  # a context longer than the sweep: nothing to add
     assert "refuses" not in chart.fit_text()
+
+
+def test_the_hardware_plot_draws_no_scale_before_its_figures(qtbot) -> None:
+    """GRPO of Qwen3 8B on the Hardware tab at 1920 x 1080: while the first comparison ran
+    ("Comparing…", seconds for RL) the empty plot read "-1.0 ... 1.0" on both axes."""
+    from gpusizer.gui.charts import chart_class
+
+    chart = chart_class("hardware")()
+    qtbot.addWidget(chart)
+    for side in ("left", "bottom"):
+        assert chart.plot.getAxis(side)._tickLevels == [[]], side
