@@ -182,3 +182,18 @@ def test_the_hardware_plot_draws_no_scale_before_its_figures(qtbot) -> None:
     qtbot.addWidget(chart)
     for side in ("left", "bottom"):
         assert chart.plot.getAxis(side)._tickLevels == [[]], side
+
+
+def test_a_tier_nothing_loads_from_says_so() -> None:
+    """A 20-turn support chat with 500 GB of host KV offload, one user: every history stays on
+    the GPU (the report's ``kv_offload_load_seconds`` 0), and the summary read "each hit loads
+    its cached KV in 0.0 ms", a free tier (io/serving_text.py, the CLI's line too)."""
+    from gpusizer.io.serving_text import feature_lines
+
+    sv = {"kv_offload_holds_prefix": True, "kv_offload_load_seconds": 0.0, "prefix_turns": 20,
+          "kv_offload_capacity_tokens": 3_814_688}  # fmt: skip
+    line = next(x for x in feature_lines(sv) if "KV offload" in x)
+    assert "0.0 ms" not in line and "no hit loads from it at this load" in line, line
+    assert "the tier (3,814,688 tokens) holds the histories" in line
+    loaded = next(x for x in feature_lines({**sv, "kv_offload_load_seconds": 0.0999}) if "KV offload" in x)
+    assert "each hit loads its cached KV in 99.9 ms (added to the first token)" in loaded, loaded

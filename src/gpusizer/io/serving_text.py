@@ -159,9 +159,15 @@ def feature_lines(sv: Mapping[str, Any], split: Mapping[str, Any] | None = None)
         held = "holds" if sv["kv_offload_holds_prefix"] else "is too small for"
         wait = sv.get("kv_offload_load_seconds", 0.0) * 1e3
         cap = sv.get("kv_offload_capacity_tokens") or 0
+        # No load at all: the cached KV stays on the GPU at this load ("each hit loads its
+        # cached KV in 0.0 ms" read as a free tier).
+        loads = (
+            f"each hit loads its cached KV in {wait:,.1f} ms (added to the first token)"
+            if wait > 0
+            else "no hit loads from it at this load (the cached KV stays on the GPU)"
+        )
         out.append(
-            f"  KV offload   each hit loads its cached KV in {wait:,.1f} ms "
-            f"(added to the first token); the tier ({cap:,} tokens) {held} "
+            f"  KV offload   {loads}; the tier ({cap:,} tokens) {held} "
             f"{'the histories' if sv.get('prefix_turns') else 'the shared prefix'}"
         )
     if sv.get("disaggregated_prefill_gpus"):
