@@ -197,3 +197,16 @@ def test_a_tier_nothing_loads_from_says_so() -> None:
     assert "the tier (3,814,688 tokens) holds the histories" in line
     loaded = next(x for x in feature_lines({**sv, "kv_offload_load_seconds": 0.0999}) if "KV offload" in x)
     assert "each hit loads its cached KV in 99.9 ms (added to the first token)" in loaded, loaded
+
+
+def test_a_long_first_token_reads_in_seconds() -> None:
+    """Llama 3.3 70B Q4_K_M on an M3 Ultra, two users: the summary read "first token 34,674
+    ms (p99 61,590 ms)" beside the figures' "First token 34.7 s" (io/serving_text.py, the CLI's
+    line too); under 10 s it stays in ms."""
+    from gpusizer.io.serving_text import speed_line
+
+    sv = {"concurrency": 2, "running": 2, "ttft_seconds": 34.674, "ttft_p99_seconds": 61.59,
+          "tpot_seconds": 0.1241, "tokens_per_second_per_user": 8.1, "tokens_per_second": 10.0}  # fmt: skip
+    assert "first token 34.7 s (p99 61.6 s)" in speed_line(sv), speed_line(sv)
+    fast = {**sv, "ttft_seconds": 0.2, "ttft_p99_seconds": 0.3, "ttft_seconds_range": [0.15, 0.25]}
+    assert "first token 200 ms (150-250 ms, p99 300 ms)" in speed_line(fast)

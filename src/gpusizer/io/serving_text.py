@@ -59,26 +59,35 @@ def speed_line(sv: Mapping[str, Any]) -> str:
     """Time to first token (mean, p99), time per output token and tokens/s under the load."""
     held = "" if sv.get("load") == "rate" else f" (up to {sv['running']:,} at once)"
     rng = sv.get("ttft_seconds_range")
-    band = f"{band_words(rng, _ms, sv['ttft_seconds'])} ms, " if rng else ""
+    fmt, unit = _ttft_unit(sv)
+    band = f"{band_words(rng, fmt, sv['ttft_seconds'])} {unit}, " if rng else ""
     each, total = sv["tokens_per_second_per_user"], sv["tokens_per_second"]
     each_text = banded(f"{each:,.1f} tokens/s each", sv.get("tokens_per_second_per_user_range"), _one, each)
     total_text = banded(f"{total:,.0f} tokens/s in total", sv.get("tokens_per_second_range"), _whole, total)
     return (
         f"{load_phrase(sv)}{held}: first token "
-        f"{_ms(sv['ttft_seconds'])} ms ({band}p99 {_p99(sv)}), "
+        f"{fmt(sv['ttft_seconds'])} {unit} ({band}p99 {_p99(sv, fmt, unit)}), "
         f"{sv['tpot_seconds'] * 1e3:,.1f} ms per token, "
         f"{each_text}, {total_text}"
     )
 
 
-def _p99(sv: Mapping[str, Any]) -> str:
+def _p99(sv: Mapping[str, Any], fmt: Callable[[float], str] = ms, unit: str = "ms") -> str:
     """The p99 first token in ms with its band (the report's ``ttft_p99_seconds_range``), the
     unit before the band as the mean's: ``300 ms (250-350 ms)``; "300 (runs like this took
     250-350) ms" parted the figure from its unit."""
     if "ttft_p99_seconds" not in sv:
-        return "0 ms"
+        return f"0 {unit}"
     v, rng = sv["ttft_p99_seconds"], sv.get("ttft_p99_seconds_range")
-    return f"{ms(v)} ms ({band_words(rng, ms, v, TOOK)} ms)" if rng else f"{ms(v)} ms"
+    return f"{fmt(v)} {unit} ({band_words(rng, fmt, v, TOOK)} {unit})" if rng else f"{fmt(v)} {unit}"
+
+
+def _ttft_unit(sv: Mapping[str, Any]) -> tuple[Callable[[float], str], str]:
+    """Milliseconds, or seconds where the first token (or its p99) takes 10 s or more: a
+    70B on a Mac read "first token 34,674 ms (p99 61,590 ms)" beside the figures' "34.7 s"."""
+    if max(sv["ttft_seconds"], sv.get("ttft_p99_seconds", 0.0)) >= 10:
+        return _one, "s"
+    return _ms, "ms"
 
 
 def _ms(seconds: float) -> str:
