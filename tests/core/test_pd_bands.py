@@ -66,6 +66,5 @@ def test_pools_ranges_use_the_pd_band_and_fall_back() -> None:
 
 def test_words_name_the_pd_regimes() -> None:
     assert pd_band_words() == (
-        "; bands of the P/D regimes (speed/disagg/*: 211 first token, 192 per token, "
-        "12 tokens/s published P/D figures)"
+        "; bands of the P/D regimes (211 first token, 192 per token, 12 tokens/s published P/D figures)"
     )

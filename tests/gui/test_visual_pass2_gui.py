@@ -210,3 +210,12 @@ def test_a_long_first_token_reads_in_seconds() -> None:
     assert "first token 34.7 s (p99 61.6 s)" in speed_line(sv), speed_line(sv)
     fast = {**sv, "ttft_seconds": 0.2, "ttft_p99_seconds": 0.3, "ttft_seconds_range": [0.15, 0.25]}
     assert "first token 200 ms (150-250 ms, p99 300 ms)" in speed_line(fast)
+
+
+def test_the_unified_memory_regime_says_memory_once() -> None:
+    """Llama 3.3 70B on an M3 Ultra: "How sure: memory validated (21 replayed published
+    figures of unified memory memory, serving)" (core/evidence/regimes.py ``regime_label``)."""
+    from gpusizer.core.evidence.regimes import regime_label
+
+    assert regime_label("memory/unified-memory/serving") == "unified memory, serving"
+    assert regime_label("memory/llama.cpp/serving").endswith(" memory, serving")
