@@ -69,7 +69,7 @@ def test_text_words_the_pools_bands(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     split = next(x for x in out.splitlines() if "split P/D" in x)
     # said where the band comes from: the P/D regimes, with their counts of published figures
-    assert "bands of the P/D regimes (speed/disagg/*: 213 first token, 194 per token" in split
+    assert "bands of the P/D regimes (213 first token, 194 per token" in split
     cost = next(x for x in out.splitlines() if x.strip().startswith("cost"))
     assert cost.count("$") == 3  # the estimate and its band's two ends
 

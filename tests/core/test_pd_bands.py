@@ -67,6 +67,5 @@ def test_pools_ranges_use_the_pd_band_and_fall_back() -> None:
 
 def test_words_name_the_pd_regimes() -> None:
     assert pd_band_words() == (
-        "; bands of the P/D regimes (speed/disagg/*: 213 first token, 194 per token, "
-        "12 tokens/s published P/D figures)"
+        "; bands of the P/D regimes (213 first token, 194 per token, 12 tokens/s published P/D figures)"
     )

@@ -19,6 +19,7 @@ from ..core.views.settings import HardwareView
 from .advisor import Advisor
 from .binding import Binder, plain_text
 from .elide import elide, labelled
+from .error_field import banner_words, reveal
 from .files import FileController
 from .gc_guard import collect_in_gui_thread
 from .hardware.settings import load_noted as load_hardware_view
@@ -205,10 +206,11 @@ class MainWindow(WindowCommands, QMainWindow):
             self.statusBar().clearMessage()
 
     def _show_error(self, error: ScenarioError | None) -> None:
-        self.summary.set_error(error)
+        self.summary.set_error(error and banner_words(error, self.state.labels), error)
         self.tabs.set_stale(error is not None)
         if error is not None:
             self.statusBar().showMessage(f"Not applied: {error}", 6000)
+            reveal(self.binder, error, self)
 
     def _update_title(self, *_changed: object) -> None:
         s, path = self.state.scenario, self.files.path

@@ -233,11 +233,13 @@ class SummaryHeader(QFrame):
         if not self.needs.text().startswith("<span"):
             self.needs.setText(f"<span style='color:#8c959f'>{self.needs.text()}</span>")
 
-    def set_error(self, error: object) -> None:
-        """Show why the estimate is stale (None clears the mark)."""
+    def set_error(self, error: object, whole: object = None) -> None:
+        """Show why the estimate is stale (None clears the mark); ``whole``: the error with
+        its field's path, in the tooltip (gui/error_field.py)."""
         self.stale.setVisible(error is not None)
         if error is not None:
             self.stale.setText(f"⚠ Showing the last valid estimate — {error}")
+            self.stale.setToolTip(str(whole or error))
 
     def _elide(self) -> None:
         for label, text in (

@@ -110,12 +110,12 @@ _PD_WORDS = {
 
 def pd_band_words() -> str:
     """Where the P/D pools' bands come from (core/evidence/derived.py ``pd_band``): "; bands of
-    the P/D regimes (speed/disagg/*: 213 first token, 194 per token, 12 tokens/s published P/D
-    figures)" where each has its band, the aggregated regime's where none has, both said
-    where some have."""
+    the P/D regimes (213 first token, 194 per token, 12 tokens/s published P/D figures)" (the
+    regimes' ids, "speed/disagg/*", read as a path in the window's summary) where each has its
+    band, the aggregated regime's where none has, both said where some have."""
     own = {k: band(r) for k, r in PD_REGIMES.items()}
     if not any(b.has_band for b in own.values()):
         return "; bands of the aggregated regime (no published P/D figures banded)"
     counts = ", ".join(f"{b.figures:,} {_PD_WORDS[k]}" for k, b in own.items() if b.has_band)
-    words = f"; bands of the P/D regimes (speed/disagg/*: {counts} published P/D figures)"
+    words = f"; bands of the P/D regimes ({counts} published P/D figures)"
     return words if all(b.has_band for b in own.values()) else words + ", else of the aggregated regime"

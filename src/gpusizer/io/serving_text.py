@@ -59,26 +59,35 @@ def speed_line(sv: Mapping[str, Any]) -> str:
     """Time to first token (mean, p99), time per output token and tokens/s under the load."""
     held = "" if sv.get("load") == "rate" else f" (up to {sv['running']:,} at once)"
     rng = sv.get("ttft_seconds_range")
-    band = f"{band_words(rng, _ms, sv['ttft_seconds'])} ms, " if rng else ""
+    fmt, unit = _ttft_unit(sv)
+    band = f"{band_words(rng, fmt, sv['ttft_seconds'])} {unit}, " if rng else ""
     each, total = sv["tokens_per_second_per_user"], sv["tokens_per_second"]
     each_text = banded(f"{each:,.1f} tokens/s each", sv.get("tokens_per_second_per_user_range"), _one, each)
     total_text = banded(f"{total:,.0f} tokens/s in total", sv.get("tokens_per_second_range"), _whole, total)
     return (
         f"{load_phrase(sv)}{held}: first token "
-        f"{_ms(sv['ttft_seconds'])} ms ({band}p99 {_p99(sv)}), "
+        f"{fmt(sv['ttft_seconds'])} {unit} ({band}p99 {_p99(sv, fmt, unit)}), "
         f"{sv['tpot_seconds'] * 1e3:,.1f} ms per token, "
         f"{each_text}, {total_text}"
     )
 
 
-def _p99(sv: Mapping[str, Any]) -> str:
+def _p99(sv: Mapping[str, Any], fmt: Callable[[float], str] = ms, unit: str = "ms") -> str:
     """The p99 first token in ms with its band (the report's ``ttft_p99_seconds_range``), the
     unit before the band as the mean's: ``300 ms (250-350 ms)``; "300 (runs like this took
     250-350) ms" parted the figure from its unit."""
     if "ttft_p99_seconds" not in sv:
-        return "0 ms"
+        return f"0 {unit}"
     v, rng = sv["ttft_p99_seconds"], sv.get("ttft_p99_seconds_range")
-    return f"{ms(v)} ms ({band_words(rng, ms, v, TOOK)} ms)" if rng else f"{ms(v)} ms"
+    return f"{fmt(v)} {unit} ({band_words(rng, fmt, v, TOOK)} {unit})" if rng else f"{fmt(v)} {unit}"
+
+
+def _ttft_unit(sv: Mapping[str, Any]) -> tuple[Callable[[float], str], str]:
+    """Milliseconds, or seconds where the first token (or its p99) takes 10 s or more: a
+    70B on a Mac read "first token 34,674 ms (p99 61,590 ms)" beside the figures' "34.7 s"."""
+    if max(sv["ttft_seconds"], sv.get("ttft_p99_seconds", 0.0)) >= 10:
+        return _one, "s"
+    return _ms, "ms"
 
 
 def _ms(seconds: float) -> str:
@@ -159,9 +168,15 @@ def feature_lines(sv: Mapping[str, Any], split: Mapping[str, Any] | None = None)
         held = "holds" if sv["kv_offload_holds_prefix"] else "is too small for"
         wait = sv.get("kv_offload_load_seconds", 0.0) * 1e3
         cap = sv.get("kv_offload_capacity_tokens") or 0
+        # No load at all: the cached KV stays on the GPU at this load ("each hit loads its
+        # cached KV in 0.0 ms" read as a free tier).
+        loads = (
+            f"each hit loads its cached KV in {wait:,.1f} ms (added to the first token)"
+            if wait > 0
+            else "no hit loads from it at this load (the cached KV stays on the GPU)"
+        )
         out.append(
-            f"  KV offload   each hit loads its cached KV in {wait:,.1f} ms "
-            f"(added to the first token); the tier ({cap:,} tokens) {held} "
+            f"  KV offload   {loads}; the tier ({cap:,} tokens) {held} "
             f"{'the histories' if sv.get('prefix_turns') else 'the shared prefix'}"
         )
     if sv.get("disaggregated_prefill_gpus"):
@@ -238,15 +253,25 @@ def _split_line(sv: Mapping[str, Any], split: Mapping[str, Any] | None = None) -
     waits = f"{wait * 1e3:,.0f} ms waiting for a decode slot, " if wait else ""
     path = sv.get("disaggregated_path_seconds", 0.0)  # the connector's request path, where stated
     waits += f"P/D path {path * 1e3:,.1f} ms, " if path else ""
+    ttft, ttft_band = _ms_and_band(sv, "disaggregated_ttft_seconds", ms)
+    tpot, tpot_band = _ms_and_band(sv, "disaggregated_tpot_seconds", ms_one)
+    waits = f"{ttft_band}; {waits}" if ttft_band else waits
     return (
-        f"  split P/D    {pools}: first token {with_band(sv, 'disaggregated_ttft_seconds', ms, True)} ms "
-        f"({waits}KV transfer "
+        f"  split P/D    {pools}: first token {ttft} ({waits}KV transfer "
         f"{sv['disaggregated_kv_transfer_bytes'] / 1e9:,.2f} GB, "
         f"{sv['disaggregated_kv_transfer_seconds'] * 1e3:,.1f} ms), "
-        f"{with_band(sv, 'disaggregated_tpot_seconds', ms_one, True)} ms per token, "
+        f"{tpot}{f' ({tpot_band})' if tpot_band else ''} per token, "
         f"{with_band(sv, 'disaggregated_tokens_per_second', _whole)} tokens/s (aggregated above)"
         + (pd_band_words() if sv.get("disaggregated_tpot_seconds_range") else "")
     )
+
+
+def _ms_and_band(sv: Mapping[str, Any], key: str, fmt: Callable[[float], str]) -> tuple[str, str]:
+    """``("162 ms", "101-541 ms")``: a P/D pool's time and its band ("" without one), each
+    with its unit, as the p99's (:func:`_p99`): "7.5 (runs like this took 7.6-17.2) ms per
+    token" parted the figure from its unit."""
+    v, rng = sv[key], sv.get(key + "_range")
+    return f"{fmt(v)} ms", f"{band_words(rng, fmt, v, TOOK)} ms" if rng else ""
 
 
 def _lora_in_use(sv: Mapping[str, Any]) -> str:

@@ -232,7 +232,9 @@ def regime_label(regime: str) -> str:
         return _pool_label(parts)
     if parts[0] == "memory":
         group = {"full": "full training", "adapter": "LoRA / QLoRA"}.get(parts[2], parts[2])
-        return f"{FAMILY_LABELS.get(parts[1], parts[1])} memory, {group}"
+        family = FAMILY_LABELS.get(parts[1], parts[1])
+        # "unified memory memory, serving" doubled the word in the window's "How sure"
+        return f"{family}{'' if family.endswith('memory') else ' memory'}, {group}"
     if parts[1] == "training":
         return f"training speed, {parts[2]} models"
     return (

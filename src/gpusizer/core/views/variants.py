@@ -73,6 +73,8 @@ class VariantBar:
     host: int = 0  # bytes the job keeps in host RAM beside the GPU (layers llama.cpp leaves on
     # the CPU, optimizer states or weights offloaded): drawn above the GPU's part, not counted
     # in ``total`` or ``gpus_needed``
+    starts: bool = True  # the serving engine starts on one GPU (``Estimate.runs``): a pool
+    # too small for one request of ``serving.max_context`` stops it though ``total`` fits
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,7 @@ def _bar(key: str, label: str, est: Estimate) -> VariantBar:
         reserved=reserved,
         engine=s.profile.label if reserved else "",
         host=_host_bytes(est),
+        starts=est.runs,
     )
 
 

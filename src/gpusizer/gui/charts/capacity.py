@@ -31,6 +31,7 @@ from .labels import PAD, place, scene_rect
 from .line_label import fit_line_label
 from .palette import LABEL_PX, font
 from .sweep import log2_ticks
+from .ticks import thinned
 
 
 def _log(v: float) -> float:
@@ -67,6 +68,7 @@ class CapacityChart(ChartBase):
         self.limit.setZValue(10)
         self.plot.addItem(self.limit)
         self.note = self.text_item((0.5, 0.5), pixels=LABEL_PX + 1)
+        self.x_ticks: list[tuple[float, str]] = []  # every power of two, before thinning
         self.reason = ""
         self.plot.setMouseEnabled(x=False, y=False)
 
@@ -169,7 +171,8 @@ class CapacityChart(ChartBase):
         top = max(float(np.nanmax(y_plot, initial=1.0)), c.concurrency, 2.0)
         self.plot.setXRange(_log(x[0]), _log(x[-1]), padding=0.02)
         self.plot.setYRange(-0.08, _log(top) * 1.15 + 0.1, padding=0)
-        self.plot.getAxis("bottom").setTicks([log2_ticks(x[0], x[-1])])
+        self.x_ticks = log2_ticks(x[0], x[-1])
+        self._thin_ticks()
         self.plot.getAxis("left").setTicks([count_ticks(top * 1.3)])
         self.set_axis_label("bottom", "tokens per request (prompt + output)")
         self.set_axis_label("left", "requests held at once")
@@ -185,6 +188,7 @@ class CapacityChart(ChartBase):
             self._fit_note()
         if c is None or self.never_starts():
             return
+        self._thin_ticks()  # the plot's width may have changed
         self.point_label.setPos(_log(c.context), _log(c.concurrency))  # place() moves it from there
         longest = self.longest()
         fixed = []
@@ -192,6 +196,13 @@ class CapacityChart(ChartBase):
             fit_line_label(self.limit, f"does not start above {longest:,} tokens")
             fixed = [scene_rect(self.limit.label)]
         place([self.point_label], self.plot.vb, fixed)
+
+    def _thin_ticks(self) -> None:
+        """The powers of two that fit the plot's width (charts/ticks.py): at 1024 x 700 beside
+        its legend the 210 px axis read "16k32k64k"."""
+        (lo, hi), width = self.plot.vb.viewRange()[0], self.plot.vb.width()
+        per_unit = width / (hi - lo) if hi > lo else 0.0
+        self.plot.getAxis("bottom").setTicks([thinned(self.x_ticks, per_unit)])
 
     def _fit_note(self) -> None:
         """The engine's reason as wide as the plot lets it be (its width was set before the

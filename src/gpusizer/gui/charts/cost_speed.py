@@ -105,6 +105,9 @@ class CostSpeedChart(ChartBase):
         self._cost_titles: tuple[str, ...] = ("",)
         for side in ("left", "bottom"):  # log10 values: no "(x0.001)" on the axis title
             self.plot.getAxis(side).enableAutoSIPrefix(False)
+            # No figures yet (the first comparison runs for seconds): "-1.0 ... 1.0" under
+            # "Comparing…" read as a scale; the figures' ticks come with them.
+            self.plot.getAxis(side).setTicks([[]])
 
     def _redraw(self) -> None:
         raw = chart_points(self.options)
@@ -140,6 +143,9 @@ class CostSpeedChart(ChartBase):
             self.note.setText(NO_PRICE if self.options else "")
             self.note.setPos(0, 0)
             self.plot.setRange(xRange=(-1, 1), yRange=(-1, 1))
+            for axis in ("bottom", "left"):  # no figures: no scale (as before the first)
+                self._ticks[axis] = []
+                self.plot.getAxis(axis).setTicks([[]])
         self._mark()
 
     def _layout_labels(self) -> None:

@@ -32,8 +32,13 @@ else:
 
 
 def fmt_part(n_bytes: float, unit: str) -> str:
-    """One decimal, two below 1 unit: 0.02 GiB of logits is not "0.0 GiB"."""
-    return fmt_bytes(n_bytes, unit, 1 if to_unit(n_bytes, unit) >= 1 else 2)
+    """One decimal, two below 1 unit: 0.02 GiB of logits is not "0.0 GiB"; under 0.005 units
+    (a PPO step's few MiB of temporary buffers) "< 0.01 GiB", not a "0.00 GiB" part drawn in
+    the legend beside the ones that hold memory."""
+    value = to_unit(n_bytes, unit)
+    if 0 < value < 0.005:
+        return f"< {fmt_bytes(0.01 * n_bytes / value, unit, 2)}"
+    return fmt_bytes(n_bytes, unit, 1 if value >= 1 else 2)
 
 
 class MemoryLabels(_Base):

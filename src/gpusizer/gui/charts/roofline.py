@@ -76,6 +76,10 @@ class RooflineChart(RooflineLabels, ChartBase):
             w = w.model_copy(update={"batch_size": w.micro_batch_size, "prompt_tokens": w.sequence_length})
             scenario = scenario.model_copy(update={"workload": w})
         self.data = roofline_points(scenario)
+        if w.trains and self.data:
+            # Training runs no decode: its points (from the hidden serving fields) read
+            # "decode step (memory-bound)" under a pre-training title.
+            self.data = {**self.data, "points": [p for p in self.data["points"] if p["phase"] == "prefill"]}
         # step times with the speed band (core/evidence): runs like this took time x [p10, p90]
         self.speed_band = speed_evidence(estimate.scenario, estimate.gpu).band
         self.model_name = scenario.model.name
@@ -201,7 +205,7 @@ class RooflineChart(RooflineLabels, ChartBase):
         """The legend, in short words where the chart is narrow (roofline_fit.py)."""
         short = self._short_legend = self.width() < SHORT_LEGEND_BELOW_PX
         entries = [(self.roof, legend_text("roof", short)), (self.eff_roof, legend_text("eff_roof", short))]
-        for ph in PHASES:
+        for ph in (ph for ph in PHASES if self.points(ph, step=True)):
             entries += [
                 (self.ops[ph], legend_text("ops", short, ph)),
                 (self.steps[ph], legend_text("step", short, ph)),

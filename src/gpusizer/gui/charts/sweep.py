@@ -32,6 +32,7 @@ from ...core.views.settings import SWEEP_AXES, SweepView
 from ...core.views.sweep import SweepResult, sweep
 from ...io.units import fmt_bytes, to_unit
 from ..colors import component_qcolor
+from .axis_title import fit_left_title
 from .base import ChartBase, display_unit
 from .palette import LABEL_PX, LINE_PEN_WIDTH, TOTAL_PEN_WIDTH, font
 from .stack import capacity_line, style_line
@@ -50,6 +51,8 @@ class SweepChart(SweepLabels, ChartBase):
         self.view = SweepView()
         self.result: SweepResult | None = None
         self.scenario: Scenario | None = None
+        self.max_context: int | None = None  # serving: the engine's context (its longest request)
+        self.left_titles: tuple[str, ...] = ("memory per GPU",)
         super().__init__(parent, background=background)
         self.selector = QComboBox(self)
         self.selector.setObjectName("combo_sweep_axis")
@@ -111,6 +114,8 @@ class SweepChart(SweepLabels, ChartBase):
         self.gpu_name = estimate.gpu.name
         # the memory band's p10: a published peak of runs like this reached total / p10
         self.p10 = memory_evidence(scenario, estimate.gpu).band.p10
+        sv = estimate.serving
+        self.max_context = sv.max_context if sv is not None and not scenario.workload.trains else None
         self._compute()
 
     def _compute(self) -> None:
@@ -158,7 +163,8 @@ class SweepChart(SweepLabels, ChartBase):
         name = self.knob_name()
         unit_of_x = {"sequence_length": " (tokens)", "batch_size": " (sequences)"}
         self.set_axis_label("bottom", name + unit_of_x.get(self.axis, ""))
-        self.set_axis_label("left", f"memory per GPU ({unit})")
+        self.left_titles = (f"memory per GPU ({unit})", f"per GPU ({unit})", unit)
+        fit_left_title(self, self.left_titles)
         self.set_title(
             f"{html.escape(self.scenario.model.name)}: memory per GPU vs {name}<br><span style="
             f"'font-size:{LABEL_PX + 1}px'>{self.fit_text()}</span>"

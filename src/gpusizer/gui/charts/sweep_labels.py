@@ -14,6 +14,7 @@ from PySide6.QtCore import QLineF, QPointF, QRectF
 
 from ...core.views.sweep import current_value
 from ...io.units import fmt_bytes
+from .axis_title import fit_left_title
 from .labels import crosses, place, scene_rect
 from .sweep_words import SweepWords
 from .ticks import thinned
@@ -32,6 +33,7 @@ class SweepLabels(SweepWords):
     _off_at: tuple[float, float] = (0.0, 0.0)  # where the peak leaves the top (view units)
     _cap_words: tuple[str, str] = ("", "")  # the capacity's label with the GPU's name, without
     _scale: float
+    left_titles: tuple[str, ...]
     _ticks: list[list[tuple[float, str]]] | None
     _all_ticks: list[tuple[float, str]] | None
 
@@ -62,7 +64,7 @@ class SweepLabels(SweepWords):
             right = hi > lo and (xpos - lo) / (hi - lo) > 0.6
             self.off_label.setAnchor((1, 0) if right else (0, 0))
             self.off_label.setText(
-                f"↑ peak above the scale from {int(first):,}: up to "
+                f"↑ peak above the scale from {self.counted(first)}: up to "
                 f"{fmt_bytes(int(top * self._scale), self.unit, 1)}"
             )
             self._off_at = (xpos, ymax)
@@ -73,6 +75,7 @@ class SweepLabels(SweepWords):
         label goes under its line, the boundary's lower on its line), then the off-the-scale
         label clear of both."""
         self._thin_ticks()
+        fit_left_title(self, self.left_titles)  # a short plot: a shorter axis title
         area = self.plot.vb.sceneBoundingRect().adjusted(-1, -1, 1, 1)
         cap = self.capacity_line.label
         self._fit_capacity_words(cap, area)
@@ -202,7 +205,7 @@ class SweepLabels(SweepWords):
             right_half = hi > lo and (pos(b) - lo) / (hi - lo) > 0.6
             # Near the right edge the label goes left of the line, so it is never clipped.
             self.boundary.label.anchors = [(1, 0.5), (1, 0.5)] if right_half else [(0, 0.5), (0, 0.5)]
-            text = f"{word} {b:,} " if right_half else f" {word} {b:,}"
+            text = f"{word} {self.counted(b)} " if right_half else f" {word} {self.counted(b)}"
             self.boundary.label.setFormat(text)
             self.boundary.label.updatePosition()
         assert self.scenario is not None

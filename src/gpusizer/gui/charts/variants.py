@@ -28,6 +28,7 @@ from ...core.views.variants import Variants, variants
 from ...io.units import to_unit
 from ...io.wording import count
 from ..elide import labelled
+from .axis_title import fit_left_title
 from .background import WorkerChart
 from .base import ChartBase, display_unit
 from .labels import Leaders
@@ -54,6 +55,7 @@ class VariantsChart(VariantLabels, WorkerChart, ChartBase):
 
     def _build(self) -> None:
         self.cmp: Variants | None = None
+        self.left_titles = ("memory of the whole job",)
         self.stack = StackedBars(self.plot, width=0.62)
         # The pool an engine reserves, outlined around what the variant needs.
         self.pools = pg.BarGraphItem(x=[], height=[], width=0.62, brush=None)
@@ -119,7 +121,8 @@ class VariantsChart(VariantLabels, WorkerChart, ChartBase):
         self._fit_ticks()
         self._top = top * 1.05
         self.plot.setYRange(0, self._top, padding=0)
-        self.set_axis_label("left", f"memory of the whole job ({unit})")
+        self.left_titles = (f"memory of the whole job ({unit})", f"whole job ({unit})", unit)
+        fit_left_title(self, self.left_titles)
         self._set_titles()
         entries = self.stack.legend_entries()
         engines = sorted({b.engine for b in cmp.bars if b.reserved})
@@ -235,6 +238,7 @@ class VariantsChart(VariantLabels, WorkerChart, ChartBase):
             f"{b.label}: {COMPONENT_LABELS[hit[1]]} {short_bytes(b.at_peak[hit[1]], self.unit)}\n"
             f"peak {short_bytes(b.total, self.unit)} ({b.peak_phase.replace('_', ' ')}), "
             f"{b.gpus_needed} × {self.cmp.gpu_name}"
+            + ("" if b.starts else f"; {b.engine or 'the engine'} does not start on one GPU")
         )
 
     def _host_tip(self, x: float, y: float) -> str:

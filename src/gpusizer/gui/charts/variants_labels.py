@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
 
-from ...core.views.variants import Variants
+from ...core.views.variants import VariantBar, Variants
 from ...io.units import fmt_bytes
 from ...io.wording import count
+from .axis_title import fit_left_title
 from .base import display_unit
 from .labels import PAD, Leaders, outside, place, room_above, scene_rect, set_top
 from .over_line import line_px
@@ -21,6 +22,15 @@ if TYPE_CHECKING:
     from .base import ChartBase as _Base
 else:
     _Base = object
+
+
+def gpus_words(bar: VariantBar) -> str:
+    """The GPUs a bar needs: "2+ GPUs" where its engine does not start on the one GPU its
+    needs fit (``VariantBar.starts``): an EAGLE-3 70B FP8 read a green "1 GPU" beside the
+    verdict's "vLLM does not start" and "GPUs needed: 6", its pool too small for one request."""
+    if bar.gpus_needed == 1 and not bar.starts:
+        return "2+ GPUs"
+    return count(bar.gpus_needed, "GPU")
 
 
 def short_bytes(n_bytes: float, unit: str) -> str:
@@ -33,6 +43,7 @@ class VariantLabels(_Base):
     """Mixin of VariantsChart (a ChartBase): the label layout of its bars and lines."""
 
     cmp: Variants | None
+    left_titles: tuple[str, ...]
     bar_labels: list[pg.TextItem]
     leaders: Leaders
     gpu_line: pg.InfiniteLine
@@ -56,8 +67,8 @@ class VariantLabels(_Base):
             if i >= len(cmp.bars):
                 continue
             b = cmp.bars[i]
-            color = t.good if b.gpus_needed == 1 else t.foreground
-            gpus = count(b.gpus_needed, "GPU")
+            color = t.good if b.gpus_needed == 1 and b.starts else t.foreground
+            gpus = gpus_words(b)
             if self.short_labels:  # the peak is read off the axis, and in the hover text
                 html = f"<b style='color:{color}'>{gpus}</b>"
             else:  # two lines, host RAM or not: a third made the short chart's labels collide
@@ -80,6 +91,7 @@ class VariantLabels(_Base):
             return
         scale = self.stack.scale
         self._fit_ticks()  # the pitch follows the chart's width
+        fit_left_title(self, self.left_titles)  # and the axis's title its height
         labels = self.bar_labels[: len(cmp.bars)]
         self.short_labels = False
         self._stack_labels(scale)
@@ -137,7 +149,7 @@ class VariantLabels(_Base):
         for b, label in zip(cmp.bars, self.bar_labels, strict=False):
             if label.isVisible() and scene_rect(label).contains(at):
                 host = f" + {short_bytes(b.host, self.unit)} in host RAM" if b.host else ""
-                return f"{b.label}: {short_bytes(b.total, self.unit)}{host}, {count(b.gpus_needed, 'GPU')}"
+                return f"{b.label}: {short_bytes(b.total, self.unit)}{host}, {gpus_words(b)}"
         return ""
 
     def _bodies(self, scale: float) -> list[QRectF]:
