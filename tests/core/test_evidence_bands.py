@@ -349,8 +349,9 @@ SHORT = {
     # stated workload.lora_kernels "axolotl"; docs/evidence/training.md its section) re-dealt the
     # fifths: the band 0.879-1.058, 24 of 37 held out inside (was 25 of 34); 32 of 41 since the
     # seventeenth round (training-peaks-blind17.json: 22 one-GPU PowerLM 3B and Mistral 7B rows
-    # from fms-acceleration's benchmark files, 0.87-1.03) re-dealt the fifths over 204 figures
-    "memory/hf-peft-eager/adapter": (32, 41),
+    # from fms-acceleration's benchmark files, 0.87-1.03) re-dealt the fifths over 204 figures;
+    # 34 of 41 since PEFT's k-bit preparation's fp32 MLP gradients and transformers < 4.42's
+    # per-layer RoPE caches are priced (docs/evidence/training.md, its section): no longer short)
     # the P/D first token and time per token: 36 of 43 and 32 of 39 until the fifth blind P/D
     # round (docs/evidence/serving.md, its section; tests/core/data/disagg-blind5.json) added
     # Anyscale's MultiConnector pair (four figures, first tokens 0.48-0.58, times per token
@@ -667,8 +668,9 @@ def test_regimes_below_five_figures_carry_no_band() -> None:
 # re-dealt the engine pools' fifths: 384 of 476 (80.7 %), no longer short (the pin stays for the
 # record of the total, the assertion reads 80 % first). The SGLang blind round of start-up logs
 # (engine-logs-sglang-blind.json) re-dealt the engine pools' fifths (20 of 33, SHORT above):
-# 394 of 497 (79.3 %), 0.4 of a standard error under; every figure held out once 1,955 of 2,391.
-HELD_OUT_TOTAL_SHORT = (394, 497)
+# 394 of 497 (79.3 %), 0.4 of a standard error under; every figure held out once 1,955 of 2,391;
+# 396 of 497 (79.7 %) since PEFT's k-bit preparation and the old RoPE caches are priced.
+HELD_OUT_TOTAL_SHORT = (396, 497)
 
 
 def test_the_band_holds_four_fifths_of_the_held_out_figures() -> None:
