@@ -19,6 +19,7 @@ from ..model.presets import gpu_presets, gpu_spec, scenario_gpu
 from ..model.specs import GPUSpec, Scenario
 from ..registry.frameworks import FRAMEWORKS, FrameworkProfile
 from ..registry.training_formats import mx_refusal
+from ..speed.gpu_family import gpu_family
 from .quant_capability import quant_capability_note, quant_capability_refusal
 from .validate_sched import a2a_gpu_refusal
 
@@ -26,9 +27,21 @@ _LISTED = 6  # at most this many GPU ids in a message; more are said by vendor
 
 
 def runs_on(profile: FrameworkProfile, gpu: GPUSpec) -> bool:
-    """Whether ``profile`` runs on ``gpu``: its vendor among ``profile.runs_on``, and an Intel
-    Gaudi HPU only where it has a Gaudi build (``profile.runs_on_hpu``)."""
-    return profile.runs_on_vendor(gpu.vendor) and (profile.runs_on_hpu or not gpu.hpu)
+    """Whether ``profile`` runs on ``gpu``: its vendor among ``profile.runs_on``, an Intel
+    Gaudi HPU only where it has a Gaudi build (``profile.runs_on_hpu``), and an AMD GPU only of
+    the architectures its ROCm build targets (``profile.amd_families``: SGLang's sgl-kernel is
+    built for CDNA3 and CDNA4 alone, core/registry/frameworks_serving.py)."""
+    return (
+        profile.runs_on_vendor(gpu.vendor)
+        and (profile.runs_on_hpu or not gpu.hpu)
+        and _amd_built(profile, gpu)
+    )
+
+
+def _amd_built(profile: FrameworkProfile, gpu: GPUSpec) -> bool:
+    if not profile.amd_families or gpu.vendor.lower() != "amd":
+        return True
+    return gpu_family(gpu) in profile.amd_families
 
 
 def vendors_text(profile: FrameworkProfile) -> str:
@@ -38,8 +51,13 @@ def vendors_text(profile: FrameworkProfile) -> str:
 
 
 def no_hpu(profile: FrameworkProfile) -> str:
-    """ ", not on Intel Gaudi HPUs" where it runs on Intel's GPUs but has no Gaudi build."""
-    return "" if profile.runs_on_hpu or not profile.runs_on_vendor("Intel") else ", not on Intel Gaudi HPUs"
+    """ ", not on Intel Gaudi HPUs" where it runs on Intel's GPUs but has no Gaudi build, and
+    the AMD architectures it is built for where it names them."""
+    hpu = "" if profile.runs_on_hpu or not profile.runs_on_vendor("Intel") else ", not on Intel Gaudi HPUs"
+    if not profile.amd_families:
+        return hpu
+    built = " and ".join(f.upper() for f in profile.amd_families)
+    return f"{hpu}, on AMD only {built} Instinct GPUs ({profile.amd_source})"
 
 
 def _gpus_of(profile: FrameworkProfile, gpu: GPUSpec) -> str:
@@ -49,6 +67,8 @@ def _gpus_of(profile: FrameworkProfile, gpu: GPUSpec) -> str:
     head = f"{vendors} GPUs ({', '.join(ids)})" if len(ids) <= _LISTED else f"{vendors} GPUs"
     if gpu.hpu and profile.runs_on_vendor(gpu.vendor):  # Intel's GPUs, not its Gaudi HPUs
         return f"{head}, not on Intel Gaudi HPUs such as {gpu.name}"
+    if not _amd_built(profile, gpu):
+        return f"{head}{no_hpu(profile)}, not on {gpu.name}"
     return f"{head}, not on {gpu.name} ({gpu.vendor})"
 
 
