@@ -51,13 +51,17 @@ def vendors_text(profile: FrameworkProfile) -> str:
 
 
 def no_hpu(profile: FrameworkProfile) -> str:
-    """ ", not on Intel Gaudi HPUs" where it runs on Intel's GPUs but has no Gaudi build, and
-    the AMD architectures it is built for where it names them."""
-    hpu = "" if profile.runs_on_hpu or not profile.runs_on_vendor("Intel") else ", not on Intel Gaudi HPUs"
-    if not profile.amd_families:
-        return hpu
+    """ ", not on Intel Gaudi HPUs" where it runs on Intel's GPUs but has no Gaudi build."""
+    return "" if profile.runs_on_hpu or not profile.runs_on_vendor("Intel") else ", not on Intel Gaudi HPUs"
+
+
+def amd_only(profile: FrameworkProfile, gpus: Iterable[GPUSpec]) -> str:
+    """ ", on AMD only CDNA3 and CDNA4 Instinct GPUs (its build)" where one of ``gpus`` is an
+    AMD GPU of an architecture its ROCm build does not target; "" otherwise."""
+    if all(_amd_built(profile, g) for g in gpus):
+        return ""
     built = " and ".join(f.upper() for f in profile.amd_families)
-    return f"{hpu}, on AMD only {built} Instinct GPUs ({profile.amd_source})"
+    return f", on AMD only {built} Instinct GPUs ({profile.amd_source})"
 
 
 def _gpus_of(profile: FrameworkProfile, gpu: GPUSpec) -> str:
@@ -68,7 +72,7 @@ def _gpus_of(profile: FrameworkProfile, gpu: GPUSpec) -> str:
     if gpu.hpu and profile.runs_on_vendor(gpu.vendor):  # Intel's GPUs, not its Gaudi HPUs
         return f"{head}, not on Intel Gaudi HPUs such as {gpu.name}"
     if not _amd_built(profile, gpu):
-        return f"{head}{no_hpu(profile)}, not on {gpu.name}"
+        return f"{head}{amd_only(profile, [gpu])}, not on {gpu.name}"
     return f"{head}, not on {gpu.name} ({gpu.vendor})"
 
 
@@ -166,11 +170,12 @@ def _which(ids: list[str]) -> str:
 
 def _engine_note(s: Scenario, ids: list[str]) -> str:
     """The sentence for GPUs the framework or the kind's own engine does not run on."""
-    prof = s.profile
-    why = [f"{prof.label} runs on {vendors_text(prof)} GPUs only{no_hpu(prof)}"]
-    engines = {(f, p.id): p for g in ids if g in gpu_presets() for f, p in _stoppers(s, gpu_spec(g))}
+    prof, specs = s.profile, [gpu_spec(g) for g in ids if g in gpu_presets()]
+    why = [f"{prof.label} runs on {vendors_text(prof)} GPUs only{no_hpu(prof)}{amd_only(prof, specs)}"]
+    engines = {(f, p.id): p for g in specs for f, p in _stoppers(s, g)}
     if engines and ("framework", prof.id) not in engines:  # the framework runs there: an engine not
         why = [
-            f"{p.label} ({f}) runs on {vendors_text(p)} GPUs only{no_hpu(p)}" for (f, _), p in engines.items()
+            f"{p.label} ({f}) runs on {vendors_text(p)} GPUs only{no_hpu(p)}{amd_only(p, specs)}"
+            for (f, _), p in engines.items()
         ]
     return f"Left out: {_which(ids)}: {'; '.join(why)}."
