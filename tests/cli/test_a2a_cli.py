@@ -39,9 +39,13 @@ def test_plan_with_deepep_lists_the_nvlink_gpus(tmp_path: Path, capsys: pytest.C
         # the catalog's PCIe NVIDIA cards (T4, A30, L20, RTX 4070 Ti SUPER, RTX A5000 among
         # them) and AMD's (MI350X, MI210 among them); V100, A800 and H800 have NVLink, and the
         # V100 (Volta, 7.0) is left out for the FP8 checkpoint SGLang does not load below 8.0
-        # (python/sglang/srt/layers/quantization/fp8.py Fp8Config.get_min_capability 80)
-        "SGLang runs on NVIDIA, AMD and Intel GPUs only. Left out: 43 GPUs (NVIDIA 27, AMD 11, "
-        "Intel 5): DeepEP low-latency (serving.moe_a2a_backend) needs NVIDIA GPUs joined by NVLink. "
+        # (python/sglang/srt/layers/quantization/fp8.py Fp8Config.get_min_capability 80). Since
+        # round 61 the AMD GPUs below CDNA3 (MI210, MI250X, Radeon, the APU) are SGLang's own
+        # leaving out (sgl-kernel's ROCm build: core/registry/frameworks_serving.py): 43 -> 36
+        "SGLang runs on NVIDIA, AMD and Intel GPUs only, on AMD only CDNA3 and CDNA4 Instinct GPUs "
+        "(sgl-project/sglang sgl-kernel/setup_rocm.py: gfx942 and gfx950). Left out: 36 GPUs "
+        "(NVIDIA 27, Intel 5, AMD 4): DeepEP low-latency (serving.moe_a2a_backend) needs NVIDIA GPUs "
+        "joined by NVLink. "
         "Left out: v100-sxm2-32gb: SGLang loads fp8 weights from compute capability 8.0 "
         "(SGLang's Fp8Config.get_min_capability); Tesla V100 SXM2 32GB has 7.0."
     )

@@ -11,7 +11,11 @@ io/compare_table.py): the lines that say where a row rests on less than it seems
 - owning, what each purchase price is (its ``list_price_basis``): the ranking then rests on
   it, and the catalog's prices differ in kind (a whole server with its host, a kit or a box of
   cards without one, an estimate, a street quote); a box of consumer or workstation cards is
-  priced with its host (core/sizing/box_host.py), and the line says how much of it that is;
+  priced with its host (core/sizing/box_host.py), and the line says how much of it that is,
+  and, where the card's price is the user's (--prices), that the host is added to it; a box of
+  data-centre cards or modules sold alone (L40S, A40, H100 PCIe, "8 x A100 SXM (GPUs only)") has
+  no host figure in the catalog (its servers are priced whole only for HGX/OAM boards:
+  presets/systems/), so its line says the server is left out of the price;
 - training without ``workload.training_tokens``: the run's time and cost are blank, not zero;
 - a Pareto-front row that misses the targets: on the front only by missing them
   (:func:`front_caveat`, under the footnote).
@@ -77,15 +81,36 @@ def _row_caveats(o: dict[str, Any]) -> list[str]:
 
 
 def _host_words(o: dict[str, Any]) -> str:
-    """The host priced into an owned box of cards (core/sizing/box_host.py), or ""."""
+    """The host priced into an owned box of cards (core/sizing/box_host.py), the server left out
+    of a box of data-centre cards sold alone, or ""."""
     usd, watts = o.get("host_purchase_usd"), o.get("host_power_watts")
     if usd is None or watts is None:
-        return ""
+        return _no_server_words(o)
     host = least_host()
     whose = f", what {host.system} adds to its card" if host is not None else ""
-    return (
+    words = (
         f"; with ${usd:,.0f} and {watts:,.0f} W for the host the cards need (CPU, board, RAM, "
         f"power supply{whose}): a card alone does not run"
+    )
+    if "list_price_usd" in (o.get("user_price_keys") or ()):
+        per_card = usd / (o.get("gpus") or 1)
+        words += (
+            f"; your price (--prices) is taken as the card's and the host is added to it: for a "
+            f"quote of the whole box, give it less ${per_card:,.0f} a card"
+        )
+    return words
+
+
+def _no_server_words(o: dict[str, Any]) -> str:
+    """A box of data-centre cards or modules with no catalog system: its server is not priced."""
+    if o.get("system") is not None or o.get("category") != "datacenter":
+        return ""
+    if "list_price_usd" in (o.get("user_price_keys") or ()):
+        return "; your price (--prices) is counted as it is: a server's share belongs in it"
+    return (
+        "; the cards alone: the server they need (CPU, board, RAM, power supply, for SXM or OAM "
+        "modules a baseboard too) is in neither the price nor the power, as the catalog holds no "
+        "price of one; add its share to each card's price (--prices, by GPU id)"
     )
 
 

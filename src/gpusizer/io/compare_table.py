@@ -29,6 +29,8 @@ from .compare_columns import (
     text_fmt,
 )
 from .compare_formats import usd_fmt
+from .estimate_only_text import estimate_only_line
+from .level_cheaper_text import level_cheaper_line
 from .rent_words import rent_lines
 from .serving_price_text import output_token_line
 from .stated_layout_text import said_notes, stated_lines
@@ -116,6 +118,8 @@ def compare_text(
     )
     lines += rent_lines(options)  # renting part of a unit, said once
     lines += output_token_line(options, s)  # what a serving $/M tok counts
+    lines += estimate_only_line(options)  # a first row met at the estimate alone
+    lines += level_cheaper_line(options)  # the default level met for less on more units
     lines += front_caveat(options)
     lines += batch_lever_header(options)
     if any(o.get("user_prices") for o in options):

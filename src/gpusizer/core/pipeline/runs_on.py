@@ -19,6 +19,7 @@ from ..model.presets import gpu_presets, gpu_spec, scenario_gpu
 from ..model.specs import GPUSpec, Scenario
 from ..registry.frameworks import FRAMEWORKS, FrameworkProfile
 from ..registry.training_formats import mx_refusal
+from ..speed.gpu_family import gpu_family
 from .quant_capability import quant_capability_note, quant_capability_refusal
 from .validate_sched import a2a_gpu_refusal
 
@@ -26,9 +27,21 @@ _LISTED = 6  # at most this many GPU ids in a message; more are said by vendor
 
 
 def runs_on(profile: FrameworkProfile, gpu: GPUSpec) -> bool:
-    """Whether ``profile`` runs on ``gpu``: its vendor among ``profile.runs_on``, and an Intel
-    Gaudi HPU only where it has a Gaudi build (``profile.runs_on_hpu``)."""
-    return profile.runs_on_vendor(gpu.vendor) and (profile.runs_on_hpu or not gpu.hpu)
+    """Whether ``profile`` runs on ``gpu``: its vendor among ``profile.runs_on``, an Intel
+    Gaudi HPU only where it has a Gaudi build (``profile.runs_on_hpu``), and an AMD GPU only of
+    the architectures its ROCm build targets (``profile.amd_families``: SGLang's sgl-kernel is
+    built for CDNA3 and CDNA4 alone, core/registry/frameworks_serving.py)."""
+    return (
+        profile.runs_on_vendor(gpu.vendor)
+        and (profile.runs_on_hpu or not gpu.hpu)
+        and _amd_built(profile, gpu)
+    )
+
+
+def _amd_built(profile: FrameworkProfile, gpu: GPUSpec) -> bool:
+    if not profile.amd_families or gpu.vendor.lower() != "amd":
+        return True
+    return gpu_family(gpu) in profile.amd_families
 
 
 def vendors_text(profile: FrameworkProfile) -> str:
@@ -42,6 +55,15 @@ def no_hpu(profile: FrameworkProfile) -> str:
     return "" if profile.runs_on_hpu or not profile.runs_on_vendor("Intel") else ", not on Intel Gaudi HPUs"
 
 
+def amd_only(profile: FrameworkProfile, gpus: Iterable[GPUSpec]) -> str:
+    """ ", on AMD only CDNA3 and CDNA4 Instinct GPUs (its build)" where one of ``gpus`` is an
+    AMD GPU of an architecture its ROCm build does not target; "" otherwise."""
+    if all(_amd_built(profile, g) for g in gpus):
+        return ""
+    built = " and ".join(f.upper() for f in profile.amd_families)
+    return f", on AMD only {built} Instinct GPUs ({profile.amd_source})"
+
+
 def _gpus_of(profile: FrameworkProfile, gpu: GPUSpec) -> str:
     """The catalog GPUs it runs on: their ids when few, else its vendors; then not on ``gpu``."""
     ids = [gid for gid in gpu_presets() if runs_on(profile, gpu_spec(gid))]
@@ -49,6 +71,8 @@ def _gpus_of(profile: FrameworkProfile, gpu: GPUSpec) -> str:
     head = f"{vendors} GPUs ({', '.join(ids)})" if len(ids) <= _LISTED else f"{vendors} GPUs"
     if gpu.hpu and profile.runs_on_vendor(gpu.vendor):  # Intel's GPUs, not its Gaudi HPUs
         return f"{head}, not on Intel Gaudi HPUs such as {gpu.name}"
+    if not _amd_built(profile, gpu):
+        return f"{head}{amd_only(profile, [gpu])}, not on {gpu.name}"
     return f"{head}, not on {gpu.name} ({gpu.vendor})"
 
 
@@ -146,11 +170,12 @@ def _which(ids: list[str]) -> str:
 
 def _engine_note(s: Scenario, ids: list[str]) -> str:
     """The sentence for GPUs the framework or the kind's own engine does not run on."""
-    prof = s.profile
-    why = [f"{prof.label} runs on {vendors_text(prof)} GPUs only{no_hpu(prof)}"]
-    engines = {(f, p.id): p for g in ids if g in gpu_presets() for f, p in _stoppers(s, gpu_spec(g))}
+    prof, specs = s.profile, [gpu_spec(g) for g in ids if g in gpu_presets()]
+    why = [f"{prof.label} runs on {vendors_text(prof)} GPUs only{no_hpu(prof)}{amd_only(prof, specs)}"]
+    engines = {(f, p.id): p for g in specs for f, p in _stoppers(s, g)}
     if engines and ("framework", prof.id) not in engines:  # the framework runs there: an engine not
         why = [
-            f"{p.label} ({f}) runs on {vendors_text(p)} GPUs only{no_hpu(p)}" for (f, _), p in engines.items()
+            f"{p.label} ({f}) runs on {vendors_text(p)} GPUs only{no_hpu(p)}{amd_only(p, specs)}"
+            for (f, _), p in engines.items()
         ]
     return f"Left out: {_which(ids)}: {'; '.join(why)}."

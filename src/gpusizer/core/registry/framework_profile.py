@@ -55,6 +55,11 @@ class FrameworkProfile(ProfileQueries):
     # FSDP and transformers do; ``hpu_source`` the docs that name Intel's GPUs only
     runs_on_hpu: bool = True
     hpu_source: str = ""
+    # The AMD architectures its ROCm build compiles its kernels for (core/speed/gpu_family.py
+    # keys: "cdna3", "cdna4"); empty: every AMD GPU. An AMD GPU of another architecture is left
+    # out as another vendor's is (core/pipeline/runs_on.py); ``amd_source`` names the build
+    amd_families: tuple[str, ...] = ()
+    amd_source: str = ""
     # Pipeline parallelism (``parallelism.pipeline`` > 1): whether its training loop has a
     # pipeline schedule (layers in stages, micro-batches in flight), and whether its serving
     # engine splits the layers over GPUs; ``pipeline_source``: its docs on it. estimate refuses

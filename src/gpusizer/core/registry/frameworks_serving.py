@@ -54,6 +54,11 @@ _MLX = (
 
 # Pipeline parallelism: its docs on it (FrameworkProfile.pipeline_training / pipeline_serving)
 _PP_VLLM = "vLLM docs 'Parallelism and scaling': --pipeline-parallel-size (-pp)"
+# sgl-kernel's ROCm build targets the CDNA3 and CDNA4 Instinct GPUs alone: gfx942 (MI300X,
+# MI325X) and gfx950 (MI350X, MI355X); CDNA2 (MI210, MI250X), Radeon and the Ryzen APUs are not
+# built for ("SGLang officially supports only CDNA Instinct parts (gfx942 / gfx950) plus gfx1250",
+# the sglang-radeon-rdna3 package that patches that allowlist; sgl-project/sglang#11195)
+_SGLANG_AMD = "sgl-project/sglang sgl-kernel/setup_rocm.py: gfx942 and gfx950"
 _PP_SGLANG = "SGLang server arguments: --pp-size (pipeline parallelism)"
 _PP_TRTLLM = "TensorRT-LLM docs: pipeline_parallel_size (trtllm-serve --pp_size)"
 _PP_GGML = (
@@ -101,6 +106,8 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         serves=True,
         runs_on=NVIDIA_AMD_INTEL,
         runs_on_source=_SGLANG,
+        amd_families=("cdna3", "cdna4"),
+        amd_source=_SGLANG_AMD,
         pipeline_serving=True,
         pipeline_source=_PP_SGLANG,
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),

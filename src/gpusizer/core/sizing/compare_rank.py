@@ -235,6 +235,8 @@ def sort_options(
                 not o["fits"],
                 *band_head(rl_work(o)),
                 o["targets_met"] is False,
+                # met at the estimate alone: its band passes a target (core/sizing/estimate_only.py)
+                o.get("targets_met_at_estimate_only") is True,
                 o.get("default_target_met") is False,
             )
             cost, fast = cost_at_slow_edge(rl_work(o)), slow_edge(rl_work(o))

@@ -123,6 +123,12 @@ def deadline_band_note(option: dict[str, Any], s: Scenario) -> str | None:
             f"meets the {deadline_adjective(limit)}{_AT_ESTIMATE} ({_days(run / share)}), but published "
             f"runs like it took longer than their estimates: {_RUN_BAND}{span}, is past the deadline"
         )
+    if band[0] > run:  # every edge slower than the estimate: the deadline met at it alone
+        return (
+            f"meets the {deadline_adjective(limit)}{_AT_ESTIMATE} ({_days(run / share)}), but published "
+            f"runs like it took longer than their estimates, up to {_days(high)} ({_RUN_BAND}{span}, "
+            f"wholly past the estimate)"
+        )
     return (
         f"meets the {deadline_adjective(limit)}{_AT_ESTIMATE} ({_days(run / share)}); runs like it have "
         f"taken up to {_days(high)} ({_RUN_BAND}{span})"
