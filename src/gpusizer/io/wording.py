@@ -179,9 +179,19 @@ def needed(option: SizingOption) -> int:
     return int(option.needed_gpus or option.min_gpus or option.gpus or 0)
 
 
+def rollout_pool(option: SizingOption) -> int:
+    """A split RL run's rollout GPUs, beside the training pool its count holds (``gpus``,
+    ``needed_gpus``): ``rl_total_gpus`` less the training pool bought (0 for any other)."""
+    return max(0, int(option.rl_total_gpus or 0) - int(option.gpus or 0))
+
+
 def need_phrase(option: SizingOption, gpu_name: str) -> str:
-    """What the work needs: ``1 × H100 SXM 80GB``."""
-    return f"{needed(option):,} × {option.gpu_name or gpu_name}"
+    """What the work needs: ``1 × H100 SXM 80GB``; a split RL run's both pools, the count their
+    sum (``12 × H100 SXM 80GB (4 training + 8 rollout)``: the training pool's 4 alone read as
+    the run's whole need)."""
+    need, pool = needed(option), rollout_pool(option)
+    head = f"{need + pool:,} × {option.gpu_name or gpu_name}"
+    return f"{head} ({need:,} training + {pool:,} rollout)" if pool else head
 
 
 def bought_phrase(option: SizingOption) -> str:
@@ -194,6 +204,12 @@ def bought_phrase(option: SizingOption) -> str:
     spare = option.spare_gpus or n - needed(option)
     units, name = option.unit.get("systems"), option.unit.get("system_name")
     lead = f"{units:,} × {name} ({count(n, 'GPU')}, " if units and name else f"{count(n, 'GPU')} ("
+    pool = rollout_pool(option)
+    if pool:  # the purchase is the training pool's; the rollout's come on top
+        return (
+            f"the training pool bought as {lead}{spare:,} spare, used by the layout that follows) "
+            f"and the rollout's {pool:,}: {n + pool:,} in all"
+        )
     return f"bought as {lead}{spare:,} spare, used by the layout that follows)"
 
 

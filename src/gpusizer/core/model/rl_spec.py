@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from ..errors import check_id, excerpt
 from ..limits import Batch, PosInt, Strict, Tokens, Whole
@@ -59,6 +59,15 @@ class RewardSpec(Strict):
     # one Math-Verify call a response, serial with the rollout (NeMo RL env.math.num_workers);
     # null: the verification not priced (core/pipeline/rl_verify.py)
     verify_workers: Annotated[int, Whole, Field(ge=1, le=4096)] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stated_model(cls, data: object) -> object:
+        # a reward model named with no kind is a model reward (docs/scenario-format.md,
+        # rl.reward.kind): before, the default "rule" left the named model silently unused
+        if isinstance(data, dict) and data.get("model") is not None and "kind" not in data:
+            return {**data, "kind": "model"}
+        return data
 
 
 class CriticSpec(Strict):

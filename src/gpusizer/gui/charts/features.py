@@ -117,9 +117,7 @@ class FeaturesChart(WorkerChart, ChartBase):
         x = np.asarray(c.users, dtype=float)
         self.without_curve.setData(x, np.asarray(c.without, dtype=float))
         self.with_curve.setData(x, np.asarray(c.with_features, dtype=float))
-        self.with_curve.setVisible(bool(c.active))
         self.split_curve.setData(x, np.asarray(c.split or [0.0] * len(x), dtype=float))
-        self.split_curve.setVisible(bool(c.split))
         # At least 1 token/s: where the engine starts at no user count every curve is 0 and a
         # (0, 0) range read as -400 to 400 "x0.001" tokens/s around a flat line.
         top = max(*c.with_features, *c.without, *c.split, 1.0)
@@ -128,7 +126,6 @@ class FeaturesChart(WorkerChart, ChartBase):
         self.x_ticks = log2_ticks(x[0], x[-1])
         self._thin_ticks()
         self.set_axis_label("bottom", "users (steady, per replica)")
-        self.set_axis_label("left", "output tokens/s")
         self.set_title(self.headline())
         plain = "without the features" if c.active else f"aggregated on {count(self.gpus, 'GPU')}"
         entries = [(self.without_curve, plain)]
@@ -137,7 +134,22 @@ class FeaturesChart(WorkerChart, ChartBase):
         if c.split:
             entries.append((self.split_curve, self._pools()))
         self.set_legend(entries)
-        self._show_note(top == 1.0 and not any((*c.with_features, *c.without, *c.split)))
+        none_start = top == 1.0 and not any((*c.with_features, *c.without, *c.split))
+        self._empty_state(none_start)
+        self._show_note(none_start)
+
+    def _empty_state(self, none_start: bool) -> None:
+        """Where the engine starts at no user count there are no tokens/s: the note says so and
+        the tokens/s axis, its 0-1 range a scale of nothing, the flat curves on 0 and their
+        legend are hidden (as the Users vs context chart's no-start state, charts/capacity.py)."""
+        c = self.data
+        assert c is not None
+        self.plot.getAxis("left").setTicks([[]] if none_start else None)
+        self.set_axis_label("left", "" if none_start else "output tokens/s")
+        self.without_curve.setVisible(not none_start)
+        self.with_curve.setVisible(bool(c.active) and not none_start)
+        self.split_curve.setVisible(bool(c.split) and not none_start)
+        self.legend.setVisible(not none_start)
 
     def _show_note(self, none_start: bool) -> None:
         """Where the engine starts at no user count every curve lies flat on 0 and the chart

@@ -35,6 +35,10 @@ class PoolRule(MemoryRule):
 
     reserves_memory: ClassVar[bool] = True
     serving_fields: ClassVar[frozenset[str]] = frozenset({"memory_fraction", "cuda_graphs"})
+    # Where the pool is empty: what takes the memory the engine may use, and the engine's own
+    # start-up error, quoted in its own name (each subclass cites the source that raises it)
+    empty_cause: ClassVar[str] = "the weights and the engine's own runtime memory"
+    empty_words: ClassVar[str] = ""
 
     def budget(self, v: EngineView, stage: Stage) -> PoolBudget:
         """The pool and what the engine reserves beside it on the stage's GPU."""
@@ -124,9 +128,9 @@ class PoolRule(MemoryRule):
             served = tokens - 1
             notes += (_cap_note(ctx, tokens),)
             holds = holds and needed <= b.pool  # the context asked for is not served whole
-            reason = self.refusal(v, b) or _pool_refusal(kv, b.pool, 0.0, ctx)
+            reason = self.refusal(v, b) or self._pool_refusal(kv, b.pool, 0.0, ctx)
         else:
-            reason = self.refusal(v, b) or _pool_refusal(kv, b.pool, needed, ctx)
+            reason = self.refusal(v, b) or self._pool_refusal(kv, b.pool, needed, ctx)
         request = kv.request_bytes(served or 1)
         conc = b.pool / request if b.pool > 0 and kv.block_bytes > 0 else 0.0
         return EngineMemory(
@@ -150,6 +154,18 @@ class PoolRule(MemoryRule):
             host_memory_bytes=int(stage.host),
         )
 
+    def _pool_refusal(self, kv: RequestKV, pool: float, needed: float, ctx: int) -> str | None:
+        """The engine's start-up error in its words (its own ``empty_words``), or None."""
+        if pool <= 0:
+            return (
+                f"no memory is left for the KV cache: {self.empty_cause} take all the memory "
+                f"it may use.{POOL_LEVER} ({self.empty_words})"
+            )
+        if needed <= pool:
+            return None
+        fits = kv.largest_context(pool, ctx)
+        return f"{request_refusal(ctx, needed, pool)}; the largest context that fits is {fits:,}"
+
     def pool_line(self, gpu: GPUSpec, em: EngineMemory) -> PoolLine:
         budget, words = self.budget_line(gpu, em)
         return PoolLine(True, False, budget, words, min(float(em.kv_pool_bytes), em.load_bytes))
@@ -167,20 +183,6 @@ def _cap_note(ctx: int, tokens: int) -> str:
 # The empty pool's lever in a serving engine's words; an RL rollout's reason names its own
 # fields instead (core/sizing/rl_unmet.py), so it is one constant both read
 POOL_LEVER = " Let it use more of the GPU (memory_fraction), add GPUs or choose a smaller format"
-
-
-def _pool_refusal(kv: RequestKV, pool: float, needed: float, ctx: int) -> str | None:
-    """The engine's start-up error in its words, or None."""
-    if pool <= 0:
-        return (
-            "no memory is left for the KV cache: the weights, the engine's start-up test run "
-            f"and its own runtime memory take all the memory it may use.{POOL_LEVER} (vLLM's "
-            "words: No available memory for the cache blocks)"
-        )
-    if needed <= pool:
-        return None
-    fits = kv.largest_context(pool, ctx)
-    return f"{request_refusal(ctx, needed, pool)}; the largest context that fits is {fits:,}"
 
 
 REQUEST_REFUSAL_START = "one request of max_context "

@@ -45,6 +45,13 @@ class StaticPool(PoolRule):
     label: ClassVar[str] = "weights + KV pool as a fraction of the free device"
     caps_context: ClassVar[bool] = True
     offloads_weights: ClassVar[bool] = True  # --cpu-offload-gb (srt/utils/offloader.py)
+    # python/sglang/srt/model_executor/model_runner.py ``init_memory_pool`` (0.4-0.5; later
+    # mem_cache/pool_configurator.py ``MemoryPoolConfig``): raised where max_total_num_tokens
+    # <= 0, the weights taking all of mem_fraction_static x the free memory
+    empty_cause: ClassVar[str] = "the weights"
+    empty_words: ClassVar[str] = (
+        "SGLang's words: Not enough memory. Please try to increase --mem-fraction-static"
+    )
 
     def fraction_of(self, v: EngineView) -> float:
         """SGLang's fraction multiplies the free memory at start (``min_per_gpu_memory``, after
@@ -111,6 +118,10 @@ class FreePool(PoolRule):
     # _torch/pyexecutor/_util.py (1.0) ``_cal_max_tokens``: available_kv_mem = (total - peak +
     # the profiling run's KV) x fraction, the peak holding the target's and the draft's weights
     fraction_after_weights: ClassVar[bool] = True
+    # tensorrt_llm/_torch/pyexecutor/resource_manager.py ``KVCacheManager``
+    # ``get_max_atten_window_upper_bound``: asserted where the pool holds no block of a sequence
+    empty_cause: ClassVar[str] = "the weights, the activations and the runtime's buffers"
+    empty_words: ClassVar[str] = "TensorRT-LLM's words: Impossible to fit in any sequence in kvCache"
 
     def budget(self, v: EngineView, stage: Stage) -> PoolBudget:
         fraction, outside = v.st.memory_fraction or 0.9, v.outside

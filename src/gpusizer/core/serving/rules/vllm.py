@@ -43,6 +43,10 @@ class ProfiledPool(PoolRule):
     key: ClassVar[str] = "profiled_pool"
     label: ClassVar[str] = "a fraction of the device, less weights and the profiled peak, paged as KV"
     offloads_weights: ClassVar[bool] = True  # --cpu-offload-gb (maybe_offload_to_cpu)
+    # vllm/v1/core/kv_cache_utils.py ``check_enough_kv_cache_memory``: "No available memory for
+    # the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine."
+    empty_cause: ClassVar[str] = "the weights, the engine's start-up test run and its own runtime memory"
+    empty_words: ClassVar[str] = "vLLM's words: No available memory for the cache blocks"
 
     def budget(self, v: EngineView, stage: Stage) -> PoolBudget:
         st, rel, p = v.st, v.st.release, v.s.parallelism
