@@ -7,38 +7,19 @@ record's ``source`` in the data file.
 
 from __future__ import annotations
 
-import pytest
-
 from .blind_replay import figures_and_starts
-from .engine_replay import Row, table
+from .engine_log_round import round_checks
 from .engine_replay_sglang_blind import LOGS, REPLAYS_SGLANG_BLIND, TOLERANCE, UNCOVERED_SGLANG_BLIND
 
-ROWS = table(REPLAYS_SGLANG_BLIND)
-
-
-def within(row: Row) -> bool:
-    """A figure within 15 % of its log; a start-up verdict equal to the engine's."""
-    return row.ok if row.name == "starts" else abs(row.error) <= TOLERANCE
-
-
-def test_every_record_is_replayed_or_explained() -> None:
-    replayed = {r.record for r in REPLAYS_SGLANG_BLIND}
-    assert replayed | set(UNCOVERED_SGLANG_BLIND) == set(LOGS)
-    assert not replayed & set(UNCOVERED_SGLANG_BLIND)
-    for rec in LOGS.values():  # what a record must carry for someone else to replay it
-        assert rec["source"] and rec["engine_version_note"] and rec["log_excerpt"], rec["id"]
-        assert rec["logged"] and "starts" in rec, rec["id"]
-
-
-@pytest.mark.parametrize("row", [r for r in ROWS if not r.known], ids=lambda r: f"{r.record}:{r.name}")
-def test_figure_within_15_percent(row: Row) -> None:
-    # Source: LOGS[row.record]["source"]; tolerance 15 % (the blind rounds' verdict)
-    assert within(row), f"{row.name}: {row.estimate:,.2f} vs {row.logged:,.2f} ({row.error:+.1%})"
-
-
-@pytest.mark.parametrize("row", [r for r in ROWS if r.known], ids=lambda r: f"{r.record}:{r.name}")
-def test_known_deviation_is_still_there(row: Row) -> None:
-    assert not within(row), f"{row.record} {row.name} now matches: drop it from `known`"
+(
+    ROWS,
+    within,
+    (
+        test_every_record_is_replayed_or_explained,
+        test_figure_within_15_percent,
+        test_known_deviation_is_still_there,
+    ),
+) = round_checks(LOGS, REPLAYS_SGLANG_BLIND, UNCOVERED_SGLANG_BLIND, TOLERANCE)
 
 
 def test_round_count() -> None:
