@@ -23,8 +23,9 @@ def test_how_sure_line_speed_band_and_whisker(qtbot) -> None:
     # vLLM at batch one on NVIDIA: 13 figures, a band of its own (docs/evidence/speed.md 13.1)
     # 74 engine-pool figures since the Gemma 3 SGLang log replays (serving.md section 41); 84
     # since the two blind rounds of start-up logs (serving.md sections 65 and 70); 128 since the
-    # third (serving.md section 95)
-    assert head._how_sure_text == "How sure: memory measured (128) · speed validated (13)"
+    # third (serving.md section 95); 161 since the vLLM 0.12-0.18 and SGLang start-up logs
+    # (serving.md sections 118 and 119)
+    assert head._how_sure_text == "How sure: memory measured (161) · speed validated (13)"
     assert "published figures of Llama 3.1 8B on H100 SXM 80GB" in head.how_sure.toolTip()
     assert "tokens/s each (" in head.serving.text()
     band = head.bar._band
@@ -79,8 +80,10 @@ def test_how_sure_line_of_an_rl_scenario_names_rl_regimes(qtbot) -> None:
     # SkyRL steps (rl-time-blind6.json); 53 since the seventh round's eight verl steps
     # (rl-time-blind7.json); 62 since the eighth round's nine verl Megatron steps
     # (rl-time-blind8.json); 64 since the ninth round's two verl PPO steps, and 22 memory figures
-    # (20 before) with their two counters (rl-time-blind9.json)
-    assert head._how_sure_text == "How sure: memory measured (22) · speed measured (64)"
+    # (20 before) with their two counters (rl-time-blind9.json); 66 since the eleventh round's two
+    # SimpleRL-Zoo steps (rl-time-blind11.json) and 24 memory figures since the RL memory blind
+    # round's two play-verl counters (rl-memory-blind.json)
+    assert head._how_sure_text == "How sure: memory measured (24) · speed measured (66)"
     assert "RL steps, colocated, dense policy" in html.unescape(head.how_sure.toolTip())
     view = FiguresView()
     qtbot.addWidget(view)
