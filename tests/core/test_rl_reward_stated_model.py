@@ -26,9 +26,15 @@ def _rl(reward: dict[str, Any] | None) -> dict[str, Any]:
     }
 
 
+def _reward(scenario: Any) -> Any:
+    """The scenario's RL reward block (an RL scenario always has its ``rl``)."""
+    assert scenario.rl is not None
+    return scenario.rl.reward
+
+
 def test_a_named_reward_model_is_a_model_reward() -> None:
     s = parse_scenario(_rl({"model": "qwen2.5-7b"}))
-    assert (s.rl.reward.kind, s.rl.reward.model) == ("model", "qwen2.5-7b")
+    assert (_reward(s).kind, _reward(s).model) == ("model", "qwen2.5-7b")
     # the same answer as the kind stated: the model's forward is priced, its weights held
     stated = estimate(_rl({"kind": "model", "model": "qwen2.5-7b"}))
     inferred = estimate(_rl({"model": "qwen2.5-7b"}))
@@ -39,9 +45,9 @@ def test_a_named_reward_model_is_a_model_reward() -> None:
 
 def test_a_stated_rule_and_no_model_keep_the_rule() -> None:
     # the contract's default stands where no model is named, and a stated kind is kept
-    assert parse_scenario(_rl(None)).rl.reward.kind == "rule"
-    assert parse_scenario(_rl({"verify_workers": 8})).rl.reward.kind == "rule"
-    assert parse_scenario(_rl({"kind": "rule", "model": "qwen2.5-7b"})).rl.reward.kind == "rule"
+    assert _reward(parse_scenario(_rl(None))).kind == "rule"
+    assert _reward(parse_scenario(_rl({"verify_workers": 8}))).kind == "rule"
+    assert _reward(parse_scenario(_rl({"kind": "rule", "model": "qwen2.5-7b"}))).kind == "rule"
     # the saved form (every default written out) parses back to the same reward
     s = parse_scenario(_rl({"model": "qwen2.5-7b"}))
-    assert parse_scenario(s.model_dump(mode="json")).rl.reward == s.rl.reward
+    assert _reward(parse_scenario(s.model_dump(mode="json"))) == _reward(s)

@@ -14,7 +14,7 @@ from .test_chart_labels import make
 from .test_guipolish5_window import NO_START, STARTS
 
 
-def _axis(chart):  # type: ignore[no-untyped-def]
+def _axis(chart):
     return chart.plot.getAxis("left")
 
 
