@@ -20,4 +20,4 @@ imports:
 	$(BIN)/lint-imports
 
 test:
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile

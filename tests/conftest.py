@@ -41,6 +41,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     """
     import sys
 
+    if hasattr(config, "workerinput"):
+        # A pytest-xdist worker must not leave here: its results are still being sent to the
+        # controller, and a worker that ends first is reported as crashed.
+        return
     if "PySide6" in sys.modules and "status" in _EXIT:
         sys.stdout.flush()
         sys.stderr.flush()

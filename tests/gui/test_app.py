@@ -154,7 +154,8 @@ def test_excepthook_logs_and_notifies(window, caplog):
     assert "unexpected error" in caplog.text
 
 
-def test_icon_is_packaged():
+def test_icon_is_packaged(qapp):
+    # qapp: a QIcon needs a QGuiApplication; this test may be the first a worker runs.
     icon = app_icon()
     assert not icon.isNull()
     assert {s.width() for s in icon.availableSizes()} >= {16, 32, 256}
