@@ -39,12 +39,15 @@ FIRST_REPLAY = {REC: 0.927, MIN: 0.772}
 # then 1.888 and 1.203; since, on the H100 the log's own MFU counters name (verl's
 # get_device_flops; docs/evidence/rl.md, the section on this run's actor), 0.917 and 0.739; since
 # the critic's one-output value head (core/pipeline/rl_critic_head.py), 0.873 and 0.719
-RECORDED = {REC: 0.873, MIN: 0.719}
+# the min run 0.719 before a training micro-batch was bounded by the rank's share of the mini-batch
+# (32 responses over 8 ranks: 4, not the 29 its token budget holds; core/pipeline/rl_logprob_batch.py
+# training_micro): 16 optimizer steps a model of one 4-response micro-batch a rank
+RECORDED = {REC: 0.873, MIN: 0.779}
 # estimate / published perf/max_memory_allocated_gb (GiB) on first replay, and since the critic's
 # states leave the GPU after its update where verl offloads them (the min run: 1.307 -> 1.116)
 FIRST_MEMORY = {REC: 0.997, MIN: 1.307}
 # on the H100 since (0.999, 1.119), and the critic's states without the vocabulary head since
-RECORDED_MEMORY = {REC: 0.990, MIN: 1.115}
+RECORDED_MEMORY = {REC: 0.990, MIN: 1.105}  # the min run 1.115 before that bound
 
 
 def counted_gib(record: dict[str, Any]) -> float:
@@ -95,11 +98,12 @@ def test_both_steps_are_within_25_percent() -> None:
     # docs/evidence/rl.md's convention (estimate / published within 0.75-1.25): 2 of 2 on
     # first replay, both short; with the critic's padded rows 1 of 2, both long (the
     # recommended run 1.888); on the H100 the log's MFU counters name, 1 of 2 again, both short
-    # (the recommended run 0.917 within, the min run 0.739 just out)
+    # (the recommended run 0.917 within, the min run 0.739 just out); 2 of 2 since the min run's
+    # training micro-batch is its rank's share of the mini-batch (0.719 -> 0.779)
     ratios = {r["id"]: step_ratio(r) for r in RECORDS}
     assert within(FIRST_REPLAY) == [REC, MIN]
     assert all(v < 1 for v in FIRST_REPLAY.values())
-    assert within(ratios) == [REC]
+    assert within(ratios) == [REC, MIN]
     assert all(v < 1 for v in ratios.values())
 
 
@@ -121,16 +125,16 @@ def test_the_offloaded_critic_leaves_the_actors_update() -> None:
     # less its vocabulary head, the critic's head being one output, core/pipeline/rl_critic_head.py;
     # 10.6 GiB with the head); with the states kept on the GPU (rl.policy.offload_per_call false)
     # the critic's stay beside it, the counter as first replayed (within 0.02). The counter falls
-    # the same 9.9 GiB, the training phase its heaviest. The rule moves memory only
+    # the same 9.9 GiB, the training phase its heaviest. The rule moves memory only. Since a
+    # training micro-batch holds at most the rank's share of the mini-batch (4 responses, not 29:
+    # core/pipeline/rl_logprob_batch.py training_micro) the training phase is light enough that the
+    # counter is the rollout's either way: the 9.9 GiB move the training phase alone
     record = by_id(RECORDS, MIN)
     kept = copy.deepcopy(record["scenario"])
     kept["rl"]["policy"]["offload_per_call"] = False
     now, before = estimate_report(record["scenario"])["rl"], estimate_report(kept)["rl"]
-    gap = before["max_memory_allocated_bytes"] - now["max_memory_allocated_bytes"]
-    assert gap / GiB == pytest.approx(9.88, abs=0.3)
-    assert before["max_memory_allocated_bytes"] / GiB / record["measured_allocated_gib"] == pytest.approx(
-        FIRST_MEMORY[MIN], abs=0.02
-    )
+    assert before["max_memory_allocated_bytes"] == now["max_memory_allocated_bytes"]
+    assert now["peak_phase"] == before["peak_phase"] == "rollout"
     phases = {p["name"]: p["memory"]["total"] for p in now["phases"]}
     kept_phases = {p["name"]: p["memory"]["total"] for p in before["phases"]}
     assert (kept_phases["training"] - phases["training"]) / GiB == pytest.approx(9.88, abs=0.2)
@@ -147,10 +151,11 @@ def test_the_phases_say_where_each_step_stands() -> None:
     # the recommended run's phases read about 2x long on an A100. On the H100 the log's MFU
     # counters name: rollout 0.73 and 1.15, scoring 1.02 and 0.67, updates 0.93 and 0.47; with
     # the critic's one-output value head (core/pipeline/rl_critic_head.py): scoring 0.97 and
-    # 0.64, updates 0.88 and 0.44
+    # 0.64, updates 0.88 and 0.44; the min run's updates 0.55 since its training micro-batch is
+    # the rank's 4-response share of each 32-response mini-batch (16 optimizer steps a model)
     bounds = {
         REC: ((0.68, 0.77), (0.92, 1.02), (0.83, 0.93)),
-        MIN: ((1.09, 1.21), (0.59, 0.69), (0.40, 0.48)),
+        MIN: ((1.09, 1.21), (0.59, 0.69), (0.50, 0.60)),
     }
     for rid, (gen, scoring, update) in bounds.items():
         record, t = by_id(RECORDS, rid), by_id(RECORDS, rid)["timers"]

@@ -39,7 +39,10 @@ RECORDED = {
     "verl-grpo-qwen2.5-7b-8xh100": 0.909,
     # the play-verl 0.5B runs on H100 since their logs' MFU counters read verl's H100 peak (rl.md,
     # the section on the 0.5B records' GPU): 0.626 and 0.712 on the A100 first recorded
-    "verl-grpo-qwen2.5-0.5b-8xa100": 0.582,  # 0.624 with its reference resident (stated so before)
+    # 0.582 before a training micro-batch held at most its rank's share of the mini-batch (16 of
+    # the 128-response mini-batch's responses, not the 32 its token budget holds:
+    # core/pipeline/rl_logprob_batch.py training_micro); 0.624 with its reference resident
+    "verl-grpo-qwen2.5-0.5b-8xa100": 0.618,
     # 0.736 before its critic's one-output value head (core/pipeline/rl_critic_head.py: Qwen2.5-0.5B's
     # 151,936 x 896 head is about a quarter of its matmul weights)
     "verl-ppo-qwen2.5-0.5b-8xa100": 0.700,
@@ -148,8 +151,9 @@ PHASES = {
     # 0.491 before verl's SPMD rollout asked V1 for each token's log-prob (returns_logprobs)
     "verl-grpo-llama3.2-1b-8xh100": (0.552, 0.583, 0.647),
     "verl-grpo-qwen2.5-7b-8xh100": (0.607, 1.102, 1.159),
-    # the GRPO 0.5B on H100 (0.662, 0.489, 0.452 on the A100; log-probs 0.486 before that)
-    "verl-grpo-qwen2.5-0.5b-8xa100": (0.661, 0.383, 0.282),
+    # the GRPO 0.5B on H100 (0.662, 0.489, 0.452 on the A100; log-probs 0.486 before that); its
+    # training 0.282 before its micro-batch was bounded by the rank's share of the mini-batch
+    "verl-grpo-qwen2.5-0.5b-8xa100": (0.661, 0.383, 0.505),
     # the PPO 0.5B's log-probs 0.997 before its old policy's forwards ran at the log-prob micro-batch 8;
     # (0.754, 0.639) before its critic's one-output value head (core/pipeline/rl_critic_head.py)
     # (1.016, 0.720, 0.609) on the A100: its host-paced passes barely move on the H100

@@ -15,6 +15,7 @@ import pytest
 from gpusizer import estimate_report
 from gpusizer.core.model.presets import scenario_gpu
 from gpusizer.core.pipeline.rl_gathers import exposed_gathers
+from gpusizer.core.pipeline.rl_logprob_batch import log_prob_micro, training_micro
 from gpusizer.core.pipeline.rl_plan import rl_plan
 from gpusizer.core.pipeline.rl_reference_copy import reference_forwards
 from gpusizer.core.pipeline.scenario import parse_scenario
@@ -23,6 +24,7 @@ from tests.core.hostile_inputs import NOT_COUNTS, RL, at, refused
 DATA = Path(__file__).parent / "data"
 RECORDS = {r["id"]: r for r in json.loads((DATA / "rl-time-blind3.json").read_text(encoding="utf-8"))}
 PPO = RECORDS["verl-ppo-qwen2.5-0.5b-8xa100"]
+BLIND9 = {r["id"]: r for r in json.loads((DATA / "rl-time-blind9.json").read_text(encoding="utf-8"))}
 FIELD = "rl.policy.log_prob_micro_batch_size"
 
 
@@ -105,3 +107,30 @@ def test_the_cli_refuses_in_one_line_with_exit_2(tmp_path: Path, capsys: pytest.
     assert FIELD in err and "\n" not in err
     path.write_text(json.dumps(at(RL, FIELD, 8)), encoding="utf-8")
     assert main(["estimate", str(path), "--json"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("rid", "policy", "training", "scoring"),
+    [
+        # play-verl's min run: ppo_mini_batch_size 32 over 8 ranks, 4 a rank; its 8,192-token
+        # budget (29 responses) packs those 4 (verl dp_actor.py update_policy:
+        # rearrange_micro_batches(batch=mini_batch, ...)); the log-prob passes split the whole batch
+        ("verl-ppo-qwen2-7b-8xa100-min", {}, 4, 29),
+        # the GRPO 0.5B: 64 prompts x 2 = 128 responses a mini-batch, 16 a rank, not 32
+        ("verl-grpo-qwen2.5-0.5b-8xa100", {}, 16, 32),
+        # packed rows (NeMo RL's unit) are not counts of responses: kept as stated
+        ("verl-grpo-qwen2.5-0.5b-8xa100", {"micro_batch_unit": "row"}, 32, 32),
+        # a micro-batch within its rank's share is the stated one (the PPO 0.5B: 4 x 8 <= 512)
+        ("verl-ppo-qwen2.5-0.5b-8xa100", {}, 4, 8),
+    ],
+)
+def test_a_training_micro_batch_holds_at_most_its_ranks_mini_batch_share(
+    rid: str, policy: dict[str, Any], training: int, scoring: int
+) -> None:
+    # core/pipeline/rl_logprob_batch.py training_micro: verl's fsdp_workers.py normalises
+    # ppo_mini_batch_size to x rollout.n // ranks and splits each mini-batch into micro-batches
+    # (tags v0.3.0.post1, v0.5.0); docs/evidence/rl.md "verl's micro-batch within the mini-batch"
+    data = copy.deepcopy({**RECORDS, **BLIND9}[rid]["scenario"])
+    data["rl"]["policy"].update(policy)
+    s = parse_scenario(data)
+    assert (training_micro(s), log_prob_micro(s)) == (training, scoring)

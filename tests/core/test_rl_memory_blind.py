@@ -35,6 +35,10 @@ MEMORY_BAR = 0.15  # issue 35's bar on RL memory
 
 # estimate / published perf/max_memory_allocated_gb on first (blind) replay
 FIRST_REPLAY = {GRPO: 1.062, PPO: 0.918}
+# since a training micro-batch holds at most the rank's share of the mini-batch (the GRPO's 128
+# responses over 8 ranks: 16, not the 32 its 8,000-token budget holds; core/pipeline/
+# rl_logprob_batch.py training_micro), the GRPO's update peak is half the tokens' activations
+RECORDED = {GRPO: 0.932, PPO: 0.918}
 
 
 def counted_gib(record: dict[str, Any]) -> float:
@@ -59,25 +63,28 @@ def test_every_record_names_its_source_measure_and_assumptions() -> None:
 
 
 @pytest.mark.parametrize("rid", [GRPO, PPO])
-def test_each_counter_is_as_first_replayed(rid: str) -> None:
+def test_each_counter_is_as_recorded(rid: str) -> None:
     # source: the record's link and quoted step line (52.804 and 53.038 GiB); tolerance 0.005 of
     # the ratio (drift of the model, not accuracy: the count below is against the 15 % bar)
-    assert memory_ratio(by_id(RECORDS, rid)) == pytest.approx(FIRST_REPLAY[rid], abs=0.005)
+    assert memory_ratio(by_id(RECORDS, rid)) == pytest.approx(RECORDED[rid], abs=0.005)
 
 
 def test_both_counters_are_within_15_percent() -> None:
-    # docs/evidence/rl.md section 5's bar for memory: 2 of 2, GRPO over, PPO under
+    # docs/evidence/rl.md section 5's bar for memory: 2 of 2, both under (the GRPO over, 1.062, on
+    # first replay, with its update at 32-response micro-batches)
     ratios = {r["id"]: memory_ratio(r) for r in RECORDS}
     assert within(ratios, MEMORY_BAR) == [GRPO, PPO]
-    assert ratios[GRPO] > 1 > ratios[PPO]
+    assert within(FIRST_REPLAY, MEMORY_BAR) == [GRPO, PPO]
+    assert ratios[GRPO] < 1 and ratios[PPO] < 1 < FIRST_REPLAY[GRPO]
 
 
 def test_which_phase_and_role_hold_each_counter() -> None:
     # core/pipeline/rl_memory.allocator_counted: a colocated verl run's counter is its heaviest
     # phase's tensors with the sleeping engine's weights and KV pool on top. The GRPO's is its
-    # training phase (the policy's update at micro-batches of 32 responses, the logits of
-    # ~7,900 tokens) plus the engine's 0.92 + 40.6 GiB; the PPO's micro-batches of 4 leave its
-    # update small, and its counter is the rollout phase itself, the engine awake (role
+    # training phase (the policy's update at micro-batches of 16 responses, its rank's share of
+    # each 128-response mini-batch, the logits of ~3,950 tokens) plus the engine's 0.92 + 40.6
+    # GiB; the PPO's micro-batches of 4 leave its update small, and its counter is the rollout
+    # phase itself, the engine awake (role
     # "rollout" of rl.phases[i].memory_by_role, 48.0 GiB with its CUDA context)
     for rid, phase in ((GRPO, "training"), (PPO, "rollout")):
         rl = estimate_report(by_id(RECORDS, rid)["scenario"])["rl"]

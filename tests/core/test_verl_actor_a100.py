@@ -100,7 +100,10 @@ def test_the_recommended_runs_actor_on_the_h100() -> None:
 def test_the_min_runs_actor_update_is_the_miss_left() -> None:
     # source: the min run's timing_s/update_actor 11.836 s and perf/mfu/actor 0.078 (about
     # 10.6 s inside update_policy on an H100: the rest is the offloaded states brought in).
-    # The estimate's 2.5 s (0.21) is not explained here (rl.md, the section's "Not done")
+    # The estimate's 2.5 s (0.21) was not explained here (rl.md, the section's "Not done"); 3.6 s
+    # (0.30) since a training micro-batch holds at most the rank's share of the mini-batch (4
+    # responses of the 32-response mini-batch, 16 optimizer steps: core/pipeline/
+    # rl_logprob_batch.py training_micro); the rest is still open
     record = by_id(RECORDS, MIN)
     update = _actor_passes(record)[1]
-    assert update / record["timers"]["update_actor"] == pytest.approx(0.21, abs=0.03)
+    assert update / record["timers"]["update_actor"] == pytest.approx(0.30, abs=0.03)

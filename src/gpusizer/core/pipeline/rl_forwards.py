@@ -22,7 +22,7 @@ from .rl_critic_padding import critic_pads, critic_scenario, padded_span
 from .rl_gathers import exposed_gathers
 from .rl_grad_accumulation import unfused_accumulation_seconds
 from .rl_logits import fp32_logprob_seconds, fp32_loss_seconds
-from .rl_logprob_batch import scoring_policy, split_paced
+from .rl_logprob_batch import scoring_policy, split_paced, values_policy
 from .rl_reference_copy import reference_copy_seconds
 from .rl_roles import computed_tokens
 from .rl_shared import shared_trainer
@@ -34,21 +34,23 @@ from .rl_time import forward_flops, forward_seconds
 def forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float]:
     """(log-prob forward seconds, training seconds) per step on the training pool. The policy's
     old log-probs and the reference's run at the log-prob micro-batch
-    (core/pipeline/rl_logprob_batch.py), the critic's values and a reward model at the training's."""
+    (core/pipeline/rl_logprob_batch.py), the critic's values and a reward model at the training's
+    as stated (``values_policy``: not bounded by the rank's share of a mini-batch)."""
     rl, gpus = rl_of(s), s.parallelism.gpus
     arch, counts = resolve(policy.model), count_parameters(policy.model)
     c = compute_estimate(policy, counts, gpu, gpus, arch)
-    rate = c.flops_per_token * c.tokens_per_second_per_gpu  # achieved FLOP/s per GPU
-    scoring = scoring_policy(s, policy)
+    scoring, valued = scoring_policy(s, policy), values_policy(s, policy)
     cs = c if scoring is policy else compute_estimate(scoring, counts, gpu, gpus, arch)
     scored = cs.flops_per_token * cs.tokens_per_second_per_gpu  # the same, at the log-prob micro-batch
+    cv = c if valued is policy else compute_estimate(valued, counts, gpu, gpus, arch)
+    rate_v = cv.flops_per_token * cv.tokens_per_second_per_gpu  # achieved FLOP/s, the values' micro-batch
     # the policy's own scoring pass unless the run skips it (``rl.policy.old_logprobs``)
     models = [s.model] * rl.policy.old_logprobs + [role_model(s, "", rl.reference.model)] * rl.has_reference
     logprob = len(models)
     critic = role_model(s, "", rl.critic.model)
     models += [critic] * rl.has_critic
     models += [role_model(s, "", rl.reward.model)] * (rl.reward.kind == "model")
-    rates = [scored] * logprob + [rate] * (len(models) - logprob)
+    rates = [scored] * logprob + [rate_v] * (len(models) - logprob)
     tokens = computed_tokens(s)  # the padded rows run the math too (core/pipeline/rl_capacity_padding.py)
     rows, causal = policy.workload.attention_span, policy.parallelism.attention == "flash"
     # the one-output scorers: the critic's values and a reward model's score
@@ -57,18 +59,18 @@ def forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float]
     fwd = sum(forward_seconds(tokens, f, gpus, r) for f, r in zip(flops, rates, strict=True))
     share = critic_cost_share(critic, rows, causal) if rl.has_critic else 0.0
     train = c.time_seconds * (1 + share)  # the critic: as much again, less its vocabulary head
-    pad = _critic_padding(s, gpu, c.time_seconds * share, rate, rows)
+    pad = _critic_padding(s, gpu, c.time_seconds * share, rate_v, rows)
     fwd, train = fwd + pad[0], train + pad[1]
     waits = exposed_gathers(s, gpu)
     passes = models[:logprob].count(s.model), models[logprob:].count(s.model)  # the policy's model's
-    times = c.time_seconds, cs.time_seconds
+    times = c.time_seconds, cs.time_seconds, cv.time_seconds
     fusion, epochs = rl.policy.moe_permute_fusion, rl.policy.epochs
 
     def megatron(x: Scenario, t: float, n: int) -> tuple[float, float]:
         return paced_seconds(x, gpu, fusion, t, n, epochs)
 
-    host = split_paced(megatron, policy, scoring, times, passes)
-    hf = split_paced(lambda x, t, n: _hf_paced(s, x, gpu, t, n), policy, scoring, times, passes)
+    host = split_paced(megatron, policy, scoring, times, passes, valued)
+    hf = split_paced(lambda x, t, n: _hf_paced(s, x, gpu, t, n), policy, scoring, times, passes, valued)
     flags = _policy_flags(s, policy, gpu, sum(passes))
     copies = reference_copy_seconds(s, gpu)  # an offloaded reference brought in per micro-batch
     late = _waits_for_longest(s, c.training_step, fwd, train)
@@ -104,7 +106,9 @@ def _critic_padding(
     arch, counts = resolve(trainer.model), count_parameters(trainer.model)
     c = compute_estimate(trainer, counts, gpu, gpus, arch)
     model, causal = role_model(s, "", rl.critic.model), trainer.parallelism.attention == "flash"
-    fresh = c.flops_per_token * c.tokens_per_second_per_gpu
+    valued = values_policy(padded, trainer)  # the values forward at the stated micro-batch
+    cv = c if valued is trainer else compute_estimate(valued, counts, gpu, gpus, arch)
+    fresh = cv.flops_per_token * cv.tokens_per_second_per_gpu
     span = trainer.workload.attention_span
     now = forward_seconds(computed_tokens(padded), critic_forward_flops(model, span, causal), gpus, fresh)
     was = forward_seconds(computed_tokens(s), critic_forward_flops(model, rows, causal), gpus, rate)

@@ -43,22 +43,59 @@ from .rl_check import rl_of
 Pacer = Callable[[Scenario, float, int], tuple[float, float]]
 
 
-def training_micro(s: Scenario) -> int:
-    """Sequences per training micro-batch (``rl.policy.micro_batch_size``, else the workload's)."""
+def stated_micro(s: Scenario) -> int:
+    """The training micro-batch as stated (``rl.policy.micro_batch_size``, else the workload's)."""
     return rl_of(s).policy.micro_batch_size or s.workload.micro_batch_size
+
+
+def training_micro(s: Scenario) -> int:
+    """Sequences per training micro-batch: the stated one, at most a data-parallel rank's share of
+    an optimizer step where both count responses (``micro_batch_unit`` "response", or unpacked).
+
+    verl splits each rank's share of the batch into mini-batches first and each mini-batch into
+    micro-batches (tags v0.3.0.post1 and v0.5.0: ``verl/workers/fsdp_workers.py`` normalises
+    ``ppo_mini_batch_size`` to ``x rollout.n // (world size // ulysses size)`` a rank, the critic's
+    likewise; ``verl/workers/actor/dp_actor.py`` and ``critic/dp_critic.py`` ``update_policy`` /
+    ``update_critic``: ``batch.split(ppo_mini_batch_size)``, then ``mini_batch.split(
+    ppo_micro_batch_size_per_gpu)`` or, under ``use_dynamic_bsz``, ``rearrange_micro_batches(
+    batch=mini_batch, max_token_len=...)``), so no micro-batch spans two optimizer steps: a
+    token budget larger than the rank's mini-batch packs that mini-batch alone (without
+    ``use_dynamic_bsz`` verl asserts the divisibility that keeps the stated micro-batch within
+    it). A "row" micro-batch (packed rows of prompt + longest tokens) is not a count of
+    responses: kept as stated."""
+    rl = rl_of(s)
+    micro = stated_micro(s)
+    mini = rl.policy.mini_batch_size
+    if not mini or (rl.policy.sequence_packing and rl.policy.micro_batch_unit != "response"):
+        return micro
+    return max(1, min(micro, mini // max(1, s.parallelism.data)))
 
 
 def log_prob_micro(s: Scenario) -> int:
     """Sequences per log-prob forward of the policy and the reference: the stated one, else the
-    training micro-batch."""
-    return rl_of(s).policy.log_prob_micro_batch_size or training_micro(s)
+    training micro-batch as stated (the scoring passes split the whole batch, not a mini-batch:
+    ``dp_actor.py`` ``compute_log_prob``)."""
+    return rl_of(s).policy.log_prob_micro_batch_size or stated_micro(s)
 
 
 def scoring_policy(s: Scenario, policy: Scenario) -> Scenario:
     """The policy's fine-tuning scenario (core/pipeline/rl_roles.py ``trainer_scenario``) at the
     log-prob micro-batch, its optimizer step whole micro-batches on every rank; ``policy`` itself
     where the two micro-batches are one."""
-    micro = log_prob_micro(s)
+    return _at_micro(policy, log_prob_micro(s))
+
+
+def values_policy(s: Scenario, policy: Scenario) -> Scenario:
+    """The same at the stated training micro-batch: the critic's values forward (verl
+    ``critic.forward_micro_batch_size_per_gpu``, whose default is the critic's
+    ``ppo_micro_batch_size_per_gpu``) splits the whole batch, so the rank's mini-batch share that
+    bounds a training micro-batch (:func:`training_micro`) does not bound it."""
+    return _at_micro(policy, stated_micro(s))
+
+
+def _at_micro(policy: Scenario, micro: int) -> Scenario:
+    """``policy`` at ``micro`` sequences a micro-batch, its optimizer step whole micro-batches on
+    every rank; ``policy`` itself where it already runs that micro-batch."""
     if micro == policy.workload.micro_batch_size:
         return policy
     unit = micro * policy.parallelism.data
@@ -68,11 +105,20 @@ def scoring_policy(s: Scenario, policy: Scenario) -> Scenario:
 
 
 def split_paced(
-    pace: Pacer, policy: Scenario, scoring: Scenario, times: tuple[float, float], passes: tuple[int, int]
+    pace: Pacer,
+    policy: Scenario,
+    scoring: Scenario,
+    times: tuple[float, ...],
+    passes: tuple[int, int],
+    valued: Scenario | None = None,
 ) -> tuple[float, float]:
     """(log-prob, training) seconds of ``pace``: ``passes`` (log-prob, other) scoring passes of the
-    policy's model, the log-prob ones on ``scoring`` (``times``: the training seconds of
-    ``policy`` and of ``scoring``). One call where ``scoring`` is ``policy``."""
+    policy's model, the log-prob ones on ``scoring``, the others on ``valued`` where given
+    (:func:`values_policy`; ``times``: the training seconds of ``policy``, ``scoring`` and
+    ``valued``). One call where ``scoring`` is ``policy`` and ``valued`` is too."""
+    if valued is not None and valued is not policy:
+        train = pace(policy, times[0], 0)[1]
+        return pace(scoring, times[1], passes[0])[0] + pace(valued, times[2], passes[1])[0], train
     if scoring is policy:
         return pace(policy, times[0], passes[0] + passes[1])
     fwd, train = pace(policy, times[0], passes[1])

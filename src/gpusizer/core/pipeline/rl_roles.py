@@ -27,6 +27,7 @@ from .rl_capacity_padding import pass_share
 from .rl_check import rl_of
 from .rl_engine_seqs import engine_sequences
 from .rl_engine_weights import engine_weights
+from .rl_logprob_batch import training_micro
 from .rl_one_copy import engine_fraction
 from .rl_packed_attention import packed_span, spanned
 from .rl_tokens import computed_tokens, longest_response, responses, row_response
@@ -57,7 +58,7 @@ def _batches(s: Scenario) -> tuple[int, int, int]:
     rl = rl_of(s)
     align = rl_row_align(s)
     seq = -(-(rl.prompt_tokens + row_response(rl)) // align) * align
-    micro = rl.policy.micro_batch_size or s.workload.micro_batch_size
+    micro = training_micro(s)  # at most a rank's share of the optimizer step (rl_logprob_batch.py)
     unit = micro * s.parallelism.data
     mini = rl.policy.mini_batch_size or responses(rl)
     if rl.policy.sequence_packing:
