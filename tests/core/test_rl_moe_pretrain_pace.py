@@ -147,3 +147,22 @@ def test_pr2779_split_steps_put_the_shared_refit_at_the_models() -> None:
     assert a == pytest.approx(1.0, abs=0.05)
     refit = _phases(_ROWS["v0.7 DeepSeek V3 1-off, 256+256 H100"])[1]["weight_sync"]
     assert serial <= refit <= 1.25 * serial
+
+
+def test_four_engines_waking_at_once_move_half_the_bytes_a_gpu() -> None:
+    # source: vLLM's sleep-mode blog (vllm-project/vllm-project.github.io
+    # assets/figures/2025-vllm-sleep-mode/plotly-sleep-mode.js; A100, vLLM 0.11.0, level 1):
+    # Qwen3-Coder-30B-A3B BF16 at TP 1 (30.5 B x 2 B = 61.1 GB on one GPU) wakes in 2.85-2.89 s
+    # and sleeps in 2.78 s; Qwen3-235B-A22B FP8 at TP 4 (about 235 GB of block-FP8 checkpoint,
+    # 58.8 GB a GPU) wakes in 5.27-5.66 s and sleeps in 5.78-6.01 s. One GPU alone: 21-22 GB/s,
+    # 0.85-0.88 of the model's achieved Gen4 link (25 GB/s, core/pipeline/rl_transitions.py
+    # HOST_EFFICIENCY); four at once: 9.8-11.2 GB/s each, under half of it. Tolerance: one GPU
+    # within 0.8-0.95 of the link, four under 0.5
+    from gpusizer.core.model.presets import gpu_spec
+    from gpusizer.core.pipeline.rl_transitions import HOST_EFFICIENCY, host_link_gb_per_s
+
+    link = host_link_gb_per_s(gpu_spec("a100-sxm-80gb")) * HOST_EFFICIENCY
+    one = [61.1 / t for t in (2.85, 2.89, 2.78)]
+    four = [58.8 / t for t in (5.27, 5.66, 5.78, 6.01)]
+    assert all(0.8 < r / link < 0.95 for r in one)
+    assert all(r / link < 0.5 for r in four)
