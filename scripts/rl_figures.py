@@ -36,9 +36,9 @@ figure for figure:
 - the eleventh blind round (``rl-time-blind11.json``, ``test_rl_blind11.py`` ``RECORDS``:
   SimpleRL-Zoo's verl GRPO runs of Qwen-2.5-7B and -32B on 16 and 64 H100, each run's wall clock
   over its steps; verl 2).
-- the twelfth blind round (``rl-time-blind12.json``, ``test_rl_blind12.py`` ``RECORDS``: ten
+- the twelfth blind round (``rl-time-blind12.json``, ``test_rl_blind12.py`` ``RECORDS``: eleven
   Unsloth ``fast_inference`` GRPO notebooks on one T4, RTX 4090, L4 or A100, each saved progress
-  bar's elapsed over its steps; others 10).
+  bar's elapsed over its steps; others 11).
 - memory (24, apart): verl's ``perf/max_memory_allocated_gb`` against the report's counter
   (``test_rl_memory_evidence.py`` ``_counted_gib``: 20; ``test_rl_blind9.py`` ``counted_gib``:
   2; the blind memory round, ``rl-memory-blind.json``, ``test_rl_memory_blind.py``
