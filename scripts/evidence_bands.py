@@ -349,7 +349,7 @@ def _rl_steps() -> Iterator[tuple[str, dict[str, Any], float]]:
     tests/core/test_rl_blind7.py ``implied_step``; rl-time-blind8.json's steps,
     tests/core/test_rl_blind8.py; rl-time-blind9.json's steps, tests/core/test_rl_blind9.py;
     rl-time-blind10.json's steps, tests/core/test_rl_blind10.py; rl-time-blind11.json's steps,
-    tests/core/test_rl_blind11.py).
+    tests/core/test_rl_blind11.py; rl-time-blind12.json's steps, tests/core/test_rl_blind12.py).
     Whole steps only: the report's band is applied to the step and the run; a phase's timer is a
     part of the step (its error is a diagnostic of which phase the model misses, docs/evidence/rl.md
     2d, 2h, 6 and 7), and its ratio (a refit at 0.07-0.26 of its timer) says nothing of a step's."""
@@ -364,6 +364,7 @@ def _rl_steps() -> Iterator[tuple[str, dict[str, Any], float]]:
     from tests.core.test_rl_blind9 import RECORDS as BLIND9
     from tests.core.test_rl_blind10 import RECORDS as BLIND10
     from tests.core.test_rl_blind11 import RECORDS as BLIND11
+    from tests.core.test_rl_blind12 import RECORDS as BLIND12
     from tests.core.test_rl_blind_round3 import RECORDS as BLIND3
     from tests.core.test_rl_blind_round4 import RECORDS as BLIND4
     from tests.core.test_rl_blind_round5 import RECORDS as BLIND5
@@ -400,6 +401,8 @@ def _rl_steps() -> Iterator[tuple[str, dict[str, Any], float]]:
         yield f"rl-time-blind10:{rec['id']}:step", rec["scenario"], rec["measured"]["step"]
     for rec in BLIND11:
         yield f"rl-time-blind11:{rec['id']}:step", rec["scenario"], rec["measured"]["step"]
+    for rec in BLIND12:
+        yield f"rl-time-blind12:{rec['id']}:step", rec["scenario"], rec["measured"]["step"]
 
 
 def _rl() -> Iterator[Figure]:

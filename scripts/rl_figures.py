@@ -36,6 +36,9 @@ figure for figure:
 - the eleventh blind round (``rl-time-blind11.json``, ``test_rl_blind11.py`` ``RECORDS``:
   SimpleRL-Zoo's verl GRPO runs of Qwen-2.5-7B and -32B on 16 and 64 H100, each run's wall clock
   over its steps; verl 2).
+- the twelfth blind round (``rl-time-blind12.json``, ``test_rl_blind12.py`` ``RECORDS``: eleven
+  Unsloth ``fast_inference`` GRPO notebooks on one T4, RTX 4090, L4 or A100, each saved progress
+  bar's elapsed over its steps; others 11).
 - memory (24, apart): verl's ``perf/max_memory_allocated_gb`` against the report's counter
   (``test_rl_memory_evidence.py`` ``_counted_gib``: 20; ``test_rl_blind9.py`` ``counted_gib``:
   2; the blind memory round, ``rl-memory-blind.json``, ``test_rl_memory_blind.py``
@@ -186,10 +189,19 @@ def _blind11() -> Iterator[Figure]:
         yield Figure(rec["group"], "rl-time-blind11.json", rec["id"], "step", published, ours)
 
 
+def _blind12() -> Iterator[Figure]:
+    from tests.core.blind_replay import rl_step
+    from tests.core.test_rl_blind12 import RECORDS
+
+    for rec in RECORDS:
+        published, ours = rec["measured"]["step"], rl_step(rec["scenario"])
+        yield Figure(rec["group"], "rl-time-blind12.json", rec["id"], "step", published, ours)
+
+
 def time_figures() -> list[Figure]:
     """Every counted RL step and phase time figure, NeMo RL, verl, the other sources, then the
-    sixth to eleventh blind rounds' (each in its record's group)."""
-    blind = (*_blind6(), *_blind7(), *_blind8(), *_blind9(), *_blind10(), *_blind11())
+    sixth to twelfth blind rounds' (each in its record's group)."""
+    blind = (*_blind6(), *_blind7(), *_blind8(), *_blind9(), *_blind10(), *_blind11(), *_blind12())
     return [*_nemo_rl(), *_verl(), *_others(), *blind]
 
 
