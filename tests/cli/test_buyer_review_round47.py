@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 import gpusizer
-from tests.cli.buyer_cases import case, rows
+from tests.cli.buyer_cases import case, compared, rows
 from tests.core.hostile_inputs import at
 
 DATA = Path(__file__).parent / "data" / "buyer"
@@ -197,7 +197,7 @@ MISTRAL = "full-ft-mistral-small-24b-5days"
 
 
 def test_a_gpu_past_the_deadline_budget_is_sized_not_read_missed() -> None:
-    got = {o["gpu"]: o for o in gpusizer.compare_gpus(case(MISTRAL))}
+    got = {o["gpu"]: o for o in compared(MISTRAL)}
     o = got["mi325x-256gb"]
     # before: "the 5-day deadline is missed; more GPUs do not meet it: 4,096 take 0.0 days"
     # beside the platform's own 0.8 days, ranked 17th; the call's deadline budget (620,000
@@ -217,7 +217,7 @@ def test_the_fallback_count_is_the_full_searchs(gpu: str) -> None:
     # alone, the GPU gets the whole budget and the deadline's own search: the same count and
     # layout as the catalog's fallback (the fastest layout on the fewest whole units)
     alone = rows(case(MISTRAL), gpu)[gpu]
-    full = {o["gpu"]: o for o in gpusizer.compare_gpus(case(MISTRAL))}[gpu]
+    full = {o["gpu"]: o for o in compared(MISTRAL)}[gpu]
     assert (full["gpus"], full["layout"]) == (alone["gpus"], alone["layout"])
     assert full["time_seconds"] == pytest.approx(alone["time_seconds"], rel=1e-12)
 
@@ -225,7 +225,7 @@ def test_the_fallback_count_is_the_full_searchs(gpu: str) -> None:
 def test_a_gpu_that_cannot_meet_it_still_says_so() -> None:
     # OLMoE's 500B tokens on RTX 6000 Ada: 32 cards (the workstation cap) take 171 days
     # in the whole catalog, past the call's deadline budget: the fallback weighs up to the cap
-    got = {o["gpu"]: o for o in gpusizer.compare_gpus(case("pretrain-olmoe-1b-7b-500b-3weeks"))}
+    got = {o["gpu"]: o for o in compared("pretrain-olmoe-1b-7b-500b-3weeks")}
     o = got["rtx-6000-ada-48gb"]
     assert o["targets_met"] is False and "over the 21-day deadline" in o["unmet_reason"]
     assert "more GPUs do not meet it: 32 take 171.3 days" in o["unmet_reason"], o["unmet_reason"]
@@ -236,7 +236,7 @@ def test_a_gpu_that_cannot_meet_it_still_says_so() -> None:
 
 @pytest.mark.parametrize("name", NEW)
 def test_each_new_case_compares_in_under_10_s(name: str) -> None:
-    options = gpusizer.compare_gpus(case(name))
+    options = compared(name)  # the catalog compares the checks above read, shared
     # the brief's budget for a held-back case (0.1-1.8 s of CPU here for the whole catalog):
     # benchmarks/bench_buyer_cases.py
     assert any(o["fits"] and o["unmet"] is None for o in options)

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import pytest
 
-import gpusizer
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.io.compare_columns import AT_ESTIMATE
 from gpusizer.io.compare_table import compare_text
-from tests.cli.buyer_cases import case, rows
+from tests.cli.buyer_cases import case, compared, rows
 
 NEW = (
     "qlora-llama-3.3-70b-consumer-vs-h100",
@@ -70,7 +69,7 @@ def test_one_h100_holds_it(qlora: dict[str, dict]) -> None:
 
 @pytest.mark.parametrize("name", (QLORA, "lora-gemma-3-12b-unsloth-1day"))
 def test_unsloth_layouts_are_ddp(name: str) -> None:
-    options = gpusizer.compare_gpus(case(name))
+    options = compared(name)  # QLORA's catalog compare is test_new_case_runs_in_time's too
     fitting = [o for o in options if o["fits"]]
     assert fitting
     for o in fitting:
@@ -164,7 +163,7 @@ def test_no_targets_no_flag() -> None:
 
 @pytest.mark.parametrize("name", NEW)
 def test_new_case_runs_in_time(name: str) -> None:
-    options = gpusizer.compare_gpus(case(name))
+    options = compared(name)
     # the brief's budget (~10 s of CPU); the P/D case weighs every split of 400 users' prefill
     # and decode pools on each GPU (14.5 s wall cold on this loaded 2-core machine):
     # benchmarks/bench_buyer_cases.py

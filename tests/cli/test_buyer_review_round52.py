@@ -26,7 +26,7 @@ from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.sizing.gpus_needed import gpus_needed
 from gpusizer.core.views.variants import variants
 from gpusizer.io.wording import gpus_needed_spans, plain
-from tests.cli.buyer_cases import case, rows
+from tests.cli.buyer_cases import case, compared, rows
 
 NEW = (
     "dpo-qwen3-32b-full-8-vs-16",
@@ -119,7 +119,7 @@ TRT = "serve-qwen3-235b-fp8-trtllm-h200-mi325x-b200"
 def test_trtllm_fp8_leaves_ampere_out() -> None:
     # support matrix (nvidia.github.io/TensorRT-LLM/0.18.2/reference/support-matrix.html):
     # "Ampere (SM80, SM86) - FP32, FP16, BF16, INT8, INT4"; "Ada Lovelace (SM89) - ... FP8"
-    got = {o["gpu"] for o in gpusizer.compare_gpus(case(TRT))}
+    got = {o["gpu"] for o in compared(TRT)}  # the catalog compare test_new_case_runs_in_time reads
     for gpu in ("a100-sxm-80gb", "a100-sxm-40gb", "a40-48gb", "rtx-a6000-48gb"):
         assert gpu not in got, gpu  # before: A100 SXM 80GB #6, A40 #9, both "yes"
     for gpu in ("l40s-48gb", "h100-sxm-80gb", "b200-192gb"):  # 8.9, 9.0, 10.0
@@ -142,7 +142,7 @@ def test_trtllm_fp8_on_a100_refused_naming_the_field() -> None:
 
 @pytest.mark.parametrize("name", NEW)
 def test_new_case_runs_in_time(name: str) -> None:
-    options = gpusizer.compare_gpus(case(name))
+    options = compared(name)
     # the brief's budget (~10 s of CPU); the P/D case weighs every split of its users' prefill
     # and decode pools on each GPU (26 s wall cold on this loaded 2-core machine):
     # benchmarks/bench_buyer_cases.py

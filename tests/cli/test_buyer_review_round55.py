@@ -23,7 +23,7 @@ import gpusizer
 from gpusizer.core.model.specs import Scenario
 from gpusizer.core.sizing import work
 from gpusizer.core.sizing.stated_stage import replaced_stage_note
-from tests.cli.buyer_cases import case, rows
+from tests.cli.buyer_cases import case, compared, rows
 
 PRESETS = "src/gpusizer/presets"
 CUT = "the deadline's search stopped at its work limit"
@@ -71,7 +71,7 @@ def test_no_runpod_source_quotes_another_gpus_pods_line() -> None:
 
 @pytest.fixture(scope="module")
 def phi4() -> list[dict]:
-    return gpusizer.compare_gpus(case("full-ft-phi-4-14b-500m-3days"))
+    return list(compared("full-ft-phi-4-14b-500m-3days"))  # round 54's catalog compare too
 
 
 def test_phi4_catalog_rows_carry_no_work_limit_note(phi4: list[dict]) -> None:
@@ -94,7 +94,7 @@ def test_phi4_rows_match_the_gpu_compared_alone(phi4: list[dict]) -> None:
 
 def test_mistral_cut_rows_now_as_alone() -> None:
     data = case("full-ft-mistral-small-24b-5days")
-    cat = {o["gpu"]: o for o in gpusizer.compare_gpus(data)}
+    cat = {o["gpu"]: o for o in compared("full-ft-mistral-small-24b-5days")}  # round 47's too
     assert not any(n.startswith(CUT) for o in cat.values() for n in o["notes"])  # was 30 of 56
     # before: 24 A40s (note), and 4 RX 7900 XTX "the fewest that hold it (the targets cannot be
     # met)" -- the shared budget had run out before it; alone: 16 and 24 meet the 5 days

@@ -16,15 +16,13 @@ a prefill replica narrower than the stated span runs its engine's switch over it
 from __future__ import annotations
 
 import copy
-import json
 import math
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from gpusizer import compare_gpus, estimate_report
+from gpusizer import estimate_report
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.model.architecture import resolve
 from gpusizer.core.pipeline.estimate import estimate
@@ -34,6 +32,7 @@ from gpusizer.core.sizing import layout_evaluator, layout_search, search
 from gpusizer.core.sizing.disagg_split import propose_split
 from gpusizer.core.sizing.layout_space import Layout, layout_space
 from gpusizer.core.sizing.layout_tpep import one_engine_layouts
+from tests.cli.buyer_cases import compared
 from tests.core.disagg_anyscale import DATA, scenario
 from tests.core.test_expert_in_tensor import QWEN
 
@@ -233,7 +232,7 @@ def test_the_one_engine_layouts_leave_the_work_budget_where_it_was() -> None:
     before and after. Charged to it, the one-engine layouts (1,830 tries, 2,213 units) moved the
     cut and left the last GPUs no search: V100 32GB, T4 and Ryzen AI Max+ 395 read "nothing
     fits". Outside it, each keeps its count (24, 192, 7 GPUs), as before this change."""
-    buyer = Path(__file__).parents[1] / "cli" / "data" / "buyer" / "serve-kimi-k2.5-int4-eagle3.gpusizer.json"
-    rows = {r["gpu"]: r for r in compare_gpus(json.loads(buyer.read_text()))}
+    # the catalog compare of tests/cli/test_buyer_review_round51.py's runs-in-time check, shared
+    rows = {r["gpu"]: r for r in compared("serve-kimi-k2.5-int4-eagle3")}
     got = {g: rows[g]["gpus"] for g in ("v100-sxm2-32gb", "t4-16gb", "ryzen-ai-max-395-128gb")}
     assert got == {"v100-sxm2-32gb": 24, "t4-16gb": 192, "ryzen-ai-max-395-128gb": 7}
