@@ -131,8 +131,8 @@ def test_blind4_gap_is_not_bandwidth() -> None:
 @pytest.mark.parametrize("run", DATA["a100_tp_sweep"]["runs"], ids=lambda r: f"tp{r['tensor']}")
 def test_a100_marlin_tp_sweep_as_first_replayed(run: dict[str, Any]) -> None:
     """vllm#22331: one user of gpt-oss-120b on A100s (vLLM 0.10.1's gptoss image, Marlin experts,
-    TRITON_ATTN) at 90 tokens/s on TP 1 and 77-78 on TP 2 and 4. Ours 2.1x fast on TP 1 and
-    3.1-3.9x on TP 2-4: the published speed does not rise with the split while ours does (the
+    TRITON_ATTN) at 90 tokens/s on TP 1 and 77-78 on TP 2 and 4. Ours 1.9x fast on TP 1 and
+    2.8-3.4x on TP 2-4: the published speed does not rise with the split while ours does (the
     per-step cost section 126.4 of docs/evidence/speed.md reads, not modelled). Pinned within
     0.05 of the first replay (a forum figure with unstated lengths: recorded, not a bar)."""
     sc = {

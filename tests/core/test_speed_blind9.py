@@ -50,7 +50,8 @@ PINNED = {
     # vllm-project/recipes#431, vllm bench serve, 100 requests of 1024/1024 at most 32 at once
     **pinned_grid(_QG, _BENCH, {32: (0.84, 1.90, 0.82)}),
     # vllm-project/vllm#23151, 'WO tuned configs (TP=1, EP=1, on H100)', 2048/1024 at 10 users
-    **pinned_grid(_Q30, _BENCH, {10: (1.12, 1.63, 1.10)}),
+    # (1.12, 1.63, 1.10) before vLLM 0.10's PIECEWISE decode was priced (speed.md section 136)
+    **pinned_grid(_Q30, _BENCH, {10: (1.06, 1.62, 1.04)}),
     # raullenchai/Rapid-MLX#634 (0.7.26) and #627 (0.7.25), median decode_tps of each bucket
     (_G634, "decode (short bucket)"): 1.21,
     (_G634, "decode (long bucket)"): 1.20,

@@ -6,6 +6,8 @@ constants both modules use live here. GiB = 2^30.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .engine_knobs import VLLMKnobs
 from .engines import TOKENISE_PER_TOKEN, BatchTier, EngineRelease, GiB, Scheduling, StepCost, ms, us
 
@@ -34,9 +36,6 @@ from .engines import TOKENISE_PER_TOKEN, BatchTier, EngineRelease, GiB, Scheduli
 # route's own work (template render, content-format detection) is a few ms. No per-server value
 # fits both within 25 % (docs/evidence/speed.md §13.2), so GPUStack's stays; 0.11.0's template
 # parse, which 0.11.2 does not do, is 6.9 ms of the gap (chat_template_parse.py).
-# Before 0.11.0 a V1 decode ran PIECEWISE CUDA graphs (vLLM's default then: each attention call
-# issued from Python between the captured pieces); the step prices it as one replay, as 0.11.0's
-# FULL decode, a host cost per attention layer left out (docs/evidence/speed.md section 133).
 VLLM_FRONT_END = 50.3 * ms
 VLLM_FRONT_END_COMPLETIONS = 10.2 * ms
 VLLM_STEPS = (
@@ -58,6 +57,16 @@ VLLM_STEPS = (
 # ``get_computed_blocks`` when it is scheduled again: it recomputes its last partial block, not
 # its prompt and output (core/serving/scheduler_run.py)
 V1_SCHEDULING = Scheduling(cached_preemption=True)
+# Before 0.11.0 a V1 step replayed PIECEWISE CUDA graphs (the default until vllm PR #25444 made
+# it FULL_AND_PIECEWISE in 0.11.0; FULL only with compilation_config full_cuda_graph, whatever the
+# attention backend): each layer's attention issued from Python between the captured pieces.
+# 15 us a layer: vllm PR #20059 (2025-06-29), Qwen2.5-1.5B-Instruct (28 layers), ShareGPT at
+# 1 request/s, median ITL 5.39 ms PIECEWISE against 4.97 ms for a full graph over the same
+# piecewise FX graph (0.42 ms / 28); the full-FX-graph arm's 5.03 gives 12.9 us, and the same
+# PR's TPOT 5.42 -> 5.02 (7.4 %) matches vllm PR #16072's "reduces median TPOT by 7% for small
+# models like Qwen 2.5 1.5B" (docs/evidence/speed.md section 136).
+PIECEWISE_LAYER = 15 * us
+VLLM_PIECEWISE_STEPS = tuple((gpu, replace(cost, piecewise_layer=PIECEWISE_LAYER)) for gpu, cost in VLLM_STEPS)
 # V1's non-torch growth with more than one GPU (engine_releases.py: llm-d v0.19.0 sweep)
 V1_COMM, V1_PEER = int(1.79 * GiB), int(0.03 * GiB)
 # ... and on PCIe GPUs none: vLLM 0.10.2 prints "0.21 GiB for non-torch memory" at TP 8 on 8 PCIe
@@ -105,7 +114,7 @@ V1_08_TO_010 = (
             budget_snapshot="none",
         ),
         graph_bytes=GiB,
-        steps=VLLM_STEPS,
+        steps=VLLM_PIECEWISE_STEPS,
         scheduling=V1_SCHEDULING,
         kv_layout="whole_context",
         sources=(
@@ -130,7 +139,7 @@ V1_08_TO_010 = (
             budget_snapshot="none",
         ),
         graph_bytes=GiB,
-        steps=VLLM_STEPS,
+        steps=VLLM_PIECEWISE_STEPS,
         scheduling=V1_SCHEDULING,
         kv_layout="unified",
         sources=(
@@ -155,7 +164,7 @@ V1_08_TO_010 = (
             budget_snapshot="none",
         ),
         graph_bytes=GiB,
-        steps=VLLM_STEPS,
+        steps=VLLM_PIECEWISE_STEPS,
         scheduling=V1_SCHEDULING,
         kv_layout="unified",
         sources=(
@@ -178,7 +187,7 @@ V1_08_TO_010 = (
             budget_snapshot="none",
         ),
         graph_bytes=GiB,
-        steps=VLLM_STEPS,
+        steps=VLLM_PIECEWISE_STEPS,
         scheduling=V1_SCHEDULING,
         kv_layout="unified",
         sources=(
@@ -203,7 +212,7 @@ V1_08_TO_010 = (
             budget_snapshot="none",
         ),
         graph_bytes=GiB,
-        steps=VLLM_STEPS,
+        steps=VLLM_PIECEWISE_STEPS,
         scheduling=V1_SCHEDULING,
         kv_layout="unified",
         sources=(
@@ -227,7 +236,7 @@ V1_08_TO_010 = (
             budget_snapshot="before_nccl",
         ),
         graph_bytes=GiB,
-        steps=VLLM_STEPS,
+        steps=VLLM_PIECEWISE_STEPS,
         scheduling=V1_SCHEDULING,
         sources=(
             "vllm 0.9.1 v1/worker/gpu_worker.py init_device: init_snapshot = MemorySnapshot() "
@@ -255,7 +264,7 @@ V1_08_TO_010 = (
             budget_snapshot="before_nccl",
         ),
         graph_bytes=GiB,
-        steps=VLLM_STEPS,
+        steps=VLLM_PIECEWISE_STEPS,
         scheduling=V1_SCHEDULING,
         mxfp4_moe=MOE_PYPI,
         sources=(

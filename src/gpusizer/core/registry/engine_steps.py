@@ -52,6 +52,11 @@ class StepCost:
     # seconds per prompt token the API server spends tokenising the prompt's text before it
     # hands the request on, beside ``front_end`` (which was measured at short prompts)
     front_end_per_token: float = 0.0
+    # host seconds a graph-replayed step adds per layer where the release's CUDA graphs are
+    # PIECEWISE (vLLM V1 before 0.11.0): each layer's attention runs eagerly between captured
+    # pieces, so a step issues two replays and the attention op a layer, not one replay. PyTorch
+    # dispatch like ``launch`` (scaled with the host CPU where ``torch_launch``)
+    piecewise_layer: float = 0.0
 
     def front_end_for(self, endpoint: str | None, prompt_tokens: int = 0) -> float:
         """Seconds a request of ``prompt_tokens`` spends in the API server on ``endpoint``

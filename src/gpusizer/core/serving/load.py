@@ -37,7 +37,7 @@ from .load_text import matmul_share as matmul_share  # its import path before th
 from .moe_layout import measured_moe_kernel
 from .scheduler import simulate
 from .scheduler_types import Engine, LoadResult, Workload
-from .step_costs import all_reduce, dp_padding, ggml_backend, graph_batch, graph_sizes, launch, moe_comm
+from .step_costs import all_reduce, dp_padding, ggml_backend, graph_batch, graph_sizes, launch, moe_comm, piecewise
 from .weight_offload import weight_offload
 
 ADP_BATCHING_DEFAULT = 10  # TensorRT-LLM AttentionDpConfig.batching_wait_iters default
@@ -69,6 +69,7 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         flash_attention=rel.flash_attention if rel and s.profile.kernels == "ggml" else True,
         fixed=st.step_latency_seconds,
         per_request=st.step.per_request_pipeline if s.parallelism.pipeline > 1 else st.step.per_request,
+        piecewise=0.0 if apple else piecewise(s, st),
         serial_output=rel.vllm.serial_output if rel and s.serving.async_output is False else (0.0, 0.0),
         kernel_era=rel.kernel_era if rel else "",
         backend=ggml_backend(s, gpu),

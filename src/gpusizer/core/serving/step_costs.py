@@ -57,6 +57,14 @@ def launch(s: Scenario, st: EngineSettings) -> float:
     return st.step.launch * host_cpu(s.hardware).op_dispatch
 
 
+def piecewise(s: Scenario, st: EngineSettings) -> float:
+    """Host seconds a replayed step adds per layer where the release's graphs are PIECEWISE
+    (``StepCost.piecewise_layer``: the attention issued from Python between the pieces), scaled
+    by the host CPU's per-op dispatch as :func:`launch` is."""
+    scale = host_cpu(s.hardware).op_dispatch if st.step.torch_launch else 1.0
+    return st.step.piecewise_layer * scale
+
+
 def moe_comm(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> str:
     """How the MoE layers move tokens between expert-parallel ranks: the release's pattern
     (``EngineRelease.moe_comm``: TensorRT-LLM 0.19-1.0 gathers every rank's quantised tokens and

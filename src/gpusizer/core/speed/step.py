@@ -21,7 +21,10 @@ datasheet figures), plus
   (``serving.async_output`` false) also processes each step's outputs before the next, a fixed
   cost and one per sequence sampled (vllm RFC #6913; core/registry/engine_releases.py); a
   replayed step whose engine pads to its captured sizes (``serving.cuda_graph_batch_sizes``)
-  runs the size that holds its batch (:meth:`StepModel.graph_rows`);
+  runs the size that holds its batch (:meth:`StepModel.graph_rows`); a replayed step of a
+  release whose graphs are PIECEWISE (vLLM V1 before 0.11.0) adds ``layers x
+  EngineCosts.piecewise`` (each layer's attention issued between the captured pieces; vllm PR
+  #20059's PIECEWISE against FULL decode, core/registry/engine_releases_vllm_v1.py);
 - under SGLang's two-batch overlap (``serving.two_batch_overlap``, core/speed/step_tbo.py) the
   MoE layers as two micro-batches, each one's DeepEP exchange beside the stages of the other's
   computation that SGLang's strategy runs with it.
@@ -107,7 +110,8 @@ class StepModel(StepTerms):
         c = self.costs
         if c.fixed is not None:
             return self._turns(gpu, head, m) + c.fixed
-        return self._host(self._turns(gpu + self._floor, head, m), replay, seqs, rows)
+        gpu += self._floor + (self.shape.layers * c.piecewise if replay else 0.0)
+        return self._host(self._turns(gpu, head, m), replay, seqs, rows)
 
     def _offloaded(self, gpu: float, tokens: float, copies: bool) -> float:
         """A step's seconds with weights in RAM (Offload): the GPU's share plus the host's
@@ -278,7 +282,7 @@ class StepModel(StepTerms):
         """The fixed cost of a graph-replayed step: kernel floors and the engine's host cost
         (or the scenario's ``serving.step_latency_seconds``)."""
         c = self.costs
-        return c.fixed if c.fixed is not None else self._floor + c.host
+        return c.fixed if c.fixed is not None else self._floor + self.shape.layers * c.piecewise + c.host
 
     # -- conveniences -----------------------------------------------------------------------
     def decode_seconds(self, batch: int, context: float) -> float:

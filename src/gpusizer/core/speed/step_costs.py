@@ -24,6 +24,9 @@ class EngineCosts:
     flash_attention: bool
     fixed: float | None = None  # serving.step_latency_seconds: replaces floors + host
     per_request: float = 0.0  # host seconds per request of a step, beside the GPU's kernels
+    # seconds a replayed step adds per layer: PIECEWISE graphs, each layer's attention issued
+    # between the captured pieces (core/registry/engine_steps.py ``StepCost.piecewise_layer``)
+    piecewise: float = 0.0
     # host seconds a step the GPU waits for after its kernels, fixed and per sequence sampled
     # (vLLM V0's output processing with async output off: VLLMKnobs.serial_output)
     serial_output: tuple[float, float] = (0.0, 0.0)
