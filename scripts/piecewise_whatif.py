@@ -8,10 +8,10 @@ notes; vllm PR #25444), so a decode-only step replays one graph where the attent
 ``cudagraph_support`` allows it (FlashAttention 3 and Triton attention: ``ALWAYS``). The step model
 prices 0.11.0's decode as one replay, and 0.8.0-0.10.x's as one plus 15 us a layer (vllm PR
 #20059's PIECEWISE against FULL decode; docs/evidence/speed.md section 136). This script adds,
-to a replayed step, a host floor of ``layers x 3 x StepCost.launch`` (the KV-cache write, the attention kernel and the next
-piece's replay issued one by one, at the engine's own per-op cost): the step the larger of that
-and the GPU's kernels. docs/evidence/speed.md, the section on gpt-oss's decode graph under vLLM
-0.11.0, holds the tables and why the model does not take it.
+to a replayed step, a host floor of ``layers x 3 x StepCost.launch`` (the KV-cache write, the
+attention kernel and the next piece's replay issued one by one, at the engine's own per-op
+cost): the step the larger of that and the GPU's kernels. docs/evidence/speed.md, the section on
+gpt-oss's decode graph under vLLM 0.11.0, holds the tables and why the model does not take it.
 
     PYTHONPATH=src:. python scripts/piecewise_whatif.py
 """

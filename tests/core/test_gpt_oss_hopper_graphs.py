@@ -65,6 +65,15 @@ def test_release_replays_the_decode(version: str) -> None:
     assert rel.scheduling.graph_batch >= 64
 
 
+@pytest.mark.parametrize(("version", "per_layer_us"), [("0.8.0", 15.0), ("0.10.1", 15.0), ("0.11.0", 0.0)])
+def test_piecewise_releases_pay_per_layer(version: str, per_layer_us: float) -> None:
+    """PIECEWISE until 0.11.0 (vllm PR #25444): 15 us a layer a replayed step, vllm PR #20059's
+    Qwen2.5-1.5B at 1 request/s, (5.39 - 4.97) ms / 28 layers (docs/evidence/speed.md section
+    136); FULL_AND_PIECEWISE from 0.11.0: none."""
+    cost = dict(release(VLLM, version).steps)[""]
+    assert cost.piecewise_layer * 1e6 == pytest.approx(per_layer_us, abs=0.1)
+
+
 def test_an_eager_decode_is_not_the_published_regime() -> None:
     """Ray Serve LLM's 2 x TP 4 at 4 users (2 a replica) on an H100: 5.42 ms a token. Every kernel
     launched at vLLM's 55 us per op reads over 4x that; the replayed step reads 0.56."""

@@ -66,7 +66,7 @@ V1_SCHEDULING = Scheduling(cached_preemption=True)
 # PR's TPOT 5.42 -> 5.02 (7.4 %) matches vllm PR #16072's "reduces median TPOT by 7% for small
 # models like Qwen 2.5 1.5B" (docs/evidence/speed.md section 136).
 PIECEWISE_LAYER = 15 * us
-VLLM_PIECEWISE_STEPS = tuple((gpu, replace(cost, piecewise_layer=PIECEWISE_LAYER)) for gpu, cost in VLLM_STEPS)
+VLLM_PIECEWISE_STEPS = tuple((gpu, replace(c, piecewise_layer=PIECEWISE_LAYER)) for gpu, c in VLLM_STEPS)
 # V1's non-torch growth with more than one GPU (engine_releases.py: llm-d v0.19.0 sweep)
 V1_COMM, V1_PEER = int(1.79 * GiB), int(0.03 * GiB)
 # ... and on PCIe GPUs none: vLLM 0.10.2 prints "0.21 GiB for non-torch memory" at TP 8 on 8 PCIe

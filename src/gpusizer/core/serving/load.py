@@ -37,7 +37,16 @@ from .load_text import matmul_share as matmul_share  # its import path before th
 from .moe_layout import measured_moe_kernel
 from .scheduler import simulate
 from .scheduler_types import Engine, LoadResult, Workload
-from .step_costs import all_reduce, dp_padding, ggml_backend, graph_batch, graph_sizes, launch, moe_comm, piecewise
+from .step_costs import (
+    all_reduce,
+    dp_padding,
+    ggml_backend,
+    graph_batch,
+    graph_sizes,
+    launch,
+    moe_comm,
+    piecewise,
+)
 from .weight_offload import weight_offload
 
 ADP_BATCHING_DEFAULT = 10  # TensorRT-LLM AttentionDpConfig.batching_wait_iters default
