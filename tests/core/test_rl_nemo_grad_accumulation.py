@@ -88,10 +88,13 @@ def test_the_training_phase_gains_one_add_a_micro_batch(name: str) -> None:
 
 def test_the_step_ratios_as_recorded() -> None:
     # rl.md section 108's table: estimate / published before -> after (tolerance 0.002, rounding)
+    # the H100 rows re-read once vLLM 0.9.0's PIECEWISE decode was priced (speed.md section 136):
+    # (0.948, 0.960) and (0.896, 0.905) before; the GB200 row runs vLLM 0.10.x too but its step
+    # moves under the rounding
     recorded = {
-        "v0.4 Qwen3-32B, 32 H100": (0.948, 0.960),
+        "v0.4 Qwen3-32B, 32 H100": (0.963, 0.974),
         "v0.5 Qwen3-32B, 16 GB200": (0.736, 0.744),
-        "v0.3 Llama 3.1 8B, 8 H100": (0.896, 0.905),
+        "v0.3 Llama 3.1 8B, 8 H100": (0.913, 0.922),
     }
     for name, (before, after) in recorded.items():
         f = _row(name)
