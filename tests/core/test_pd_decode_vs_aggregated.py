@@ -12,7 +12,9 @@ published, per step, than the aggregated decode of the same stack. It does not, 
   repository's aggregated baselines): at 1-4 sequences a replica the published minus ours is
   2.16-3.38 ms in the P/D arm and 2.54-3.40 in the aggregated one;
 - Qwen3-32B, Tencent TKE's H20 (Dynamo's P/D TP 4 worker against the page's aggregated vLLM
-  0.9.0.1 TP 4 engine, first workload): 9.58 / 9.46 ms at one user, 11.47 / 11.71 at two.
+  0.9.0.1 TP 4 engine, first workload): 9.58 / 8.50 ms at one user, 11.47 / 10.75 at two (9.46
+  and 11.71 before V1's PIECEWISE decode was priced, 0.96 ms a step that the V0 worker of
+  Dynamo v0.3.0, replayed as 0.7.0, does not pay: docs/evidence/speed.md section 136).
 
 So the miss is each stack's decode step, which both arms share (speed.md's sections on gpt-oss's
 Hopper decode and serving.md's on TKE's ~20 ms level), not a P/D term.
@@ -99,13 +101,19 @@ def test_tke_pd_worker_misses_as_the_aggregated_engine() -> None:
     """TKE's page (perf_qwen3-32b.md at 39163d2c): the P/D TP 4 decode worker (3 x TP 4 prefill,
     3000:150) reads 20.20 / 22.16 ms at 1 / 2 users, the aggregated V1 TP 4 engine's first
     workload (one replica serving, test_aggregated_first_workload_not_four_replicas) 20.08 /
-    22.40. Ours reads both arms alike (10.62 / 10.69 ms), so the excess is the same within
-    0.25 ms a step in both arms: 9.58 against 9.46, 11.47 against 11.71."""
+    22.40. Ours reads the aggregated V1 engine 0.96 ms slower (11.58 / 11.65 ms against 10.62 /
+    10.69): its PIECEWISE graphs, 64 layers x 15 us (docs/evidence/speed.md section 136), which
+    the P/D worker (Dynamo v0.3.0's vLLM, replayed as the V0 0.7.0 with one graph) does not pay.
+    Less that, the excess is the same within 0.4 ms a step in both arms: 9.58 against 8.50,
+    11.47 against 10.75 (9.46 and 11.71 before, within 0.25). The published arms are equal
+    within 0.24 ms, so this pair does not show the PIECEWISE cost: recorded, with the two
+    engines' other differences unpriced."""
     first = {int(r[1]): r[4] for r in GRID["aggregated_first_workload"]["runs"] if r[0] == "v1-aggregated"}
-    for users, (pd_x, agg_x) in {1: (9.58, 9.46), 2: (11.47, 11.71)}.items():
+    piecewise = 64 * 0.015  # ms: Qwen3-32B's layers at 15 us (V1 0.9.0.1; the V0 worker none)
+    for users, (pd_x, agg_x) in {1: (9.58, 8.50), 2: (11.47, 10.75)}.items():
         run = _by_users(users)[(3, 3000)]
         pd_ours, agg_ours = _run(run)[1], _tke_aggregated_ms(users)
-        assert abs(pd_ours - agg_ours) < 0.01  # one decode step in both arms
+        assert abs(agg_ours - pd_ours - piecewise) < 0.01  # one decode step but the pieces
         assert round(run[8] - pd_ours, 2) == pd_x  # tolerance: the page's two decimals
         assert round(first[users] - agg_ours, 2) == agg_x
-        assert abs(pd_x - agg_x) < 0.25
+        assert abs(pd_x - agg_x - piecewise) < 0.4
