@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -139,6 +140,21 @@ def test_weighing_by_ceiling_gives_the_answers_of_weighing_every_layout(
     assert _options(scenario, gpus) == fast
 
 
+@pytest.fixture
+def collector_on() -> Iterator[None]:
+    """Automatic collection on for the test, as a headless process has it, and as it was after:
+    a window made earlier in the same test process (a pytest-xdist worker runs GUI files too)
+    hands collection to its GUI-thread timer (gui/gc_guard.py), which turns it off."""
+    import gc
+
+    was = gc.isenabled()
+    gc.enable()
+    yield
+    if not was:
+        gc.disable()
+
+
+@pytest.mark.usefixtures("collector_on")
 def test_the_collector_is_paused_for_a_sizing_call_and_resumed_after(monkeypatch: pytest.MonkeyPatch) -> None:
     """Full collections rescanned the memos five times per heavy ``compare`` (0.31 s of 2.0 s,
     core/memo.paused_collector); the pause nests, and leaves the collector as it found it."""

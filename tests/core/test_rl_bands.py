@@ -33,6 +33,7 @@ import pytest
 
 from gpusizer import estimate_report
 from gpusizer.core.evidence.bands import band
+from gpusizer.io.wording import duration
 
 from .rl_figures import FIGURES, OFF_POLICY
 
@@ -67,14 +68,15 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
     # H100 and 8 MI300X (rl.md, "a seventh blind round"), 62 since the eighth round's nine verl
     # Megatron GRPO steps on 8 H100 (rl.md, "an eighth blind round"), 64 since the ninth round's
     # two verl PPO steps on 8 A100 (rl.md, "a ninth blind round"), 66 since the eleventh round's two
-    # SimpleRL-Zoo verl steps (rl.md, "an eleventh blind round"),
+    # SimpleRL-Zoo verl steps (rl.md, "an eleventh blind round"), 77 since the twelfth round's
+    # eleven Unsloth GRPO notebook steps on one GPU (rl.md, "a twelfth blind round"),
     # 33 MoE (NeMo RL's DeepSeek V3, Qwen3-235B and Qwen3-30B-A3B, verl's DeepSeek V3, Miles', and
     # since the tenth blind round verl's V1-trainer sync step of Qwen3.5-35B-A3B on 32 H100, rl.md,
     # "a tenth blind round"; 32 before), each a band of its own; the bare placement is no regime
     # any more, only their pool's name (32 and 21 before the v0.7 table, docs/evidence/rl.md's v0.7
     # section)
     dense, moe = regimes["speed/rl/colocated/dense"], regimes["speed/rl/colocated/moe"]
-    assert (dense["figures"], moe["figures"]) == (66, 33) and "speed/rl/colocated" not in regimes
+    assert (dense["figures"], moe["figures"]) == (77, 33) and "speed/rl/colocated" not in regimes
     assert "pooled_from" not in dense and "pooled_from" not in moe
     # 38 split steps since the tenth blind round's two verl V1 separate_async steps (36 before)
     assert regimes["speed/rl/split"]["figures"] == 38 and "pooled_from" not in regimes["speed/rl/split"]
@@ -133,8 +135,10 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
     # (the MoE p90 2.48 since the v0.4-v0.7 replays state the refit gather's pipeline broadcast,
     # rl.md section 43: the GB200 DeepSeek V3 steps at its top 2.39-2.49; 2.64 before); the dense p90
     # 1.629 -> 1.768 since the sixth blind round's two SkyRL Qwen3.5-9B steps joined (rl.md, "a
-    # sixth blind round": published / estimate 1.77 and 2.05; bound 1.7 -> 1.8)
-    assert moe["p90"] > 2.4 and dense["p90"] < 1.8
+    # sixth blind round": published / estimate 1.77 and 2.05; bound 1.7 -> 1.8); 1.961 since the
+    # twelfth blind round's Unsloth GRPO steps on one GPU (rl.md, "a twelfth blind round": the 4-bit
+    # bases on a T4 read 2.4-5.4; bound 1.8 -> 2.0), still under the MoE policy's
+    assert moe["p90"] > 2.4 and dense["p90"] < 2.0
 
 
 def test_an_rl_report_states_its_regimes_and_confidence() -> None:
@@ -152,8 +156,9 @@ def test_an_rl_report_states_its_regimes_and_confidence() -> None:
     # round's two SkyRL steps (rl.md, "a sixth blind round"), 53 since the seventh round's eight
     # verl steps (rl.md, "a seventh blind round"), 62 since the eighth round's nine verl Megatron
     # steps (rl.md, "an eighth blind round"), 64 since the ninth round's two verl PPO steps (rl.md,
-    # "a ninth blind round"), 66 since the eleventh round's two SimpleRL-Zoo steps
-    assert ev["speed"]["figures"] == 66 and ev["speed"]["label"] == "RL steps, colocated, dense policy"
+    # "a ninth blind round"), 66 since the eleventh round's two SimpleRL-Zoo steps, 77 since the
+    # twelfth round's eleven Unsloth GRPO steps
+    assert ev["speed"]["figures"] == 77 and ev["speed"]["label"] == "RL steps, colocated, dense policy"
     # verl's own Qwen2.5 7B on 8 H100 with FSDP is among the replayed steps
     assert ev["speed"]["confidence"] == "measured"
     split = estimate_report(_split(VERL_7B["scenario"]))["evidence"]["speed"]
@@ -275,8 +280,9 @@ def test_the_cli_prints_the_step_band_and_how_sure(tmp_path: Path) -> None:
     # since the sixth round's two SkyRL steps; 53 since the seventh round's eight verl steps; 62
     # since the eighth round's nine verl Megatron steps; 64 since the ninth round's two verl PPO
     # steps (and 22 memory figures, 20 before, with their two counters; 24 with the RL memory blind
-    # round's two); 66 since the eleventh round's two SimpleRL-Zoo steps
-    assert "speed measured (66 figures of RL steps, colocated, dense policy;" in out.stdout
+    # round's two); 66 since the eleventh round's two SimpleRL-Zoo steps, 77 since the twelfth
+    # round's eleven Unsloth steps
+    assert "speed measured (77 figures of RL steps, colocated, dense policy;" in out.stdout
     assert "memory measured (24 figures of RL post-training memory;" in out.stdout
 
 
@@ -292,9 +298,10 @@ def test_the_html_report_shows_the_step_band_and_how_sure(tmp_path: Path) -> Non
     # (io/evidence_text.py ``band_words``); while the dense band started at the estimate (1.00-1.77x,
     # rl.md section 96) it held it and the parenthesis was the bare band; since the seventh blind
     # round's verl steps it starts above (1.06-1.67x: rl.md, "a seventh blind round") and says so
-    assert f"(runs like this took {lo:,.1f}-{hi:,.1f} s)" in text
+    # (each end in io/wording.duration's units: 34.3 s-1.1 min since the twelfth round's band)
+    assert f"(runs like this took {duration(lo)}-{duration(hi)})" in text
     # 39 figures since docs/evidence/rl.md section 52's four blind verl steps (35 before); 41 since
     # the fourth blind round's two DeepScaleR steps; 43 since the fifth round's two verl steps; 45
     # since the sixth round's two SkyRL steps; 53 since the seventh round's eight verl steps; 62
     # since the eighth round's nine verl Megatron steps; 64 since the ninth round's two verl PPO steps
-    assert "80 % of 66 replayed figures of RL steps, colocated, dense policy" in text
+    assert "80 % of 77 replayed figures of RL steps, colocated, dense policy" in text

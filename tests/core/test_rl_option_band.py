@@ -92,8 +92,11 @@ def test_an_rl_option_carries_the_step_band(options: list[dict[str, Any]]) -> No
     # ninth blind round's two verl PPO steps on 8 A100 joined (rl.md, "a ninth blind round": 1.08
     # and 1.29 published / estimate; 64 steps, the fifths dealt again; p90 1.668 -> 1.755);
     # 1.024-1.728 since the eleventh blind round's two SimpleRL-Zoo verl steps joined (rl.md, "an
-    # eleventh blind round": 1.17 and 1.17 published / estimate; 66 steps, the fifths dealt again)
-    assert b.p10 == pytest.approx(1.024, abs=0.005) and b.p90 == pytest.approx(1.728, abs=0.005)
+    # eleventh blind round": 1.17 and 1.17 published / estimate; 66 steps, the fifths dealt again);
+    # 1.026-1.961 since the twelfth blind round's eleven Unsloth GRPO steps on one GPU joined and
+    # verl's micro-batch bound and vLLM 0.8-0.10's PIECEWISE decode moved others (rl.md, "a twelfth
+    # blind round": 0.84-5.43 published / estimate; 77 steps, the fifths dealt again)
+    assert b.p10 == pytest.approx(1.026, abs=0.005) and b.p90 == pytest.approx(1.961, abs=0.005)
     for o in options:
         assert o["fits"], o["gpu"]
         step, run, rate = (

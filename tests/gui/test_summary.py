@@ -19,8 +19,9 @@ TOO_BIG = {
 def test_gpus_needed_and_apply_layout(window, qtbot):
     window.state.set_scenario(TOO_BIG)
     assert not window.state.estimate.fits
-    with qtbot.waitSignal(window.advisor.advised, timeout=5000):
-        pass  # the advice comes once editing pauses
+    # the advice comes once editing pauses, from the worker; under a loaded machine (a second
+    # test process beside this one) it may come before a wait on its signal starts, or late
+    qtbot.waitUntil(lambda: "GPUs needed" in find(window, "label_needs").text(), timeout=60000)
     needs = find(window, "label_needs").text()
     assert "GPUs needed" in needs and "H100" in needs
     apply = find(window, "button_apply_layout")

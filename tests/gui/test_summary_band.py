@@ -82,8 +82,9 @@ def test_how_sure_line_of_an_rl_scenario_names_rl_regimes(qtbot) -> None:
     # (rl-time-blind8.json); 64 since the ninth round's two verl PPO steps, and 22 memory figures
     # (20 before) with their two counters (rl-time-blind9.json); 66 since the eleventh round's two
     # SimpleRL-Zoo steps (rl-time-blind11.json) and 24 memory figures since the RL memory blind
-    # round's two play-verl counters (rl-memory-blind.json)
-    assert head._how_sure_text == "How sure: memory measured (24) · speed measured (66)"
+    # round's two play-verl counters (rl-memory-blind.json); 77 since the twelfth round's eleven
+    # Unsloth GRPO steps (rl-time-blind12.json)
+    assert head._how_sure_text == "How sure: memory measured (24) · speed measured (77)"
     assert "RL steps, colocated, dense policy" in html.unescape(head.how_sure.toolTip())
     view = FiguresView()
     qtbot.addWidget(view)
