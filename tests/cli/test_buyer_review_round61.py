@@ -64,14 +64,15 @@ def test_a_band_wholly_past_the_estimate_reads_at_estimate(grpo: list[dict[str, 
     a5000 = next(o for o in grpo if o["gpu"] == "rtx-a5000-24gb")
     low, high = (x / DAY for x in a5000["rl_run_seconds_range"])
     # 2.8 days at the estimate for the 3 asked; colocated dense RL's band (p10 1.02, rl.md) puts
-    # runs like it at 2.9-4.9 days: the fast edge within 3 days, so it read "yes" before
+    # runs like it at 2.9-4.9 days: the fast edge within 3 days, so it read "yes" before; 2.9-5.5
+    # days since the twelfth blind RL round's Unsloth steps widened the band (1.03-1.96)
     assert a5000["targets_met"] is True and a5000["rl_run_seconds"] / DAY < 3 < high
     assert a5000["rl_run_seconds"] < a5000["rl_run_seconds_range"][0] and low < 3
     assert a5000["targets_met_at_estimate_only"] is True
     note = next(n for n in a5000["notes"] if "deadline at the estimate" in n)
     assert note.startswith(
         "meets the 3-day deadline at the estimate (2.8 days), but published runs like it took longer "
-        "than their estimates, up to 4.9 days (the RL run band, 2.9 days to 4.9 days, wholly past "
+        "than their estimates, up to 5.5 days (the RL run band, 2.9 days to 5.5 days, wholly past "
         "the estimate)"
     ), note
 
