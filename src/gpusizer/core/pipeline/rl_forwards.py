@@ -40,9 +40,8 @@ def forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float]
     arch, counts = resolve(policy.model), count_parameters(policy.model)
     c = compute_estimate(policy, counts, gpu, gpus, arch)
     scoring, valued = scoring_policy(s, policy), values_policy(s, policy)
-    cs = c if scoring is policy else compute_estimate(scoring, counts, gpu, gpus, arch)
+    cs, cv = (c if x is policy else compute_estimate(x, counts, gpu, gpus, arch) for x in (scoring, valued))
     scored = cs.flops_per_token * cs.tokens_per_second_per_gpu  # the same, at the log-prob micro-batch
-    cv = c if valued is policy else compute_estimate(valued, counts, gpu, gpus, arch)
     rate_v = cv.flops_per_token * cv.tokens_per_second_per_gpu  # achieved FLOP/s, the values' micro-batch
     # the policy's own scoring pass unless the run skips it (``rl.policy.old_logprobs``)
     models = [s.model] * rl.policy.old_logprobs + [role_model(s, "", rl.reference.model)] * rl.has_reference
