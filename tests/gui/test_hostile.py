@@ -155,7 +155,7 @@ def test_advisor_runs_off_the_gui_thread_and_is_cancelled(window, monkeypatch, q
     def slow_advice(scenario, *, cancel=None, **_k):  # the advisor's search (gpus_needed)
         call = {"thread": threading.current_thread(), "cancelled": False}
         calls.append(call)
-        for _ in range(1000):  # up to 10 s unless cancelled
+        for _ in range(12000):  # up to 120 s unless cancelled
             if cancel is not None and cancel():
                 call["cancelled"] = True
                 raise solver.PlanCancelled
@@ -173,9 +173,10 @@ def test_advisor_runs_off_the_gui_thread_and_is_cancelled(window, monkeypatch, q
     assert calls[0]["thread"] is not threading.main_thread()
     find(window, "spin_tensor_parallel").setValue(4)  # a new scenario cancels the search
     window.state.flush()
-    # well inside the search's 10 s: a second test process on the machine can delay the worker's
-    # next look at its cancel flag past 2 s
-    qtbot.waitUntil(lambda: calls[0]["cancelled"], timeout=8000)
+    # the cancel comes with the new scenario's estimate and render; a second test worker on a
+    # 2-core machine delayed it past 8 s once, so the wait (and the search) are long: what is
+    # tested is that the search stops when told, not how soon a loaded machine tells it
+    qtbot.waitUntil(lambda: calls[0]["cancelled"], timeout=90000)
     advisor.shutdown()
 
 
