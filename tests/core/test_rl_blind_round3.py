@@ -44,8 +44,9 @@ RECORDED = {
     # core/pipeline/rl_logprob_batch.py training_micro); 0.624 with its reference resident
     "verl-grpo-qwen2.5-0.5b-8xa100": 0.618,
     # 0.736 before its critic's one-output value head (core/pipeline/rl_critic_head.py: Qwen2.5-0.5B's
-    # 151,936 x 896 head is about a quarter of its matmul weights)
-    "verl-ppo-qwen2.5-0.5b-8xa100": 0.700,
+    # 151,936 x 896 head is about a quarter of its matmul weights); 0.700 before its rows ran
+    # the prompt cap they are padded to (rl.prompt_cap 512, core/pipeline/rl_tokens.py row_prompt)
+    "verl-ppo-qwen2.5-0.5b-8xa100": 0.708,
 }
 
 LOG_PROB = "rl__policy__log_prob_"  # the log-prob passes' micro-batch, rl.policy.log_prob_micro_batch_size
@@ -130,11 +131,15 @@ def test_the_unpublished_settings_move_the_ratios_as_recorded() -> None:
         # before the records moved; 0.564 and 0.333 before the host's pace of the layers)
         (grpo, {"hardware__gpu": "a100-sxm-80gb"}, 0.626),
         # (the PPO 0.745 and 0.827 below before its log-prob micro-batch 8 was stated)
-        # (0.712 and 0.794 before the critic's one-output value head, core/pipeline/rl_critic_head.py)
-        (ppo, {"hardware__gpu": "a100-sxm-80gb"}, 0.712),
-        # PPO's rows padded to the prompt cap (verl's dataset), put in every phase (0.625 before;
-        # 0.745 on the A100)
+        # (0.712 and 0.794 before the critic's one-output value head, core/pipeline/rl_critic_head.py;
+        # 0.712 before the rows ran the prompt cap: the padding shows on the slower card)
+        (ppo, {"hardware__gpu": "a100-sxm-80gb"}, 0.735),
+        # PPO's rows padded to the prompt cap as the mean prompt instead, which also puts the
+        # padding in the rollout's prefill (0.625 before; 0.745 on the A100; 0.712 before
+        # rl.prompt_cap was stated)
         (ppo, {"rl__prompt_tokens": 512}, 0.712),
+        # the prompt cap left out (null: the mean prompt, the record as first replayed)
+        (ppo, {"rl__prompt_cap": None}, 0.700),
     )
     for record, changes, ratio in cases:
         estimate = _step(_with(record, **changes)) / record["measured"]["step"]
@@ -156,8 +161,9 @@ PHASES = {
     "verl-grpo-qwen2.5-0.5b-8xa100": (0.661, 0.383, 0.505),
     # the PPO 0.5B's log-probs 0.997 before its old policy's forwards ran at the log-prob micro-batch 8;
     # (0.754, 0.639) before its critic's one-output value head (core/pipeline/rl_critic_head.py)
-    # (1.016, 0.720, 0.609) on the A100: its host-paced passes barely move on the H100
-    "verl-ppo-qwen2.5-0.5b-8xa100": (1.011, 0.701, 0.596),
+    # (1.016, 0.720, 0.609) on the A100: its host-paced passes barely move on the H100;
+    # (1.011, 0.701, 0.596) before its rows ran the prompt cap (rl.prompt_cap 512)
+    "verl-ppo-qwen2.5-0.5b-8xa100": (1.011, 0.718, 0.606),
 }
 
 

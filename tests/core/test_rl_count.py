@@ -73,24 +73,30 @@ def test_totals() -> None:
     4-bit base on a T4 (0.18-0.41; rl.md, "a twelfth blind round"). 97 of 165 since a training
     micro-batch holds at most its rank's share of the mini-batch (core/pipeline/rl_logprob_batch.py
     training_micro): the ninth round's min step 0.719 -> 0.779, in; the GRPO 0.5B of round three
-    0.582 -> 0.618, still out (rl.md, "verl's micro-batch within the mini-batch")."""
-    assert rl_figures.count(TIMES) == (97, 165)  # 90 of 154 before the two
+    0.582 -> 0.618, still out (rl.md, "verl's micro-batch within the mini-batch"). 95 of 165
+    since the seventh round's PPO records state the blog's critic.model.use_remove_padding=True
+    (rl.critic.remove_padding true, a packed critic): 0.936 / 0.986 / 0.717 / 0.905 -> 0.747 /
+    0.781 / 0.592 / 0.743, the H100 Qwen2 and MI300X deepseek rows out; and verl's padded rows
+    run the prompt cap (rl.prompt_cap): the ninth round's 0.873 / 0.779 -> 1.082 / 0.871, both
+    still in (rl.md, "verl's padded rows and the seventh round's packed critic")."""
+    assert rl_figures.count(TIMES) == (95, 165)  # 97 before the seventh round's packed critic
 
 
 def test_each_group_as_its_modules_count_it() -> None:
     """(within, counted) per group, as the modules' own pins read them: NeMo RL 44 of 79
     (test_rl_evidence.py 24 of 50, test_rl_evidence_v07.py 15 of 23, 14 before the whole MLA
-    down-projections, test_rl_phase_logs.py's blog and #959 steps 5 of 6), verl 38 of 52
+    down-projections, test_rl_phase_logs.py's blog and #959 steps 5 of 6), verl 36 of 52
     (test_rl_verl_time_evidence.py 20 of 20, test_rl_blind_round3.py 1 of 4,
-    test_rl_blind_round4.py 1 of 2, test_rl_blind_round5.py 0 of 2, test_rl_blind7.py 6 of 8,
+    test_rl_blind_round4.py 1 of 2, test_rl_blind_round5.py 0 of 2, test_rl_blind7.py 4 of 8,
     test_rl_blind8.py 4 of 9, test_rl_blind9.py 2 of 2, test_rl_blind10.py 2 of 3,
     test_rl_blind11.py 2 of 2; 32 of 45 before the ninth round, 34 of 47 before the critic's
     padded rows, 33 of 47 before the tenth round, 35 of 50 before the eleventh, 37 of 52 before a
-    training micro-batch was bounded by its rank's share of the mini-batch), the other
+    training micro-batch was bounded by its rank's share of the mini-batch, 38 of 52 before the
+    seventh round's PPO critic was stated packed), the other
     sources 15 of 34 (test_rl_time_others.py 7 of 18, test_rl_time_papers.py 1 of 2,
     test_rl_time_logs.py 1 of 1, test_rl_blind6.py's SkyRL steps 0 of 2, test_rl_blind12.py's
     Unsloth notebooks 6 of 11; 9 of 23 before the twelfth round)."""
-    assert rl_figures.by_group(TIMES) == {"NeMo RL": (44, 79), "verl": (38, 52), "others": (15, 34)}
+    assert rl_figures.by_group(TIMES) == {"NeMo RL": (44, 79), "verl": (36, 52), "others": (15, 34)}
     within = Counter(f.source for f in TIMES if f.within)
     counted = Counter(f.source for f in TIMES)
     assert {s: (within[s], n) for s, n in counted.items()} == {
@@ -105,7 +111,7 @@ def test_each_group_as_its_modules_count_it() -> None:
         "rl-time-papers.json": (1, 2),
         "rl-time-logs.json": (1, 1),
         "rl-time-blind6.json": (0, 2),
-        "rl-time-blind7.json": (6, 8),
+        "rl-time-blind7.json": (4, 8),  # 6 before its PPO critic was stated packed
         "rl-time-blind8.json": (4, 9),
         "rl-time-blind9.json": (2, 2),  # 1 of 2 before the mini-batch's bound
         "rl-time-blind10.json": (2, 3),

@@ -215,6 +215,7 @@ TRAINING = (
     Case("rl.policy.mini_batch_size", RL, 128),
     Case("rl.policy.micro_batch_size", RL, 2),
     Case("rl.policy.log_prob_micro_batch_size", RL, 8),
+    Case("rl.prompt_cap", RL, 2048),  # null: the mean prompt (core/pipeline/rl_tokens.py)
     Case("rl.policy.hf_layer_ops", RL, "hf-fsdp1"),
     Case("rl.reference.enabled", RL, False),
     Case("rl.rollout.memory_fraction", RL, 0.5),

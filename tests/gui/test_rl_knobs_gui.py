@@ -39,6 +39,7 @@ KNOBS = (
     ("spin_rl_policy_mini_batch_size", "rl.policy.mini_batch_size", 128),
     ("spin_rl_policy_micro_batch_size", "rl.policy.micro_batch_size", 2),
     ("spin_rl_policy_log_prob_micro_batch_size", "rl.policy.log_prob_micro_batch_size", 8),
+    ("spin_rl_prompt_cap", "rl.prompt_cap", 1024),
     ("combo_rl_policy_micro_batch_unit", "rl.policy.micro_batch_unit", "response"),
     ("check_rl_policy_sequence_packing", "rl.policy.sequence_packing", False),
     ("combo_rl_policy_expert_routing", "rl.policy.expert_routing", "balanced"),

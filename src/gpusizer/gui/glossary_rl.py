@@ -49,6 +49,9 @@ RL_GLOSSARY: dict[str, str] = {
     "micro-batch's forward, not once a step (FSDP CPUOffload, which verl forces on its reference).",
     "rl.critic.model": "The critic's (value model's) own model, trained like the policy; default: "
     "the policy's.",
+    "rl.prompt_cap": "The prompt cap each padded row is left-padded to (verl "
+    "data.max_prompt_length): unpacked rows and a padded critic's run cap + longest tokens; "
+    "default: the mean prompt.",
     "rl.critic.remove_padding": "Whether the critic packs its rows as a packed policy does (verl "
     "critic.model.use_remove_padding); off: its values forward and update run every response "
     "padded to prompt + longest; default: verl's off, else the policy's.",

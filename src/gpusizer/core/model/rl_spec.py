@@ -194,6 +194,10 @@ class RLSpec(Strict):
     # requests at once and refills each slot as a response ends (core/pipeline/rl_time.py)
     off_policy_steps: Annotated[int, Whole, Field(ge=1, le=64)] = 1
     prompt_tokens: Tokens = 512  # mean prompt length
+    # the prompt cap each padded row is left-padded to (verl data.max_prompt_length): an
+    # unpacked policy's or a padded critic's rows run prompt_cap + longest tokens
+    # (core/pipeline/rl_tokens.py); null: the mean prompt, as before
+    prompt_cap: Tokens | None = None
     # split: the sync broadcasts each exported tensor in its own NCCL call over one group of the
     # training and rollout GPUs, each engine loading it on its own (verl's fully-async and
     # one-step-off sync with the checkpoint engine off); false: the gathered model's bytes only

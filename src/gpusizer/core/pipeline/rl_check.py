@@ -112,6 +112,7 @@ def check_rl(s: Scenario) -> None:
             f"applies to a vLLM rollout (vLLM's AsyncLLM); rl.rollout.engine is {ro.engine!r}: set it false",
         )
     check_mini_batch(rl)
+    check_prompt_cap(rl)
     check_rounds(rl)
     check_prefill_budget(rl, engine_sequences(ro, scenario_gpu(s)))
 
@@ -129,6 +130,19 @@ def check_mini_batch(rl: RLSpec) -> None:
             "rl.policy.mini_batch_size",
             f"at most the step's responses ({step:,}: rollout.prompts_per_step {ro.prompts_per_step:,} x "
             f"samples_per_prompt {ro.samples_per_prompt:,}), or null for all of them; got {mini:,}",
+        )
+
+
+def check_prompt_cap(rl: RLSpec) -> None:
+    """``rl.prompt_cap`` (verl ``data.max_prompt_length``, core/pipeline/rl_tokens.py) at least the
+    mean prompt: verl's dataset truncates or refuses a longer prompt (``truncation`` "error" by
+    default, ``verl/utils/torch_functional.py`` ``tokenize_and_postprocess_data``), so a mean
+    above the cap is no run's."""
+    if rl.prompt_cap is not None and rl.prompt_cap < rl.prompt_tokens:
+        raise ScenarioError(
+            "rl.prompt_cap",
+            f"at least rl.prompt_tokens ({rl.prompt_tokens:,}, the mean prompt), or null for no "
+            f"padding to a cap; got {rl.prompt_cap:,}",
         )
 
 

@@ -26,10 +26,9 @@ per token of the linear layers unchanged, tokens per step ``responses x (prompt 
 instead of ``responses x (prompt + mean)``, the attention's FLOPs the packed rows'
 (:func:`padded_span`). Its update's saved activations over the padded rows are priced in
 core/pipeline/rl_critic_padding_memory.py (the training phase, where they outweigh the actor's
-peak). Not modelled: verl pads prompts to
-``data.max_prompt_length``, not the mean prompt the scenario states, so the padded row here is
-shorter than verl's (1,118 against 1,536 tokens in the ninth blind round,
-docs/evidence/rl.md).
+peak). verl pads each prompt to ``data.max_prompt_length``: with ``rl.prompt_cap`` stated the
+padded row is that cap + longest (core/pipeline/rl_tokens.py ``row_prompt``), and the attention
+stays the packed rows' as above.
 
 Read for verl's FSDP critic only when the field is null (verl's Megatron critic has no such
 flag); null with any other framework (or none): the critic packs as the policy does.

@@ -30,7 +30,7 @@ from .rl_engine_weights import engine_weights
 from .rl_logprob_batch import training_micro
 from .rl_one_copy import engine_fraction
 from .rl_packed_attention import packed_span, spanned
-from .rl_tokens import computed_tokens, longest_response, responses, row_response
+from .rl_tokens import computed_tokens, longest_response, responses, row_prompt, row_response
 from .rl_tokens import trained_tokens as trained_tokens  # importable from here (rl_report.py)
 from .rl_unsloth_vllm import unsloth_serving
 from .role_model import role_model_block
@@ -57,7 +57,7 @@ def _batches(s: Scenario) -> tuple[int, int, int]:
     to that multiple."""
     rl = rl_of(s)
     align = rl_row_align(s)
-    seq = -(-(rl.prompt_tokens + row_response(rl)) // align) * align
+    seq = -(-(row_prompt(rl) + row_response(rl)) // align) * align
     micro = training_micro(s)  # at most a rank's share of the optimizer step (rl_logprob_batch.py)
     unit = micro * s.parallelism.data
     mini = rl.policy.mini_batch_size or responses(rl)

@@ -2,6 +2,20 @@
 responses, their longest, the tokens its training passes run and those its log-prob passes
 compute with the padding of packed rows (core/pipeline/rl_roles.py builds the roles' scenarios
 from them; verl ``data.max_prompt_length + data.max_response_length`` per sequence).
+
+An unpacked row (an unpacked policy, or a critic that keeps its padding:
+core/pipeline/rl_critic_padding.py) is its prompt left-padded to ``rl.prompt_cap`` where that is
+stated, then the response padded to the longest. verl's dataset left-pads every prompt to
+``data.max_prompt_length`` (``verl/utils/dataset/rl_dataset.py`` calls
+``verl/utils/torch_functional.py`` ``tokenize_and_postprocess_data(..., max_length=
+self.max_prompt_length, left_pad=True)``, which ``pad_sequence_to_length``s shorter prompts; line
+191 at v0.3.0.post1, 269 at v0.5.0), the rollout strips that padding before the engine
+(``vllm_rollout_spmd.py`` ``_pre_process_inputs``) and pads each response to
+``response_length`` (``pad_2d_list_to_length``, l.243 at v0.3.0.post1, l.341 at v0.5.0), and the
+actor without ``use_remove_padding`` runs ``actor_module(input_ids=input_ids,
+attention_mask=...)`` over that whole (batch, prompt cap + response cap) tensor
+(``verl/workers/actor/dp_actor.py`` l.148 at v0.3.0.post1), as the critic does
+(``dp_critic.py``). Null: the mean prompt, as before.
 """
 
 from __future__ import annotations
@@ -25,11 +39,20 @@ def responses(rl: RLSpec) -> int:
     return rl.rollout.prompts_per_step * rl.rollout.samples_per_prompt
 
 
+def row_prompt(rl: RLSpec) -> int:
+    """Prompt tokens of one row: the mean prompt, packed; unpacked, the prompt cap each row is
+    left-padded to where ``rl.prompt_cap`` states it (module docstring), else the mean."""
+    if rl.policy.sequence_packing or rl.prompt_cap is None:
+        return rl.prompt_tokens
+    return rl.prompt_cap
+
+
 def trained_tokens(rl: RLSpec) -> float:
     """Tokens the training passes run per step: prompt + response of each response, packed;
-    unpacked, each padded to prompt + longest (the padding runs the math too)."""
-    each = rl.rollout.response_tokens if rl.policy.sequence_packing else longest_response(rl)
-    return responses(rl) * (rl.prompt_tokens + each)
+    unpacked, each padded to its row's prompt + longest (the padding runs the math too)."""
+    if rl.policy.sequence_packing:
+        return responses(rl) * (rl.prompt_tokens + rl.rollout.response_tokens)
+    return responses(rl) * (row_prompt(rl) + longest_response(rl))
 
 
 def row_response(rl: RLSpec) -> int:

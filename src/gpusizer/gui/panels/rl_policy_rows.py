@@ -29,6 +29,8 @@ ROUTING, PREFETCH = "rl.policy.expert_routing", "rl.policy.prefetch_gathers"
 MINI, MICRO = "rl.policy.mini_batch_size", "rl.policy.micro_batch_size"
 LOGPROB_MICRO = "rl.policy.log_prob_micro_batch_size"
 HF_OPS = "rl.policy.hf_layer_ops"
+# the prompt cap a padded row is left-padded to (verl data.max_prompt_length, core/pipeline/rl_tokens.py)
+PROMPT_CAP = "rl.prompt_cap"
 BALANCED = "rl.policy.balanced_micro_batches"
 # (label, path, object name) of the policy's check boxes
 _CHECKS = (
@@ -71,6 +73,8 @@ class PolicyRows:
         self.logprob_micro = QuantityField("count", LOGPROB_MICRO, none_text="the training micro-batch")
         name = "spin_rl_policy_log_prob_micro_batch_size"
         f.add("Log-prob micro-batch", self.logprob_micro, LOGPROB_MICRO, name=name)
+        cap = QuantityField("context", PROMPT_CAP, step=128, unit="tokens", none_text="the mean prompt")
+        f.add("Padded prompt", cap, PROMPT_CAP, name="spin_rl_prompt_cap")
         f.add(
             "Micro-batch counts",
             combo(
