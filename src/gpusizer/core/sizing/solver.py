@@ -79,7 +79,7 @@ def plan(
     per_gpu = [opts for opts in sized(s, gpus, margin, ask, cancel) if opts[0].fits]
     specs, training = catalog_specs(s.hardware), s.workload.trains
     rows = [[o.as_dict() for o in opts] for opts in per_gpu]
-    priced = [price_options(r, specs, training, Money()) for r in rows]
+    priced = [price_options(r, specs, training, Money(), s.targets.max_purchase_usd) for r in rows]
     order = sort_options([p[0] | {"_at": i} for i, p in enumerate(priced)], "cost", Goals.of(s))
     out = []
     for first in order:
