@@ -67,7 +67,7 @@ def test_a_row_over_the_budget_says_by_how_much(owned: list[dict[str, Any]]) -> 
         "over budget by $75,000: the purchase is $125,000 against the $50,000 budget "
         "(targets.max_purchase_usd)"
     )
-    assert budget_line(gaudi) == f"Over budget (gaudi-3-128gb): {gaudi['unmet_reason']}"  # plan's line
+    assert budget_line(gaudi) == f"Budget (gaudi-3-128gb): {gaudi['unmet_reason']}"  # plan's line
     assert budget_line(_by_gpu(owned)["a100-pcie-80gb"]) is None
 
 

@@ -67,9 +67,9 @@ def budget_fields(o: Mapping[str, Any], budget: float | None) -> dict[str, Any]:
 
 
 def budget_line(o: Mapping[str, Any]) -> str | None:
-    """``Over budget (h100-pcie-80gb): over budget by $8,400: ...`` for ``plan``'s text, which
+    """``Budget (h100-pcie-80gb): over budget by $8,400: ...`` for ``plan``'s text, which
     shows no purchase column (core/sizing/solver.py ``plan_text``); None within the budget."""
     over, price = o.get("over_budget_usd"), budget_price(o)
     if not over or price is None:
         return None
-    return f"Over budget ({o['gpu']}): {over_budget_words(price, price - over)}"
+    return f"Budget ({o['gpu']}): {over_budget_words(price, price - over)}"
