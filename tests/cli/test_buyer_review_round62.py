@@ -75,8 +75,9 @@ def test_the_line_under_the_table(owned: list[dict[str, Any]]) -> None:
     (line,) = budget_summary_line(owned, parse_scenario(case(BUDGET)))
     assert line == (
         "Budget $50,000 (targets.max_purchase_usd): 3 ranked rows within it, the first #1 "
-        "a100-pcie-80gb at $46,000; 2 over it, ranked after, the nearest #3 h100-pcie-80gb by "
-        "$8,400 (their lines below)"
+        "a100-pcie-80gb at $46,000 (1 of them data-centre cards priced without the server they "
+        "need; the first priced whole #2 rtx-3090-24gb at $14,856); 2 over it, ranked after, the "
+        "nearest #3 h100-pcie-80gb by $8,400 (their lines below)"
     )
 
 
