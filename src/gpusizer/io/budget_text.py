@@ -62,5 +62,5 @@ def _within_words(within: Sequence[dict[str, Any]]) -> str:
     if not bare:
         return words
     whole = next((o for o in within if not server_left_out(o)), None)
-    tail = f"; the first priced whole {_at(whole)}" if whole is not None else ""
+    tail = f"; the first priced whole {_at(whole)}" if whole is not None and whole is not within[0] else ""
     return f"{words} ({bare:,} of them data-centre cards priced without the server they need{tail})"
