@@ -122,6 +122,14 @@ def test_the_flag_refuses_in_one_line(capsys: pytest.CaptureFixture[str], value:
     assert code == 2 and says in err and len(err.strip().splitlines()) == 1
 
 
-def test_the_case_is_on_file() -> None:
-    data = json.loads((DATA / f"{BUDGET}.gpusizer.json").read_text())
-    assert data["name"] and parse_scenario(case(BUDGET)).targets.max_purchase_usd == 50_000
+@pytest.mark.parametrize(
+    ("name", "usd"),
+    [
+        (BUDGET, 50_000),
+        ("serve-llama-3.3-70b-fp8-200-users-300k-owned", 300_000),
+        ("qlora-llama-3.3-70b-workstation-20k-owned", 20_000),
+    ],
+)
+def test_the_new_cases_are_on_file(name: str, usd: float) -> None:
+    data = json.loads((DATA / f"{name}.gpusizer.json").read_text())
+    assert data["name"] and parse_scenario(case(name)).targets.max_purchase_usd == usd
