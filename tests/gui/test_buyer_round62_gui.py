@@ -8,6 +8,9 @@ from typing import Any
 
 from PySide6.QtWidgets import QWidget
 
+from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.gui.hardware.runner import search_key
+
 LORA = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}}
 
 
@@ -24,3 +27,9 @@ def test_the_budget_field_sets_the_target(window: Any) -> None:
     window.state.edit("workload.kind", "inference", immediate=True)
     assert budget.isVisible() and window.findChild(QWidget, "spin_target_ttft").isVisible()
     assert window.state.scenario.targets.max_purchase_usd == 50_000
+
+
+def test_a_budget_edit_reprices_without_a_new_search() -> None:
+    plain = parse_scenario(LORA)
+    held = parse_scenario({**LORA, "targets": {"max_purchase_usd": 9_000}})
+    assert search_key(plain, {}) == search_key(held, {})
