@@ -89,6 +89,9 @@ def test_renting_holds_the_box_with_its_host() -> None:
     assert budget_price(box) == pytest.approx(14_856)
     over = budget_fields(box, 12_000.0)
     assert over["over_budget_usd"] == pytest.approx(2_856) and over["targets_met"] is False
+    assert over["unmet_reason"].startswith(
+        "over budget by $2,856: the purchase is $14,856 (with the $5,200 host the cards need) against"
+    )
 
 
 def test_without_a_budget_nothing_changes(owned: list[dict[str, Any]]) -> None:

@@ -26,21 +26,26 @@ from typing import Any
 BUDGET_FIELD = "targets.max_purchase_usd"
 
 
+def host_added(o: Mapping[str, Any]) -> float:
+    """The box's host (USD) the budget adds where the basis asked left it out of the purchase."""
+    host = o.get("host_purchase_usd")
+    return float(host) if host and o.get("cost_basis") != "owned" else 0.0
+
+
 def budget_price(o: Mapping[str, Any]) -> float | None:
     """What the option buys (USD): its units' purchase, with a box's host where the basis asked
     left it out; None where the catalog (or the user) gives no purchase price."""
     price = o.get("purchase_cost")
-    if price is None:
-        return None
-    host = o.get("host_purchase_usd")
-    return float(price) + (float(host) if host and o.get("cost_basis") != "owned" else 0.0)
+    return None if price is None else float(price) + host_added(o)
 
 
-def over_budget_words(price: float, budget: float) -> str:
+def over_budget_words(price: float, budget: float, host: float = 0.0) -> str:
     """``over budget by $75,000: the purchase is $125,000 against the $50,000 budget
-    (targets.max_purchase_usd)``."""
+    (targets.max_purchase_usd)``; ``host``: the host added to a rented row's purchase, said (the
+    row's Purchase cell shows the cards alone)."""
+    held = f" (with the ${host:,.0f} host the cards need)" if host else ""
     return (
-        f"over budget by ${price - budget:,.0f}: the purchase is ${price:,.0f} against the "
+        f"over budget by ${price - budget:,.0f}: the purchase is ${price:,.0f}{held} against the "
         f"${budget:,.0f} budget ({BUDGET_FIELD})"
     )
 
@@ -55,7 +60,7 @@ def budget_fields(o: Mapping[str, Any], budget: float | None) -> dict[str, Any]:
         return {"over_budget_usd": None}
     if price <= budget:
         return {"over_budget_usd": 0.0, "targets_met": o.get("targets_met") is not False}
-    words = over_budget_words(price, budget)
+    words = over_budget_words(price, budget, host_added(o))
     reason = o.get("unmet_reason")
     return {
         "over_budget_usd": price - budget,
@@ -72,4 +77,4 @@ def budget_line(o: Mapping[str, Any]) -> str | None:
     over, price = o.get("over_budget_usd"), budget_price(o)
     if not over or price is None:
         return None
-    return f"Budget ({o['gpu']}): {over_budget_words(price, price - over)}"
+    return f"Budget ({o['gpu']}): {over_budget_words(price, price - over, host_added(o))}"
