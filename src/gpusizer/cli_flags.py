@@ -134,6 +134,13 @@ FLAGS: tuple[Flag, ...] = (
         applies="training",
     ),
     Flag(
+        "--budget-usd",
+        "targets.max_purchase_usd",
+        "number",
+        "target: what an option buys (its GPUs and their server or host) costs at most this many "
+        "USD (targets.max_purchase_usd); rows over it rank after, saying by how much",
+    ),
+    Flag(
         "--micro-batch",
         "workload.micro_batch_size",
         "count",

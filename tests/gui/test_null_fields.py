@@ -188,6 +188,7 @@ TRAINING = (
     Case("hardware.host_memory_bytes", LORA, 512 * _GIB),
     Case("hardware.gpu.price_per_hour", LORA, 2.5),
     Case("targets.max_training_days", LORA, 30.0),
+    Case("targets.max_purchase_usd", LORA, 50_000.0),
     Case("compute.mfu", LORA, 0.4),
     Case("overhead.cuda_context_bytes", LORA, 500 * _MIB),
     Case("overhead.workspace_bytes", LORA, 256 * _MIB),

@@ -101,11 +101,19 @@ def _host_words(o: dict[str, Any]) -> str:
     return words
 
 
+def server_left_out(o: dict[str, Any]) -> bool:
+    """Whether the row's purchase is data-centre cards or modules with no catalog system, priced
+    by the catalog without the server they need (a user's own price is taken as it is)."""
+    if o.get("system") is not None or o.get("category") != "datacenter":
+        return False
+    return "list_price_usd" not in (o.get("user_price_keys") or ())
+
+
 def _no_server_words(o: dict[str, Any]) -> str:
     """A box of data-centre cards or modules with no catalog system: its server is not priced."""
     if o.get("system") is not None or o.get("category") != "datacenter":
         return ""
-    if "list_price_usd" in (o.get("user_price_keys") or ()):
+    if not server_left_out(o):
         return "; your price (--prices) is counted as it is: a server's share belongs in it"
     return (
         "; the cards alone: the server they need (CPU, board, RAM, power supply, for SXM or OAM "

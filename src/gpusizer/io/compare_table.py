@@ -11,6 +11,7 @@ from typing import Any
 from ..core.model.specs import Scenario
 from ..core.sizing.compare_rank import speed_of
 from .batch_lever_text import batch_lever_header, lever_words, need_lever_words
+from .budget_text import budget_summary_line
 from .compare_caveats import caveat_lines, front_caveat
 from .compare_columns import (
     COLUMNS,
@@ -121,6 +122,7 @@ def compare_text(
     lines += estimate_only_line(options)  # a first row met at the estimate alone
     lines += level_cheaper_line(options)  # the default level met for less on more units
     lines += front_caveat(options)
+    lines += budget_summary_line(options, s)  # where targets.max_purchase_usd's edge falls
     lines += batch_lever_header(options)
     if any(o.get("user_prices") for o in options):
         lines.append("(yours) priced with your own prices (--prices).")

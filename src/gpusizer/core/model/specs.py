@@ -89,12 +89,16 @@ class TargetsSpec(Strict):
     """Targets a deployment must meet; null = no target. Serving: ``compare_gpus`` grows the
     GPU count with replicas or wider tensor parallelism until they hold. Training:
     ``max_training_days``, data-parallel replicas and nodes grow until
-    ``workload.training_tokens`` are trained in that many days (core/sizing/compare_scale.py)."""
+    ``workload.training_tokens`` are trained in that many days (core/sizing/compare_scale.py).
+    ``max_purchase_usd``: a purchase budget, held against each ranked option's price once priced
+    (core/sizing/budget.py); it sizes nothing."""
 
     users: PosInt | None = None  # requests served at once, over all replicas
     min_tokens_per_second_per_user: Annotated[float, Field(gt=0)] | None = None
     max_ttft_seconds: Annotated[float, Field(gt=0)] | None = None
     max_training_days: Annotated[float, Field(gt=0, le=1e6)] | None = None
+    # USD for what an option buys (GPUs, their server or host); null = no budget
+    max_purchase_usd: Annotated[float, Field(gt=0, le=1e12)] | None = None
     # serving: the stated default service level (core/sizing/service_level.py) applies to the
     # speeds not set above; false clears it
     default_service_level: bool = True

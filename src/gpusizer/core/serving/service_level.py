@@ -86,5 +86,7 @@ def default_target_line(s: Scenario) -> str | None:
 
 def any_target(s: Scenario) -> bool:
     """Whether a target applies to ``s``: the user's own, or the default one (the comparison
-    tables then show their targets columns)."""
-    return s.targets.applies(s.workload.trains) or default_target(s) is not None
+    tables then show their targets columns); a purchase budget (``targets.max_purchase_usd``,
+    core/sizing/budget.py) is one for every kind of work."""
+    own = s.targets.applies(s.workload.trains) or s.targets.max_purchase_usd is not None
+    return own or default_target(s) is not None

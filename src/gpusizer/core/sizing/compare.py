@@ -156,7 +156,8 @@ def compare_gpus(
         cards_per_box=cards_per_box,
         rent_by_gpu=rent,
     )
-    priced = price_options(options, catalog_specs(s.hardware), s.workload.trains, money_args)
+    budget = s.targets.max_purchase_usd
+    priced = price_options(options, catalog_specs(s.hardware), s.workload.trains, money_args, budget)
     return [o | {"rented_by_gpu": True} if rent else o for o in sort_options(priced, sort, Goals.of(s))]
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from ..errors import ScenarioError, excerpt
 from ..limits import MAX_RATE, MIN_RATE
 from ..model.specs import GPUSpec
+from .budget import budget_fields
 from .compare_costs import Rates, money, per_work, pricer
 from .compare_options import (
     AMORTIZATION_YEARS,
@@ -136,10 +137,15 @@ UNIT_PRICE_KEYS = (  # what an option that does not fit still shows: the unit's 
 
 
 def price_options(
-    options: Sequence[dict[str, Any]], specs: Mapping[str, GPUSpec], training: bool, how: Money
+    options: Sequence[dict[str, Any]],
+    specs: Mapping[str, GPUSpec],
+    training: bool,
+    how: Money,
+    budget: float | None = None,
 ) -> list[dict[str, Any]]:
     """Copies of the options with their money, power and energy fields and the Pareto
-    front (``specs``: the GPUs by id, for catalog prices and power)."""
+    front (``specs``: the GPUs by id, for catalog prices and power); ``budget``: the scenario's
+    ``targets.max_purchase_usd``, held against each purchase (core/sizing/budget.py)."""
     out = []
     rates = Rates(
         how.electricity_usd_per_kwh, how.amortization_years, how.basis, how.utilization, how.used_prices
@@ -153,6 +159,7 @@ def price_options(
             row |= other_cost(o, priced) | level_priced(row, priced)  # the default level's count too
             row |= split_alternative(row, priced)  # colocated RL: the split beside it (rl_split_words.py)
             row["notes"] += need_rent_note(row, money(specs[o["gpu"]], need_priced(o), how.prices, rates))
+            row |= budget_fields(row, budget)
             unpriced = priced_reason(row, how.basis)
             if unpriced is not None:
                 row["unmet"], row["unmet_reason"] = unpriced

@@ -10,7 +10,9 @@ plain ratio of the row's own figure to the target (dimensionless, 1 = on the tar
 - deadline: the run's wall time over ``targets.max_training_days`` (seconds over seconds; RL:
   ``rl_run_seconds`` over the goodput share, as core/sizing/rl_notes.py ``deadline_reason``
   says it; training: ``wall_time_seconds``, core/speed/goodput.py);
-- the stated default service level's halves that apply (core/sizing/service_level.py).
+- the stated default service level's halves that apply (core/sizing/service_level.py);
+- a purchase budget: what the row buys over ``targets.max_purchase_usd`` (USD over USD;
+  core/sizing/budget.py ``budget_price``), so the rows over it rank nearest the budget first.
 
 Before, the misses kept the met rows' order: Qwen3.5 35B-A3B for 2 users with 32K prompts on
 Macs (tests/cli/data/buyer/local-qwen3.5-35b-a3b-mlx-32k), where every Mac misses only the
@@ -30,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model.specs import Scenario
+from .budget import budget_price
 from .service_level import ServiceLevel, default_target
 
 DAY = 86400.0
@@ -38,18 +41,21 @@ DAY = 86400.0
 @dataclass(frozen=True)
 class Goals:
     """The targets a row is measured against: the user's serving speeds, the default level's
-    halves that apply (None: none), and the training deadline in seconds of wall time."""
+    halves that apply (None: none), the training deadline in seconds of wall time, and the
+    purchase budget (USD)."""
 
     own: ServiceLevel = field(default_factory=ServiceLevel)
     default: ServiceLevel | None = None
     deadline_seconds: float | None = None
+    budget_usd: float | None = None
 
     @classmethod
     def of(cls, s: Scenario) -> Goals:
         t = s.workload.trains
         days = s.targets.max_training_days if t else None
         own = ServiceLevel() if t else ServiceLevel.of(s.targets)
-        return cls(own, default_target(s), None if days is None else days * DAY)
+        deadline = None if days is None else days * DAY
+        return cls(own, default_target(s), deadline, s.targets.max_purchase_usd)
 
 
 def _over(figure: float | None, limit: float | None, floor: bool) -> float:
@@ -90,7 +96,15 @@ def shortfall(o: Mapping[str, Any], goals: Goals | None) -> float:
         _level(o, goals.own),
         _level(o, goals.default),
         _over(_wall(o), goals.deadline_seconds, floor=False),
+        _bought(o, goals.budget_usd),
     )
+
+
+def _bought(o: Mapping[str, Any], budget: float | None) -> float:
+    """The purchase's ratio to the budget; 0 where either is unstated (an unpriced row is not
+    judged by the budget, core/sizing/budget.py)."""
+    price = budget_price(o)
+    return 0.0 if price is None else _over(price, budget, floor=False)
 
 
 def first_token_missed(options: Sequence[Mapping[str, Any]], goals: Goals | None) -> bool:

@@ -25,6 +25,7 @@ from ..cancel import CancelToken
 from ..model.presets import gpu_presets
 from ..pipeline.scenario import parse_scenario
 from .ask import Ask
+from .budget import budget_line
 from .compare import sized
 from .compare_options import DEFAULT_MARGIN, check_cards_per_box, check_search
 from .compare_rank import Money, price_options, sort_options
@@ -79,7 +80,7 @@ def plan(
     per_gpu = [opts for opts in sized(s, gpus, margin, ask, cancel) if opts[0].fits]
     specs, training = catalog_specs(s.hardware), s.workload.trains
     rows = [[o.as_dict() for o in opts] for opts in per_gpu]
-    priced = [price_options(r, specs, training, Money()) for r in rows]
+    priced = [price_options(r, specs, training, Money(), s.targets.max_purchase_usd) for r in rows]
     order = sort_options([p[0] | {"_at": i} for i, p in enumerate(priced)], "cost", Goals.of(s))
     out = []
     for first in order:
@@ -130,6 +131,8 @@ def plan_text(
     # a row that misses only the default level: by how much, and the count that meets it
     # (core/sizing/level_count.py), as compare's "short of a target" line says it
     lines += [f"Default target ({o['gpu']}): {o['unmet_reason']}" for o in options if o.get("level_count")]
+    # plan has no purchase column: a row over targets.max_purchase_usd says by how much
+    lines += [x for o in options if o["rank"] == 1 and (x := budget_line(o))]
     asked = set(gpu_presets()) if searched is None else set(searched)
     missing = sorted(asked - {o["gpu"] for o in options} - set(left_out))
     if missing:

@@ -165,7 +165,8 @@ class HardwareChart(SplitFit, HardwareEdits, CostSpeedChart):
                 )
             )
             shown = [o for o in self.sized if o["gpu"] in ids]
-            priced = price_options(shown, catalog_specs(s.hardware), s.workload.trains, v.money())
+            budget = s.targets.max_purchase_usd  # held against each purchase (core/sizing/budget.py)
+            priced = price_options(shown, catalog_specs(s.hardware), s.workload.trains, v.money(), budget)
             mark_options(priced, str(s.framework), MINE)  # "calibrated from your run of DATE"
         except ScenarioError as exc:  # a vendor or price no longer valid: say so, keep going
             self._status(str(exc))

@@ -28,12 +28,16 @@ MAX_CACHED = 32
 def search_key(s: Scenario, settings: dict[str, Any]) -> str:
     """What the search depends on: the scenario without the layout it searches (so applying
     a row, or editing TP, does not search again), the batch when users are a target (spread
-    over the replicas), the GPU only where its node shape differs from its catalog entry's."""
+    over the replicas), the GPU only where its node shape differs from its catalog entry's; not
+    the purchase budget."""
     data = scenario_dict(s)
     for key in LAYOUT:
         data["parallelism"].pop(key, None)
     if s.targets.users is not None:
         data["workload"].pop("batch_size", None)
+    # the purchase budget ranks the priced rows and sizes nothing (core/sizing/budget.py): an
+    # edit of it re-prices the rows searched, from the cache, without a new search
+    data.get("targets", {}).pop("max_purchase_usd", None)
     hw = data["hardware"]
     if isinstance(s.hardware.gpu, str):
         try:

@@ -1,6 +1,7 @@
 """Targets panel: serving, the users to serve at once, the speed each must see and the longest
 wait for the first token (unset: the stated default target, core/sizing/service_level.py,
-which a check box clears); training, the deadline (``targets.max_training_days``). The
+which a check box clears); training, the deadline (``targets.max_training_days``); both, a purchase budget
+(``targets.max_purchase_usd``, core/sizing/budget.py). The
 Hardware tab sizes every GPU to meet them (core/sizing/compare_scale.py); the estimate itself
 does not use them."""
 
@@ -31,6 +32,7 @@ class TargetsPanel(Panel):
         self.box.setObjectName("panel_targets")
         self._serving_rows()
         self._training_rows()
+        self._budget_row()
         self.state.changed.connect(self.refresh)
         self.refresh()
 
@@ -102,6 +104,20 @@ class TargetsPanel(Panel):
             ),
             "targets.max_training_days",
             name="spin_target_deadline",
+        )
+
+    def _budget_row(self) -> None:
+        """The purchase budget, for every kind of work."""
+        self.form.add(
+            "Purchase budget",
+            _tip(
+                QuantityField("number", "targets.max_purchase_usd", step=1000, unit="USD", none_text=NOT_SET),
+                "Spend at most this much on what an option buys, its GPUs and their server or host "
+                "as the catalog prices them (targets.max_purchase_usd): the Hardware tab ranks the "
+                "options over it after those within it and says by how much they are over.",
+            ),
+            "targets.max_purchase_usd",
+            name="spin_target_budget",
         )
 
     def refresh(self) -> None:
