@@ -43,15 +43,18 @@ def _advice(name: str) -> dict:
 
 
 def test_the_why_names_the_faster_layout_the_level_passed_over() -> None:
-    # Llama 3.1 70B, 50 users at 8k, 8 H100 SXM: TP 2 x PP 2 x DP 2 meets the 2 s first token
-    # (MLPerf Inference's Llama 2 70B server level) at 1,033 tokens/s; TP 4 x DP 2 serves
-    # 1,366 (32% more) at 2.22 s. Round 58 said only "a faster one, 1,366 tokens/s, misses it".
+    # Llama 3.1 70B, 50 users at 8k, 8 H100 SXM: TP 2 x PP 2 x DP 2 met the 2 s first token
+    # (MLPerf Inference's Llama 2 70B server level) at 1.95 s and 1,033 tokens/s, passed over
+    # TP 4 x DP 2 (1,366, 2.22 s). Since a prompt chunk rides one pipeline micro-batch whole
+    # (docs/evidence/serving.md section 121) that 1.95 s was PP's over-credit: no layout of the 8
+    # meets the level, and the row is the fastest, TP 4 x DP 2 at 2.22 s, saying so. The Why of
+    # a layout passed over is read on Qwen3 235B below.
     o = rows(_advice("serve-70b-50-users"), "h100-sxm-80gb")["h100-sxm-80gb"]
-    assert o["layout"] == "TP 2 x PP 2 x DP 2" and o["default_target_met"] is True
+    assert o["layout"] == "TP 4 x PP 1 x DP 2" and o["default_target_met"] is False
+    assert o["ttft_seconds"] == pytest.approx(2.217, abs=0.002)
     why = o["layout_reason"]
-    assert "the faster TP 4 x PP 1 x DP 2, 1,366 tokens/s, 32% more than this, misses it" in why
-    assert "first token 2.22 s, 0.22 s over the 2 s asked" in why
-    assert "--no-default-target" in why
+    assert "holds the 50 users but not the default speed target" in why
+    assert "fastest of 4 layouts tried" in why
 
 
 def test_stating_a_first_token_runs_the_faster_layout() -> None:

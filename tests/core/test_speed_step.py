@@ -10,8 +10,10 @@ import pytest
 from gpusizer.core.model.presets import gpu_spec as gpu_by_id
 from gpusizer.core.model.presets import scenario_gpu
 from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.pipeline.work import model_of
+from gpusizer.core.serving.engine_memory import engine_memory
 from gpusizer.core.serving.engine_settings import engine_settings
-from gpusizer.core.serving.load import engine_costs
+from gpusizer.core.serving.load import ServedLoad, engine_costs, serving_load
 from gpusizer.core.speed.collectives import (
     NETWORK_ALPHA,
     NVLINK_ALPHA,
@@ -389,3 +391,46 @@ def test_metal_builds_before_pr_15541_run_the_older_moe_kernel() -> None:
     assert old.decode_seconds(1, 512) == pytest.approx(new.decode_seconds(1, 512))
     pp512 = RATIOS[("apple", "llamacpp-pr14596-m4max-qwen3-30b-a3b-q8_0", "pp512")]
     assert pp512 == pytest.approx(1.01, abs=0.02)
+
+
+def _served(tp: int, pp: int) -> ServedLoad:
+    """Llama 3.1 405B FP8 on H200 under vLLM, 32 steady users of 2,048 / 512 tokens (the buyer's
+    case tests/cli/data/buyer/serve-llama-3.1-405b-fp8-one-node-32.gpusizer.json) at TP x PP."""
+    s = parse_scenario(
+        {
+            "model": {"preset": "llama-3.1-405b"},
+            "framework": "vllm",
+            "precision": {"weights": "fp8"},
+            "hardware": {"gpu": "h200-141gb"},
+            "parallelism": {"tensor": tp, "pipeline": pp},
+            "workload": {"kind": "inference", "prompt_tokens": 2048, "generated_tokens": 512},
+            "serving": {"max_context": 8192, "concurrency": 32},
+        }
+    )
+    g = scenario_gpu(s)
+    em, st = engine_memory(s, *model_of(s.model), g)
+    return serving_load(s, g, em, st)
+
+
+def test_a_prompt_chunk_rides_one_micro_batch() -> None:
+    # vLLM V1 schedules each micro-batch in flight with its own schedule() call and
+    # max_num_batched_tokens (8,192 here), a request's chunk whole (core/speed/step_pipeline.py):
+    # prompts within one budget take one micro-batch, whose trip crosses both stages, so a
+    # step of them at TP 4 x PP 2 is as long as at TP 4 alone (1.70 s, within 1 %); 16,384
+    # prompt tokens fill both micro-batches and take one trip, half TP 4's two
+    pp2, tp4, tp8 = _served(4, 2), _served(4, 1), _served(8, 1)
+    assert pp2.step.costs.micro_batch_tokens == 8192 and pp2.engine.budget == 2 * 8192
+
+    def step(m: StepModel, prompts: int, decodes: int) -> float:
+        attn, read = m.chunk(0, 2048)
+        ctx = decodes * m.positions(2304)
+        n = float(prompts)
+        return m.seconds(decodes, ctx, 2048 * n, n, attn * n, read * n, decodes + n)
+
+    for prompts, decodes in ((1, 31), (4, 28)):
+        assert step(pp2.step, prompts, decodes) == pytest.approx(step(tp4.step, prompts, decodes), rel=0.01)
+    assert step(pp2.step, 8, 24) < 0.55 * step(tp4.step, 8, 24)
+    # so PP 2's first token no longer beats TP 8's (2.36 s against 2.16 s; 1.75 s before), while
+    # its burst still drains at twice TP 4's prompt rate (p99 6.8 s against 13.6 s)
+    assert pp2.run.ttft == pytest.approx(2.36, abs=0.02) and tp8.run.ttft == pytest.approx(2.16, abs=0.02)
+    assert pp2.run.ttft_p99 < 0.55 * tp4.run.ttft_p99

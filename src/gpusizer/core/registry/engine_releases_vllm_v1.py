@@ -55,8 +55,9 @@ VLLM_STEPS = (
 # is None: ... break"); prefix caching on by default (``enable_prefix_caching`` None -> True for
 # V1), so a preempted request's full blocks are freed with their hashes and found again by
 # ``get_computed_blocks`` when it is scheduled again: it recomputes its last partial block, not
-# its prompt and output (core/serving/scheduler_run.py)
-V1_SCHEDULING = Scheduling(cached_preemption=True)
+# its prompt and output (core/serving/scheduler_run.py); under pipeline parallelism each
+# micro-batch in flight is one ``schedule()`` call with its own token budget (engine_steps.py)
+V1_SCHEDULING = Scheduling(cached_preemption=True, budget_per_micro_batch=True)
 # Before 0.11.0 a V1 step replayed PIECEWISE CUDA graphs (the default until vllm PR #25444 made
 # it FULL_AND_PIECEWISE in 0.11.0; FULL only with compilation_config full_cuda_graph, whatever the
 # attention backend): each layer's attention issued from Python between the captured pieces.

@@ -88,13 +88,18 @@ class Scheduling:
     limit and the token budget hold for each in-flight micro-batch, not the whole pipeline
     (TensorRT-LLM: ``_executor_loop_pp`` schedules every micro-batch with its own
     ``_schedule()`` call, and trtllm-bench sizes ``max_batch_size`` as the requests that fit
-    divided by ``pp_size``, tensorrt_llm/bench/build/tuning.py ``finetune_setting``)."""
+    divided by ``pp_size``, tensorrt_llm/bench/build/tuning.py ``finetune_setting``);
+    ``budget_per_micro_batch``: the token budget alone holds for each micro-batch, the running
+    limit for the whole pipeline (vLLM V1: each micro-batch is one ``scheduler.schedule()`` call
+    with its own ``max_num_batched_tokens``, v1/engine/core.py ``step_with_batch_queue``, while
+    ``max_num_seqs`` counts ``self.running``, the requests in flight included)."""
 
     mixed: bool = True
     admission: Literal["grow", "reserve"] = "grow"
     graph_batch: int = 512
     graph_prefill: bool = True
     per_micro_batch: bool = False
+    budget_per_micro_batch: bool = False
     # a preempted request's full KV blocks stay in the prefix cache and are found again on
     # re-admission, so it recomputes only its last partial block (vLLM V1: prefix caching on by
     # default; core/serving/scheduler_admit.py ``_preempt``)

@@ -121,14 +121,15 @@ def _engine(s: Scenario, em: EngineMemory, st: EngineSettings) -> Engine:
         chunked = True
     budget = st.prefill_chunk_tokens or st.profile_tokens or UNLIMITED  # TRT: max_num_tokens
     running = st.max_sequences or max(1, st.concurrency)
-    stages = s.parallelism.pipeline
-    if rel.scheduling.per_micro_batch and stages > 1:  # limits of each micro-batch in flight
-        budget, running = budget * stages, running * stages
+    each = _budgets(s, st)  # micro-batches in flight with a budget of their own
+    if rel.scheduling.per_micro_batch:  # the running limit of each too
+        running = running * each
     if em.state_cap:  # SGLang's Mamba state pool caps the engine's requests (sglang_mamba.py)
         running = min(running, em.state_cap)
     if not chunked:  # an unsplit prompt needs a budget of one prompt beside the decodes
         spread = 1 + (s.serving.length_spread or 0.0)  # (TRT: max_num_tokens >= max_input_len)
-        budget = max(budget, int(s.workload.prompt_tokens * spread) + running)
+        budget = max(budget, int(s.workload.prompt_tokens * spread) + -(-running // each))
+    budget = budget * each
     mixed = rel.scheduling.mixed or (chunked and rel.chunks_long_context_only)
     if s.serving.mixed_prefill is not None:
         mixed = s.serving.mixed_prefill
@@ -155,6 +156,30 @@ def _engine(s: Scenario, em: EngineMemory, st: EngineSettings) -> Engine:
         s.serving.max_prefill_tokens or 0,
         rel.scheduling.overlap_skip,
     )
+
+
+def _budgets(s: Scenario, st: EngineSettings) -> int:
+    """Pipeline micro-batches in flight each filled to the engine's token budget: the stages
+    where the release schedules every micro-batch with its own budget
+    (``Scheduling.per_micro_batch`` / ``budget_per_micro_batch``), else 1."""
+    stages, rel = s.parallelism.pipeline, st.release
+    sched = rel.scheduling if rel else None
+    if stages < 2 or sched is None or not (sched.per_micro_batch or sched.budget_per_micro_batch):
+        return 1
+    return stages
+
+
+def _micro_batches(s: Scenario, st: EngineSettings, eng: Engine, costs: EngineCosts) -> EngineCosts:
+    """``costs`` with the prompt tokens one pipeline micro-batch holds where the engine gives
+    each its own budget (:func:`_budgets`), and whether waiting prompts fill the first one
+    scheduled (vLLM V1's running limit spans the pipeline, so the next ``schedule()`` call takes
+    every prompt waiting) or spread over them (TensorRT-LLM's limits hold per micro-batch, so
+    each admits into the slots its own finished requests freed) (core/speed/step_pipeline.py)."""
+    each = _budgets(s, st)
+    if each < 2 or st.release is None:
+        return costs
+    fill = not st.release.scheduling.per_micro_batch
+    return replace(costs, micro_batch_tokens=eng.budget / each, micro_batch_fill=fill)
 
 
 def _adp_batching(s: Scenario) -> int:
@@ -213,9 +238,9 @@ def serving_load(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings
     """The simulated run of an inference scenario (kept per frozen scenario and GPU)."""
 
     def run() -> ServedLoad:
-        costs = engine_costs(s, gpu, st)
-        step = step_model(s, gpu, costs, _offload(s, gpu, em, st))
         eng, wl = _engine(s, em, st), _workload(s, st)
+        costs = _micro_batches(s, st, eng, engine_costs(s, gpu, st))
+        step = step_model(s, gpu, costs, _offload(s, gpu, em, st))
         step, eng, wl = featured_run(
             s, gpu, costs, step, eng, wl, em.kv_bytes_per_token
         )  # prefix, speculative (null: as is)

@@ -32,16 +32,10 @@ datasheet figures), plus
 The operations' terms are core/speed/step_terms.py's, the MoE experts' core/speed/step_moe.py's
 (power-law routing, the busiest expert-parallel rank), the kernel counts
 core/speed/step_kernels.py's and the engine's costs core/speed/step_costs.py's; this module adds
-them into a step: the CUDA-graph replay, the host's costs and the pipeline's turns.
+them into a step: the CUDA-graph replay and the host's costs.
 
-Pipeline parallelism: the engine keeps one micro-batch per stage in flight (at most as many
-micro-batches as sequences); a step's work advances in the time one micro-batch takes through
-every stage, or, when the pipe is full, in as many turns of its slowest stage: layers split
-as evenly as they go (the first ``layers % stages`` stages one more, vLLM ``get_pp_indices``,
-TensorRT-LLM alike) and the last stage also runs the final norm and the LM head for every
-micro-batch ("A pipeline advances at max_i(t_i), not the average ... the un-sharded lm_head
-lives alone on the last stage", NVIDIA's aiconfigurator/docs/PIPELINE_PARALLEL_MODELING.md §2:
-Qwen3-32B at PP 8 on H20 decodes at 6.65x, not 8x).
+Pipeline parallelism: the step's micro-batches in turns through the stages, each prompt chunk
+whole in one of them (core/speed/step_pipeline.py).
 """
 
 from __future__ import annotations
@@ -53,8 +47,8 @@ from .roofline import linear_ops
 from .step_costs import NO_OFFLOAD, EngineCosts, Offload, Rate
 from .step_kernels import kernels_per_step
 from .step_moe import BALANCED_ROUTING_ALPHA, ROUTING_ALPHA, experts_read
+from .step_pipeline import PipelineTurns, Work
 from .step_tbo import decode_layers, overlapped, prefill_layers, sm_legs
-from .step_terms import StepTerms
 
 # the names other modules import from here (the step's home before its parts had their own)
 __all__ = [
@@ -70,7 +64,7 @@ __all__ = [
 ]
 
 
-class StepModel(StepTerms):
+class StepModel(PipelineTurns):
     """Step times of one scenario on its GPU (module docstring). Work is given as totals over
     the step's sequences: ``decode_ctx`` the decodes' attended positions summed over layers,
     ``prefill_attn`` / ``prefill_read`` the prefill chunks' (:meth:`chunk`)."""
@@ -92,26 +86,39 @@ class StepModel(StepTerms):
         rank has prompt tokens, ``EngineCosts.graph_ranks``)."""
         seqs, rows = decodes + prefill_seqs, sampled
         m = float(min(self.pipeline, max(1.0, seqs)))
-        if m > 1:  # one micro-batch of the step through every stage
-            decodes, decode_ctx, prefill = decodes / m, decode_ctx / m, prefill / m
-            prefill_seqs, prefill_attn, prefill_read = prefill_seqs / m, prefill_attn / m, prefill_read / m
-            sampled = None if sampled is None else sampled / m
+        work = (decodes, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, sampled)
+        c = self.costs
+        if m > 1:  # micro-batches through the stages (core/speed/step_pipeline.py)
+            gpu, replay = self._pipelined(m, work, graph)
+            return gpu + c.fixed if c.fixed is not None else self._host(gpu, replay, seqs, rows)
         replay, pad = self._replay(decodes, prefill, graph)
-        out = None if sampled is None else sampled + pad
-        n = decodes + pad
-        work = (n, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, out)
         if self._splits(m, seqs, prefill):  # two-batch overlap (core/speed/step_tbo.py)
-            gpu, kernels = self._two_batches(*work)
+            out = None if sampled is None else sampled + pad
+            padded = (decodes + pad, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, out)
+            gpu, kernels = self._two_batches(*padded)
             return self._host(gpu, replay, seqs, rows, kernels)
-        gpu, head = self._gpu(*work)
+        gpu, _ = self._kernels(work, replay, pad)
+        return gpu + c.fixed if c.fixed is not None else self._host(gpu, replay, seqs, rows)
+
+    def _trip(self, work: Work, graph: bool) -> tuple[float, float, bool]:
+        replay, pad = self._replay(work[0], work[2], graph)
+        gpu, head = self._kernels(work, replay, pad)
+        return gpu, head, replay
+
+    def _kernels(self, work: Work, replay: bool, pad: float) -> tuple[float, float]:
+        """(seconds of the kernels of ``work`` on one GPU, with their floors unless the scenario
+        fixes the step's latency, of which the final norm and LM head), its decodes padded by
+        ``pad`` rows to a captured CUDA graph's size."""
+        decodes, ctx, prefill, seqs, attn, read, sampled = work
+        out = None if sampled is None else sampled + pad
+        gpu, head = self._gpu(decodes + pad, ctx, prefill, seqs, attn, read, out)
         off = self.offload
         if off.host_bytes or off.expert_bytes:  # the GPU's share of the weights, the rest from RAM
             gpu = self._offloaded(gpu, decodes + prefill, prefill >= 32)
         c = self.costs
-        if c.fixed is not None:
-            return self._turns(gpu, head, m) + c.fixed
-        gpu += self._floor + (self.shape.layers * c.piecewise if replay else 0.0)
-        return self._host(self._turns(gpu, head, m), replay, seqs, rows)
+        if c.fixed is None:
+            gpu += self._floor + (self.shape.layers * c.piecewise if replay else 0.0)
+        return gpu, head
 
     def _offloaded(self, gpu: float, tokens: float, copies: bool) -> float:
         """A step's seconds with weights in RAM (Offload): the GPU's share plus the host's
@@ -256,18 +263,6 @@ class StepModel(StepTerms):
             wait += 2.0 * tokens * sh.shared_w * sh.moe_layers / self.rate.mm
         wait += max(self._pre_f * attn, self._dec_b * read + self._pre_tok * tokens)
         return wait + 2.0 * seqs * sh.head_w / self.rate.head
-
-    def _turns(self, traverse: float, head: float, m: float) -> float:
-        """A step of ``m`` micro-batches whose one trip through every stage takes
-        ``traverse`` (``head`` of it the last stage's LM head): the trip, or ``m`` turns of the
-        slowest stage when the micro-batches keep every stage busy (module docstring)."""
-        if m <= 1:
-            return traverse
-        layers, stages = self.shape.layers, self.pipeline
-        q, r = divmod(layers, stages)
-        body = traverse - head
-        slowest = max(body * (q + (r > 0)) / layers, body * q / layers + head)
-        return max(traverse, m * slowest)
 
     def with_kernels(self, extra: int) -> StepModel:
         """A copy whose steps launch ``extra`` more kernels: their floors, and their launches

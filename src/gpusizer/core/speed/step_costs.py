@@ -67,6 +67,11 @@ class EngineCosts:
     # the Gated DeltaNet decode update kernel's measured times where the release runs it on
     # this GPU (core/speed/recurrent_update.py); empty: the state's bytes at the achieved rate
     state_update: tuple[tuple[float, float], ...] = ()
+    # under pipeline parallelism, the prompt tokens one micro-batch (one scheduler call) holds
+    # where the engine gives each its own budget (core/speed/step_pipeline.py; 0: not known), and
+    # whether waiting prompts fill the first micro-batch scheduled before the next gets any
+    micro_batch_tokens: float = 0.0
+    micro_batch_fill: bool = False
 
 
 @dataclass(frozen=True)
