@@ -42,6 +42,28 @@ the old tree (dce87470) and the new one after it, two rounds, load average 5-6.5
 
 Answers byte-identical: ``compare --json`` and ``plan --json`` of every buyer case, advice
 example and docs/images/window.gpusizer.json (scripts/compare_plan_dump.py, 66 answers, ``cmp``).
+
+Later merges (TP x EP engine replicas in the search and the P/D pools, RL micro-batch bounds)
+took these cases well past their targets: 143,423 layouts x GPUs for the 30B-A3B colocated
+case, each with its trainer built and validated. Of those, 111,300 had a rollout engine that
+would not start and 7,224 a rollout its checks refuse; the engine reads no trainer and of the
+layout only its GPU count, so such a layout is now turned away before its checks and its
+trainer (``WorkBuilder.refused_unchecked``, rl_plan.engine_refusal), and the rollout memo
+keys each block's JSON, kept per block (rl_shared.py ``_json``). CPU seconds of the cold CLI
+call in one process (scripts/compare_plan_dump.py), the old tree (0310c743) and the new one
+(816c9302) run at the same time, load average 4.3-5.5 on the 2 cores (2026-12-08):
+
+- rl-qwen3-30b-a3b-colocated: compare 76.7 -> 39.9, plan 75.8 -> 29.4
+- rl-qwen3-30b-a3b-dapo-20k-split: compare 92.6 -> 74.9, plan 81.8 -> 56.7 (split: its
+  training pool's layouts mostly start an engine; its time is the pools' options and the
+  deadline's fill)
+- rl-qwen3-32b-colocated: compare 25.7 -> 17.6
+
+Under that load neither target below is met (the 30B-A3B case alone read 54-56 s before, so
+about 28 s now; the DAPO case about 50 s): the targets stand as they were. Answers
+byte-identical: ``compare --json`` and ``plan --json`` of every RL buyer case
+(``--only rl-``, 38 answers, ``cmp``); the non-RL kinds' path is unchanged (their builders
+refuse nothing unchecked).
 """
 
 from __future__ import annotations

@@ -150,6 +150,12 @@ def sizing_memory(s: Scenario) -> Memory:
     return builder_of(s.workload.info).sizing_memory(s)
 
 
+def refused_unchecked(s: Scenario) -> bool:
+    """Whether :func:`sizing_memory` would refuse ``s`` (a layout not yet checked) whether
+    its checks pass or not (``WorkBuilder.refused_unchecked``): the layout search skips both."""
+    return builder_of(s.workload.info).refused_unchecked(s)
+
+
 def _job(s: Scenario) -> Job:
     """The scenario read once, its model resolved and counted, its GPU looked up."""
     kind, profile, gpus = s.workload.info, s.profile, s.parallelism.gpus

@@ -93,12 +93,33 @@ def rl_memory(s: Scenario, gpu: GPUSpec) -> RLMemory:
     return _MEMORIES.get((id(s), id(gpu)), lambda: _memory_of(s, gpu), (s, gpu))
 
 
+def engine_refusal(s: Scenario, gpu: GPUSpec) -> str | None:
+    """Why the rollout engine of a validated RL scenario would not start on its GPU (None: it
+    starts), without the trainer: the engine reads none of it. The layout search asks first
+    (RLWork.sizing_memory): of the 143,000 layouts x GPUs an RL compare of Qwen3 30B-A3B
+    weighed, 111,000 had an engine that would not start (cProfile, 2026-12), and each built
+    and validated its trainer for nothing."""
+    m = _MEMORIES.peek((id(s), id(gpu)))
+    return m.refusal if m is not None else _refusal(_engine(s, gpu)[1])
+
+
+def _engine(s: Scenario, gpu: GPUSpec) -> tuple[Scenario, EngineMemory, EngineSettings]:
+    """The rollout engine's scenario, memory and settings (each kept: rl_shared.py, the
+    engine's memory per scenario and GPU)."""
+    held = round_share(s) * rl_of(s).steps_in_flight  # requests a replica holds: later steps' too
+    rs = shared_rollout(s, min(held, 1 << 20))
+    em, st = engine_memory(rs, resolve(rs.model), count_parameters(rs.model), gpu)
+    return rs, em, st
+
+
+def _refusal(em: EngineMemory) -> str | None:
+    return None if em.starts else (em.reason or "its KV pool does not hold one request")
+
+
 def _memory_of(s: Scenario, gpu: GPUSpec) -> RLMemory:
     rl = rl_of(s)
     policy, trained = shared_trainer(s)  # shared by the GPUs of a catalog search (rl_shared.py)
-    held = round_share(s) * rl.steps_in_flight  # requests a replica holds: later steps' too
-    rs = shared_rollout(s, min(held, 1 << 20))
-    em, st = engine_memory(rs, resolve(rs.model), count_parameters(rs.model), gpu)
+    rs, em, st = _engine(s, gpu)
     parts = _parts(s, policy, em.memory, trained)
     if rl.rollout.shared_weights:  # one copy of the weights (rl_one_copy.py)
         parts = one_copy_parts(parts)
@@ -107,8 +128,7 @@ def _memory_of(s: Scenario, gpu: GPUSpec) -> RLMemory:
         phases = colocated_phases(parts, rl.offload_states, rl.rollout.sleep_level)
     else:
         phases = split_phases(parts)
-    refusal = None if em.starts else (em.reason or "its KV pool does not hold one request")
-    return RLMemory(phases, policy, rs, em, st, parts, refusal)
+    return RLMemory(phases, policy, rs, em, st, parts, _refusal(em))
 
 
 def decode(

@@ -145,11 +145,25 @@ _ROLLOUT_VALUES: Memo[Scenario | ScenarioError] = Memo(4096)
 def _rollout_by_value(s: Scenario, batch: int) -> Scenario:
     """:func:`rl_roles.rollout_scenario` kept by the JSON of the blocks it reads (what its
     dict is made of, as :func:`shared_rollout` says) and ``batch``; its error raised anew."""
-    key = (s.model_dump_json(exclude={"parallelism", "serving"}), batch)
+    key = (*map(_json, _READ(s)), batch)
     got = _ROLLOUT_VALUES.get(key, lambda: _built(s, batch))
     if isinstance(got, ScenarioError):
         raise _fresh(got) from None
     return got
+
+
+# Each block's JSON, kept by its identity (frozen): the model and rl blocks, the longest, are
+# one object through a compare, and the scenario's whole JSON at each of the rollout memo's
+# misses (the ladder's and the fill's variants) was a third of the engine's refusal check
+# (py-spy of the rl-qwen3-30b-a3b-colocated compare, 2026-12).
+_JSON: Memo[str] = Memo(4096)
+
+
+def _json(v: object) -> str:
+    """A block's JSON (a field that is not a block: its repr)."""
+    if isinstance(v, BaseModel):
+        return _JSON.get(id(v), v.model_dump_json, (v,))
+    return repr(v)
 
 
 def _built(s: Scenario, batch: int) -> Scenario | ScenarioError:

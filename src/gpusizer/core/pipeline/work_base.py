@@ -118,6 +118,11 @@ class WorkBuilder:
         """What the sizing advisor compares with a GPU's capacity."""
         return self.memory(s)
 
+    def refused_unchecked(self, s: Scenario) -> bool:
+        """Whether the sizing advisor may turn ``s`` (a layout of a validated scenario, its
+        checks not run) away at once: its memory would be refused whether they pass or not."""
+        return False
+
     def starts(self, s: Scenario) -> bool:
         """Whether the work starts at all, of a validated scenario (the estimate's
         ``Estimate.runs``): a training run or an eager model always does."""

@@ -15,7 +15,7 @@ from ..cancel import CancelToken
 from ..errors import ScenarioError
 from ..model.architecture import resolve
 from ..model.specs import HardwareSpec, ParallelismSpec, Scenario, ServingSpec, WorkloadSpec
-from ..pipeline.estimate import sizing_memory, training_total
+from ..pipeline.estimate import refused_unchecked, sizing_memory, training_total
 from ..pipeline.validate import check_scenario
 from ..pipeline.work import builder_of
 from .disagg_pools import whole_pools
@@ -124,6 +124,8 @@ class Evaluator:
     def _estimate(self, lay: Layout, workload: dict[str, int]) -> tuple[float, int]:
         """(total, activations) of the layout, estimated from its scenario; inf if invalid."""
         s = self.scenario(lay, **workload)
+        if _memory is sizing_memory and refused_unchecked(s):  # its kind refuses it unchecked
+            return math.inf, 0
         try:
             check_scenario(s)
             mem = _memory(s)
