@@ -20,6 +20,40 @@ def temp_settings(tmp_path, monkeypatch) -> Any:
     return folder
 
 
+def _core_busy_threads() -> list[str]:
+    """Names of the window's background threads (``gpusizer-*``, gui/worker.py) now running the
+    estimator's code (a frame under ``gpusizer/core``), not waiting idle for a job."""
+    import sys
+    import threading
+
+    frames = sys._current_frames()
+    busy = []
+    for thread in threading.enumerate():
+        frame = frames.get(thread.ident or -1)
+        if not thread.name.startswith("gpusizer") or frame is None:
+            continue
+        while frame is not None:
+            if "gpusizer/core" in frame.f_code.co_filename.replace("\\", "/"):
+                busy.append(thread.name)
+                break
+            frame = frame.f_back
+    return busy
+
+
+@pytest.fixture(autouse=True)
+def quiet_after() -> Iterator[None]:
+    """After each test, wait (up to 120 s) until no background job of a closed window still runs
+    the estimator: a cancelled search stops at its next look at its token, but an abandoned one
+    (a window closed mid-compare) held the GIL into the next tests of the same pytest-xdist
+    worker, whose window set-ups took 20 s and whose 60 s waits ran out."""
+    import time
+
+    yield
+    deadline = time.monotonic() + 120.0
+    while _core_busy_threads() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 @pytest.fixture(autouse=True)
 def patient_waits(monkeypatch) -> None:
     """The window waits 0.2 s for an estimate before it goes on without it (gui/estimator.py);
