@@ -138,18 +138,24 @@ def counts(rows: list[dict[str, Any]], est: Callable[[dict[str, Any]], float]) -
 
 def whatifs() -> dict[str, Callable[[dict[str, Any]], float]]:
     """The candidate shapes of one missing MoE cost, each as the estimate it would give."""
+
+    def per_layer(t: float, tp_only: bool) -> Callable[[dict[str, Any]], float]:
+        return lambda r: r["estimate"] + (r["moe_layers"] * t if r["tp"] > 1 or not tp_only else 0.0)
+
+    def per_token(t: float) -> Callable[[dict[str, Any]], float]:
+        return lambda r: r["estimate"] + r["moe_layers"] * r["c"] * t
+
+    def experts(f: float) -> Callable[[dict[str, Any]], float]:
+        return lambda r: r["estimate"] + (f - 1.0) * r["experts"]
+
     out: dict[str, Callable[[dict[str, Any]], float]] = {"as today": lambda r: r["estimate"]}
-    for us in (10, 20, 50):
-        out[f"+{us} us a MoE layer"] = lambda r, t=us / 1e3: r["estimate"] + r["moe_layers"] * t
-        out[f"+{us} us a MoE layer, attention TP only"] = lambda r, t=us / 1e3: (
-            r["estimate"] + (r["moe_layers"] * t if r["tp"] > 1 else 0.0)
-        )
-    for us in (0.2, 0.5):
-        out[f"+{us} us a MoE layer a token"] = lambda r, t=us / 1e3: (
-            r["estimate"] + r["moe_layers"] * r["c"] * t
-        )
-    for f in (1.25, 1.5):
-        out[f"routed experts x {f}"] = lambda r, f=f: r["estimate"] + (f - 1.0) * r["experts"]
+    for us in (10.0, 20.0, 50.0):
+        out[f"+{us:g} us a MoE layer"] = per_layer(us / 1e3, False)
+        out[f"+{us:g} us a MoE layer, attention TP only"] = per_layer(us / 1e3, True)
+    for tok_us in (0.2, 0.5):
+        out[f"+{tok_us} us a MoE layer a token"] = per_token(tok_us / 1e3)
+    for factor in (1.25, 1.5):
+        out[f"routed experts x {factor}"] = experts(factor)
     return out
 
 
