@@ -1,9 +1,8 @@
 """Targets panel: serving, the users to serve at once, the speed each must see and the longest
 wait for the first token (unset: the stated default target, core/sizing/service_level.py,
-which a check box clears); training, the deadline (``targets.max_training_days``); both, a purchase budget
-(``targets.max_purchase_usd``, core/sizing/budget.py). The
-Hardware tab sizes every GPU to meet them (core/sizing/compare_scale.py); the estimate itself
-does not use them."""
+which a check box clears); training, the deadline (``targets.max_training_days``); every kind,
+a purchase budget (``targets.max_purchase_usd``, core/sizing/budget.py). The Hardware tab sizes
+every GPU to meet them (core/sizing/compare_scale.py); the estimate itself does not use them."""
 
 from __future__ import annotations
 
